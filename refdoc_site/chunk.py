@@ -1,0 +1,465 @@
+"""Chunk stage: a source file becomes functions, methods, classes, sections or windows.
+
+Files with a tree-sitter grammar are split at the definitions their query file marks;
+what is left at the top level becomes one module chunk. Markdown is split at headings.
+Everything else, and any chunk over the token size, falls back to token windows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .languages import LanguageSpec, definition_query, grammar, language_named
+from .records import Chunk, ChunkKind, SourceFile
+from .tokens import count_tokens, windows
+
+MODULE_SYMBOL = "(module)"
+MIN_MODULE_TOKENS = 12
+"""Top-level leftovers smaller than this (a lone import) make no module chunk."""
+SIGNATURE_LIMIT = 400
+
+FUNCTION_KINDS = (ChunkKind.FUNCTION, ChunkKind.METHOD)
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    """Token window size and overlap, with per-language overrides."""
+
+    size: int = 512
+    overlap: int = 50
+    per_language: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def for_language(self, spec: LanguageSpec) -> tuple[int, int]:
+        if spec.name in self.per_language:
+            return self.per_language[spec.name]
+        return (spec.chunk_size or self.size, spec.chunk_overlap or self.overlap)
+
+
+def chunk_file(source: SourceFile, text: str, settings: ChunkSettings) -> list[Chunk]:
+    """All chunks of one file, in source order, with unique ids."""
+    spec = language_named(source.language)
+    lines = text.splitlines()
+    if definition_query(spec) is not None:
+        chunks = _chunk_with_grammar(source, spec, text, lines, settings)
+    elif spec.category == "docs":
+        chunks = _chunk_document(source, spec, lines, settings)
+    else:
+        chunks = _window_chunks(source, lines, settings, spec)
+    return _with_unique_ids(chunks)
+
+
+# --- tree-sitter ------------------------------------------------------------------------
+
+
+@dataclass
+class _Definition:
+    node: object  # tree_sitter.Node
+    is_class: bool
+    is_scope: bool
+    name: str
+    body: object | None
+    span_node: object
+    symbol: str = ""
+    kind: ChunkKind = ChunkKind.FUNCTION
+    parent: str = ""
+
+
+def _chunk_with_grammar(
+    source: SourceFile, spec: LanguageSpec, text: str, lines: list[str], settings: ChunkSettings
+) -> list[Chunk]:
+    from tree_sitter import Parser, QueryCursor
+
+    data = text.encode("utf-8")
+    tree = Parser(grammar(spec)).parse(data)
+    definitions = _definitions(QueryCursor(definition_query(spec)), tree.root_node, data, spec)
+    kept = _qualify(definitions, spec)
+
+    chunks: list[Chunk] = []
+    covered_top: list[tuple[int, int]] = []
+    for definition in kept:
+        start = definition.span_node.start_point[0]
+        end = definition.span_node.end_point[0]
+        if definition.kind is ChunkKind.CLASS:
+            members = [
+                (m.span_node.start_point[0], m.span_node.end_point[0])
+                for m in kept
+                if m.parent == definition.symbol
+            ]
+            content = _elide(lines, start, end, members)
+        else:
+            content = "\n".join(lines[start : end + 1])
+        if not definition.parent:
+            above = _comments_above(definition.span_node, spec)
+            covered_top.append((above[0].start_point[0] if above else start, end))
+        chunk = Chunk(
+            id="",
+            path=source.path,
+            language=spec.name,
+            kind=definition.kind,
+            name=definition.name.rsplit(".", 1)[-1],
+            symbol=definition.symbol,
+            signature=_signature(definition, spec, data),
+            start_line=start + 1,
+            end_line=end + 1,
+            content=content,
+            docstring=_docstring(definition, spec, data),
+            parent=definition.parent,
+        )
+        chunks.extend(_split_if_oversized(chunk, lines, settings, spec))
+
+    module_chunk = _module_chunk(source, spec, tree.root_node, data, lines, covered_top)
+    if module_chunk is not None:
+        chunks.extend(_split_if_oversized(module_chunk, lines, settings, spec))
+    chunks.sort(key=lambda c: (c.start_line, c.part, -c.end_line))
+    return chunks
+
+
+def _definitions(cursor, root, data: bytes, spec: LanguageSpec) -> list[_Definition]:
+    found: dict[int, _Definition] = {}
+    for _pattern, captures in cursor.matches(root):
+        node_list = (
+            captures.get("definition.function")
+            or captures.get("definition.class")
+            or captures.get("scope")
+        )
+        if not node_list:
+            continue
+        node = node_list[0]
+        name = _captured_name(captures, data)
+        if not name:
+            continue
+        receiver = captures.get("receiver")
+        if receiver:
+            name = f"{_text(receiver[0], data)}.{name}"
+        span = node
+        while span.parent is not None and span.parent.type in spec.wrapper_types:
+            span = span.parent
+        body = captures.get("body")
+        key = node.id
+        if key in found:
+            continue
+        found[key] = _Definition(
+            node=node,
+            is_class="definition.class" in captures,
+            is_scope="scope" in captures,
+            name=spec.qualify(name),
+            body=body[0] if body else None,
+            span_node=span,
+        )
+    return sorted(found.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
+
+
+def _captured_name(captures: dict, data: bytes) -> str:
+    if "name" in captures:
+        return " ".join(_text(captures["name"][0], data).split())
+    if "name.object" in captures and "name.property" in captures:
+        return f"{_text(captures['name.object'][0], data)}.{_text(captures['name.property'][0], data)}"
+    return ""
+
+
+def _qualify(definitions: list[_Definition], spec: LanguageSpec) -> list[_Definition]:
+    """Give each definition its qualified name; drop those nested in a function."""
+    by_id = {d.node.id: d for d in definitions}
+    kept: list[_Definition] = []
+    for definition in definitions:
+        scopes: list[_Definition] = []
+        inside_function = False
+        ancestor = definition.node.parent
+        while ancestor is not None:
+            enclosing = by_id.get(ancestor.id)
+            if enclosing is not None:
+                if not (enclosing.is_class or enclosing.is_scope):
+                    inside_function = True
+                    break
+                scopes.append(enclosing)
+            ancestor = ancestor.parent
+        if inside_function:
+            continue
+        prefix = ".".join(s.name for s in reversed(scopes))
+        definition.parent = prefix
+        definition.symbol = f"{prefix}.{definition.name}" if prefix else definition.name
+        if definition.is_class:
+            definition.kind = ChunkKind.CLASS
+        elif prefix or "." in definition.name:
+            definition.kind = ChunkKind.METHOD
+        else:
+            definition.kind = ChunkKind.FUNCTION
+        if not definition.is_scope:
+            kept.append(definition)
+    return kept
+
+
+def _text(node, data: bytes) -> str:
+    return data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+
+def _signature(definition: _Definition, spec: LanguageSpec, data: bytes) -> str:
+    node = definition.node
+    end = definition.body.start_byte if definition.body is not None else node.end_byte
+    if definition.body is not None and definition.body.start_byte <= node.start_byte:
+        end = node.end_byte
+    comment = next((c for c in node.children if c.type in spec.comment_types and c.start_byte < end), None)
+    if comment is not None:
+        end = comment.start_byte
+    text = data[node.start_byte : end].decode("utf-8", errors="replace")
+    text = " ".join(text.split()).rstrip("{:=; ").rstrip()
+    if text.endswith("=>"):
+        text = text[:-2].rstrip()
+    if len(text) > SIGNATURE_LIMIT:
+        text = text[: SIGNATURE_LIMIT - 1].rstrip() + "…"
+    return text
+
+
+def _docstring(definition: _Definition, spec: LanguageSpec, data: bytes) -> str:
+    if spec.docstring == "python":
+        return _python_docstring(definition.body, data)
+    return _comment_above(definition.span_node, spec, data)
+
+
+def _python_docstring(block, data: bytes) -> str:
+    if block is None or block.named_child_count == 0:
+        return ""
+    first = block.named_children[0]
+    if first.type != "expression_statement" or first.named_child_count == 0:
+        return ""
+    literal = first.named_children[0]
+    if literal.type != "string":
+        return ""
+    return clean_docstring(_text(literal, data))
+
+
+def clean_docstring(literal: str) -> str:
+    """A string literal's text without its prefix, quotes and common indentation."""
+    body = re.sub(r"^[rRbBuUfF]*('''|\"\"\"|'|\")", "", literal)
+    body = re.sub(r"('''|\"\"\"|'|\")$", "", body)
+    lines = body.expandtabs().splitlines()
+    if not lines:
+        return ""
+    indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
+    margin = min(indents) if indents else 0
+    cleaned = [lines[0].strip()] + [line[margin:].rstrip() for line in lines[1:]]
+    return "\n".join(cleaned).strip()
+
+
+ATTRIBUTE_TYPES = ("attribute_item", "decorator")
+"""Sibling nodes that may stand between a definition and its comment (Rust `#[…]`,
+TypeScript member decorators): skipped for the docstring, covered with the definition."""
+
+
+def _comment_above(node, spec: LanguageSpec, data: bytes) -> str:
+    comments = [c for c in _comments_above(node, spec) if c.type in spec.comment_types]
+    return strip_comment_markers("\n".join(_text(c, data) for c in comments))
+
+
+def _comments_above(node, spec: LanguageSpec) -> list:
+    """The comment (and attribute) nodes written directly above a node, first one first."""
+    comments = []
+    expected_row = node.start_point[0]
+    sibling = node.prev_sibling
+    while sibling is not None and (
+        sibling.type in spec.comment_types or sibling.type in ATTRIBUTE_TYPES
+    ):
+        # A Rust `///` comment node ends at column 0 of the next row: that row is not its.
+        last_row = sibling.end_point[0] - (
+            sibling.end_point[1] == 0 and sibling.end_point[0] > sibling.start_point[0]
+        )
+        if last_row < expected_row - 1:
+            break
+        comments.append(sibling)
+        expected_row = sibling.start_point[0]
+        sibling = sibling.prev_sibling
+    return comments[::-1]
+
+
+COMMENT_MARKER_RE = re.compile(r"^\s*(?:/\*[*!]?|\*/|\*(?!/)|//[/!]?|#+|--)\s?")
+
+
+def strip_comment_markers(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        line = COMMENT_MARKER_RE.sub("", line)
+        line = re.sub(r"\s*\*/\s*$", "", line)
+        lines.append(line.rstrip())
+    return "\n".join(lines).strip()
+
+
+def _elide(lines: list[str], start: int, end: int, members: list[tuple[int, int]]) -> str:
+    """A class's source with each member reduced to its first line and an ellipsis."""
+    hidden: set[int] = set()
+    for member_start, member_end in members:
+        hidden.update(range(member_start + 1, member_end + 1))
+    out: list[str] = []
+    for index in range(start, end + 1):
+        if index in hidden:
+            if out and out[-1].strip() != "...":
+                indent = len(lines[index]) - len(lines[index].lstrip())
+                out.append(" " * indent + "...")
+            continue
+        out.append(lines[index])
+    return "\n".join(out)
+
+
+def _module_chunk(
+    source: SourceFile,
+    spec: LanguageSpec,
+    root,
+    data: bytes,
+    lines: list[str],
+    covered: list[tuple[int, int]],
+) -> Chunk | None:
+    covered_rows: set[int] = set()
+    for start, end in covered:
+        covered_rows.update(range(start, end + 1))
+    rows = [i for i, line in enumerate(lines) if i not in covered_rows and line.strip()]
+    if not rows:
+        return None
+    content = "\n".join(lines[i] for i in rows)
+    if count_tokens(content) < MIN_MODULE_TOKENS:
+        return None
+    if spec.docstring == "python":
+        docstring = _python_docstring(root, data)
+    else:
+        first = root.named_children[0] if root.named_child_count else None
+        docstring = ""
+        if first is not None and first.type in spec.comment_types and first.start_point[0] in rows:
+            docstring = strip_comment_markers(_text(first, data))
+    return Chunk(
+        id="",
+        path=source.path,
+        language=spec.name,
+        kind=ChunkKind.MODULE,
+        name=MODULE_SYMBOL,
+        symbol=MODULE_SYMBOL,
+        signature=source.path,
+        start_line=rows[0] + 1,
+        end_line=rows[-1] + 1,
+        content=content,
+        docstring=docstring,
+    )
+
+
+def _split_if_oversized(
+    chunk: Chunk, lines: list[str], settings: ChunkSettings, spec: LanguageSpec
+) -> list[Chunk]:
+    size, overlap = settings.for_language(spec)
+    chunk.tokens = count_tokens(chunk.content)
+    if chunk.tokens <= size:
+        return [chunk]
+    content_lines = chunk.content.splitlines()
+    if chunk.kind is ChunkKind.MODULE or chunk.kind is ChunkKind.CLASS:
+        # Elided content does not map line for line onto the file: window the text.
+        line_numbers = None
+    else:
+        line_numbers = list(range(chunk.start_line, chunk.start_line + len(content_lines)))
+    parts = []
+    for number, (first, last) in enumerate(windows(content_lines, size, overlap), start=1):
+        text = "\n".join(content_lines[first : last + 1])
+        start_line = line_numbers[first] if line_numbers else chunk.start_line
+        end_line = line_numbers[last] if line_numbers else chunk.end_line
+        parts.append(
+            Chunk(
+                **{
+                    **chunk.__dict__,
+                    "content": text,
+                    "start_line": start_line,
+                    "end_line": end_line,
+                    "part": number,
+                    "tokens": count_tokens(text),
+                }
+            )
+        )
+    return parts
+
+
+# --- documents and windows --------------------------------------------------------------
+
+HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+FENCE_RE = re.compile(r"^\s*(```|~~~)")
+
+
+def _chunk_document(
+    source: SourceFile, spec: LanguageSpec, lines: list[str], settings: ChunkSettings
+) -> list[Chunk]:
+    """Markdown split at headings (outside code fences), each section windowed if long."""
+    sections: list[tuple[int, str, int]] = []  # (start row, heading path, level)
+    trail: list[tuple[int, str]] = []
+    in_fence = False
+    for row, line in enumerate(lines):
+        if FENCE_RE.match(line):
+            in_fence = not in_fence
+            continue
+        match = None if in_fence else HEADING_RE.match(line)
+        if match:
+            level, title = len(match.group(1)), match.group(2).strip()
+            trail = [(lvl, t) for lvl, t in trail if lvl < level] + [(level, title)]
+            sections.append((row, " > ".join(t for _, t in trail), level))
+    if not sections or sections[0][0] > 0:
+        sections.insert(0, (0, "", 0))
+    chunks: list[Chunk] = []
+    for index, (start, heading, _level) in enumerate(sections):
+        end = sections[index + 1][0] - 1 if index + 1 < len(sections) else len(lines) - 1
+        symbol = heading or source.path.rsplit("/", 1)[-1]
+        chunks += _windowed(source, spec, lines, start, end, settings, ChunkKind.SECTION, symbol)
+    return chunks
+
+
+def _window_chunks(
+    source: SourceFile, lines: list[str], settings: ChunkSettings, spec: LanguageSpec
+) -> list[Chunk]:
+    name = source.path.rsplit("/", 1)[-1]
+    return _windowed(source, spec, lines, 0, len(lines) - 1, settings, ChunkKind.WINDOW, name)
+
+
+def _windowed(
+    source: SourceFile,
+    spec: LanguageSpec,
+    lines: list[str],
+    first_row: int,
+    last_row: int,
+    settings: ChunkSettings,
+    kind: ChunkKind,
+    symbol: str,
+) -> list[Chunk]:
+    """Rows first_row..last_row as one chunk, or as overlapping windows when too long."""
+    body = lines[first_row : last_row + 1]
+    if not any(line.strip() for line in body):
+        return []
+    size, overlap = settings.for_language(spec)
+    spans = windows(body, size, overlap)
+    chunks = []
+    for part, (first, last) in enumerate(spans, start=1 if len(spans) > 1 else 0):
+        text = "\n".join(body[first : last + 1])
+        start_line, end_line = first_row + first + 1, first_row + last + 1
+        signature = symbol if kind is ChunkKind.SECTION else f"{symbol} lines {start_line}–{end_line}"
+        chunks.append(
+            Chunk(
+                id="",
+                path=source.path,
+                language=spec.name,
+                kind=kind,
+                name=symbol.rsplit(" > ", 1)[-1],
+                symbol=symbol,
+                signature=signature,
+                start_line=start_line,
+                end_line=end_line,
+                content=text,
+                part=part,
+                tokens=count_tokens(text),
+            )
+        )
+    return chunks
+
+
+def _with_unique_ids(chunks: list[Chunk]) -> list[Chunk]:
+    seen: set[str] = set()
+    for chunk in chunks:
+        base = f"{chunk.path}#{chunk.symbol}" + (f"~{chunk.part}" if chunk.part else "")
+        candidate = base
+        if candidate in seen:
+            candidate = f"{base}@{chunk.start_line}"
+        seen.add(candidate)
+        chunk.id = candidate
+        if not chunk.tokens:
+            chunk.tokens = count_tokens(chunk.content)
+    return chunks

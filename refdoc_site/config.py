@@ -1,0 +1,204 @@
+"""Configuration: an optional `refdoc.yml` at the repository root, declared option by option.
+
+Every problem is collected and reported at once as `refdoc.yml: <key>: <problem>`, and
+the build stops before doing any work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .chunk import ChunkSettings
+from .errors import ConfigError
+from .languages import LANGUAGES
+
+CONFIG_NAME = "refdoc.yml"
+OUTPUT_LANGUAGES = ("en", "ja")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything a build may be told; defaults make the offline build."""
+
+    site_name: str = ""
+    """Site title; defaults to the repository folder's name."""
+    site_url: str = ""
+    repo_url: str = ""
+    """Repository host URL; source links point there at the built commit when set."""
+    language: str = "en"
+    """Output language of the generated prose."""
+    include: tuple[str, ...] = ()
+    """Gitignore-style globs; when given, only matching files are indexed."""
+    exclude: tuple[str, ...] = ()
+    max_file_size: int = 1_000_000
+    chunk_size: int = 512
+    chunk_overlap: int = 50
+    languages: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per-language overrides: `{python: {chunk_size: 400, chunk_overlap: 40}}`."""
+    module_depth: int = 1
+    """How many directory levels name a module (`src/app` at depth 2)."""
+    mermaid_js: str = ""
+    """Path to a local `mermaid.min.js`; diagrams render as source text without one."""
+
+    def chunk_settings(self) -> ChunkSettings:
+        per_language = {
+            name: (
+                values.get("chunk_size", self.chunk_size),
+                values.get("chunk_overlap", self.chunk_overlap),
+            )
+            for name, values in self.languages.items()
+        }
+        return ChunkSettings(self.chunk_size, self.chunk_overlap, per_language)
+
+
+@dataclass(frozen=True)
+class _Option:
+    key: str
+    check: Callable[[Any], str | None]
+    """Returns a problem, or None when the value is fine."""
+    convert: Callable[[Any], Any] = lambda value: value
+
+
+def _string(value: Any) -> str | None:
+    return None if isinstance(value, str) else f"expected a string, got {_shown(value)}"
+
+
+def _globs(value: Any) -> str | None:
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return None
+    return f"expected a list of glob strings, got {_shown(value)}"
+
+
+def _int_at_least(minimum: int) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
+            return None
+        return f"expected a whole number of at least {minimum}, got {_shown(value)}"
+
+    return check
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        if value in choices:
+            return None
+        return f"expected one of {', '.join(choices)}, got {_shown(value)}"
+
+    return check
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    return f"{type(value).__name__} {value!r}"
+
+
+OPTIONS: tuple[_Option, ...] = (
+    _Option("site_name", _string),
+    _Option("site_url", _string),
+    _Option("repo_url", _string),
+    _Option("language", _one_of(OUTPUT_LANGUAGES)),
+    _Option("include", _globs, tuple),
+    _Option("exclude", _globs, tuple),
+    _Option("max_file_size", _int_at_least(1)),
+    _Option("chunk_size", _int_at_least(16)),
+    _Option("chunk_overlap", _int_at_least(0)),
+    _Option("module_depth", _int_at_least(1)),
+    _Option("mermaid_js", _string),
+)
+LANGUAGE_KEYS = {"chunk_size": _int_at_least(16), "chunk_overlap": _int_at_least(0)}
+KNOWN_LANGUAGES = {spec.name for spec in LANGUAGES}
+
+
+def load_config(repo: Path, config_path: Path | None = None) -> Config:
+    """Read `refdoc.yml` (or `config_path`); a missing default file means all defaults."""
+    path = config_path or repo / CONFIG_NAME
+    label = path.name if config_path is None else str(config_path)
+    if not path.exists():
+        if config_path is not None:
+            raise ConfigError([f"{label}: file not found; pass an existing --config file"])
+        return Config()
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or "not valid YAML"
+        raise ConfigError([f"{label}{where}: {problem}; fix the YAML syntax"]) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError([f"{label}: cannot be read ({error}); check the file"]) from None
+    return parse_config(raw or {}, label)
+
+
+def parse_config(raw: Any, label: str = CONFIG_NAME) -> Config:
+    if not isinstance(raw, dict):
+        raise ConfigError([f"{label}: expected a mapping of options, got {_shown(raw)}"])
+    problems: list[str] = []
+    values: dict[str, Any] = {}
+    options = {option.key: option for option in OPTIONS}
+    for key, value in raw.items():
+        if key == "languages":
+            values["languages"] = _parse_languages(value, label, problems)
+            continue
+        option = options.get(key)
+        if option is None:
+            known = ", ".join(sorted([*options, "languages"]))
+            problems.append(f"{label}: {key}: unknown option; known options are {known}")
+            continue
+        problem = option.check(value)
+        if problem:
+            problems.append(f"{label}: {key}: {problem}")
+        else:
+            values[key] = option.convert(value)
+    config = Config(**values) if not problems else Config()
+    if not problems and config.chunk_overlap >= config.chunk_size:
+        problems.append(f"{label}: chunk_overlap: must be smaller than chunk_size ({config.chunk_size})")
+    if problems:
+        raise ConfigError(problems)
+    return config
+
+
+def _parse_languages(value: Any, label: str, problems: list[str]) -> dict[str, dict[str, int]]:
+    if not isinstance(value, dict):
+        problems.append(f"{label}: languages: expected a mapping of language names, got {_shown(value)}")
+        return {}
+    parsed: dict[str, dict[str, int]] = {}
+    for name, overrides in value.items():
+        where = f"{label}: languages.{name}"
+        if name not in KNOWN_LANGUAGES:
+            problems.append(f"{where}: unknown language; known are {', '.join(sorted(KNOWN_LANGUAGES))}")
+            continue
+        if not isinstance(overrides, dict):
+            problems.append(f"{where}: expected a mapping with chunk_size/chunk_overlap")
+            continue
+        for key, setting in overrides.items():
+            check = LANGUAGE_KEYS.get(key)
+            if check is None:
+                problems.append(f"{where}.{key}: unknown option; known are chunk_size, chunk_overlap")
+            elif problem := check(setting):
+                problems.append(f"{where}.{key}: {problem}")
+        parsed[name] = {k: v for k, v in overrides.items() if k in LANGUAGE_KEYS}
+    return parsed
+
+
+def with_overrides(config: Config, **overrides: Any) -> Config:
+    """The config with command-line overrides (None means not given) applied and checked."""
+    given = {key: value for key, value in overrides.items() if value is not None}
+    if not given:
+        return config
+    problems = []
+    for key, value in given.items():
+        option = next(o for o in OPTIONS if o.key == key)
+        if problem := option.check(value):
+            problems.append(f"--{key.replace('_', '-')}: {problem}")
+    updated = replace(config, **given) if not problems else config
+    if not problems and updated.chunk_overlap >= updated.chunk_size:
+        problems.append(f"--overlap: must be smaller than the chunk size ({updated.chunk_size})")
+    if problems:
+        raise ConfigError(problems)
+    return updated

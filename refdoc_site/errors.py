@@ -1,0 +1,23 @@
+"""One error root; every message is one line that says what failed, where, and what to do."""
+
+from __future__ import annotations
+
+
+class RefdocError(Exception):
+    """Base of every error shown to the user as one clean line."""
+
+
+class ConfigError(RefdocError):
+    """`refdoc.yml` (or a command-line option) is invalid; carries every problem found."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+class StoreError(RefdocError):
+    """The store under `.refdoc/` cannot be read or written."""
+
+
+class SiteBuildError(RefdocError):
+    """MkDocs could not build the rendered project."""

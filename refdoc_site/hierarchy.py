@@ -1,0 +1,182 @@
+"""Hierarchical summaries: chunk → file → module → system, each from the level below.
+
+Offline these are extractive: the file's own docstring or leading comment when it has
+one, else what its chunks say, plus the public API and the dependencies the graph found.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .graph import RepoGraph
+from .records import ChunkKind, Document, FileSummary, Hierarchy, ModuleSummary, SystemSummary
+from .store import FileEntry
+from .summarize import clip, first_sentences, split_identifier
+
+FILE_PROSE = 200
+MODULE_PROSE = 200
+SYSTEM_PROSE = 300
+API_SHOWN = 5
+
+
+def build_hierarchy(
+    files: dict[str, FileEntry], documents: list[Document], graph: RepoGraph
+) -> Hierarchy:
+    by_path: dict[str, list[Document]] = defaultdict(list)
+    for document in documents:
+        by_path[document.chunk.path].append(document)
+    file_summaries = {
+        path: summarize_file(entry, by_path.get(path, []), graph) for path, entry in files.items()
+    }
+    modules: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(files):
+        modules[graph.module_of.get(path, "")].append(path)
+    used_by: dict[str, list[str]] = defaultdict(list)
+    for module, deps in graph.module_deps.items():
+        for dep in deps:
+            used_by[dep].append(module)
+    module_summaries = {
+        name: summarize_module(name, paths, file_summaries, graph.module_deps.get(name, []), sorted(used_by.get(name, [])))
+        for name, paths in modules.items()
+    }
+    system = summarize_system(files, module_summaries, graph)
+    return Hierarchy(system=system, modules=module_summaries, files=file_summaries)
+
+
+def summarize_file(entry: FileEntry, documents: list[Document], graph: RepoGraph) -> FileSummary:
+    chunks = [d.chunk for d in documents]
+    module_chunk = next((c for c in chunks if c.kind is ChunkKind.MODULE), None)
+    definitions = [c for c in chunks if c.kind in (ChunkKind.FUNCTION, ChunkKind.CLASS) and not c.parent and c.part <= 1]
+    public = list(dict.fromkeys(s for d in documents for s in d.metadata.exports if "." not in s))
+    if not public:
+        public = [c.symbol for c in definitions if not c.name.startswith("_")]
+    role = first_sentences(module_chunk.docstring, 160) if module_chunk and module_chunk.docstring else ""
+    if not role:
+        role = _role_from_chunks(entry, documents)
+    imports = graph.file_imports.get(entry.path, [])
+    external = graph.external_imports.get(entry.path, [])
+    parts = [role]
+    if public:
+        parts.append("API: " + ", ".join(public[:API_SHOWN]) + ("…" if len(public) > API_SHOWN else "") + ".")
+    deps = [p.rsplit("/", 1)[-1] for p in imports[:3]] + external[:3]
+    if deps:
+        parts.append("Uses " + ", ".join(deps) + ".")
+    return FileSummary(
+        path=entry.path,
+        module=graph.module_of.get(entry.path, ""),
+        language=entry.language,
+        text=clip(" ".join(parts), FILE_PROSE),
+        role=role,
+        public_api=public,
+        imports=imports,
+        external_imports=external,
+        lines=entry.lines,
+        chunk_ids=[c.id for c in chunks],
+        has_docs=any(c.docstring for c in chunks),
+    )
+
+
+def _role_from_chunks(entry: FileEntry, documents: list[Document]) -> str:
+    chunks = [d.chunk for d in documents]
+    if not chunks:
+        return f"{entry.language.capitalize()} file with no indexed content."
+    if all(c.kind is ChunkKind.SECTION for c in chunks):
+        return first_sentences(documents[0].summary.responsibility, 160)
+    classes = [c.name for c in chunks if c.kind is ChunkKind.CLASS and not c.parent]
+    functions = [c.name for c in chunks if c.kind is ChunkKind.FUNCTION]
+    if not classes and not functions:
+        return clip(documents[0].summary.responsibility, 160)
+    topic = " ".join(dict.fromkeys(w for n in (classes + functions)[:4] for w in split_identifier(n)))
+    counts = []
+    if classes:
+        counts.append(f"{len(classes)} type{'s' if len(classes) != 1 else ''}")
+    if functions:
+        counts.append(f"{len(functions)} function{'s' if len(functions) != 1 else ''}")
+    return clip(f"Defines {' and '.join(counts)} about {topic}.", 160)
+
+
+def summarize_module(
+    name: str, paths: list[str], files: dict[str, FileSummary], depends_on: list[str], used_by: list[str]
+) -> ModuleSummary:
+    summaries = [files[p] for p in paths]
+    lines = sum(s.lines for s in summaries)
+    package_doc = next(
+        (s.role for s in summaries if s.path.rsplit("/", 1)[-1] in ("__init__.py", "index.ts", "index.js", "mod.rs", "lib.rs", "doc.go", "README.md") and s.role),
+        "",
+    )
+    largest = sorted(summaries, key=lambda s: -s.lines)[:2]
+    responsibilities = package_doc or " ".join(first_sentences(s.role, 90) for s in largest)
+    public = [f"{s.path.rsplit('/', 1)[-1]}:{api}" for s in summaries for api in s.public_api[:2]]
+    text = f"{name} ({len(paths)} file{'s' if len(paths) != 1 else ''}, {lines} lines): {responsibilities}"
+    if depends_on:
+        text += " Uses " + ", ".join(depends_on[:4]) + "."
+    return ModuleSummary(
+        name=name,
+        text=clip(text, MODULE_PROSE),
+        files=paths,
+        public_api=[api for s in summaries for api in s.public_api],
+        depends_on=depends_on,
+        used_by=used_by,
+        lines=lines,
+    )
+
+
+def summarize_system(
+    files: dict[str, FileEntry], modules: dict[str, ModuleSummary], graph: RepoGraph
+) -> SystemSummary:
+    languages: dict[str, int] = defaultdict(int)
+    for entry in files.values():
+        languages[entry.language] += 1
+    layers = layer_modules(graph.module_deps)
+    code_languages = [lang for lang, _ in sorted(languages.items(), key=lambda kv: -kv[1]) if lang not in ("markdown", "text", "config", "restructuredtext")]
+    parts = [
+        f"{len(files)} files in {len(modules)} module{'s' if len(modules) != 1 else ''}"
+        + (f", mostly {', '.join(code_languages[:3])}" if code_languages else "")
+        + "."
+    ]
+    if len(layers) > 1:
+        parts.append(f"Entry layer: {', '.join(layers[0][:4])}.")
+        parts.append(f"Foundation: {', '.join(layers[-1][:4])}.")
+        if len(layers) > 2:
+            middle = [m for layer in layers[1:-1] for m in layer]
+            parts.append(f"In between: {', '.join(middle[:4])}.")
+    elif layers:
+        parts.append(f"Modules without dependencies on each other: {', '.join(layers[0][:5])}.")
+    biggest = sorted(modules.values(), key=lambda m: -m.lines)[:1]
+    if biggest:
+        parts.append(f"Largest: {biggest[0].text}")
+    if graph.cycles:
+        parts.append(f"{len(graph.cycles)} dependency cycle(s) between modules.")
+    return SystemSummary(
+        text=clip(" ".join(parts), SYSTEM_PROSE),
+        layers=layers,
+        cycles=graph.cycles,
+        languages=dict(sorted(languages.items())),
+    )
+
+
+def layer_modules(deps: dict[str, list[str]]) -> list[list[str]]:
+    """Modules grouped by height: entry points (nothing uses them) first, foundations last.
+
+    The height of a module is the longest dependency path below it, cycles counted once.
+    """
+    height: dict[str, int] = {}
+    visiting: set[str] = set()
+
+    def measure(module: str) -> int:
+        if module in height:
+            return height[module]
+        if module in visiting:
+            return 0
+        visiting.add(module)
+        below = [measure(dep) + 1 for dep in deps.get(module, []) if dep in deps]
+        visiting.discard(module)
+        height[module] = max(below, default=0)
+        return height[module]
+
+    for module in sorted(deps):
+        measure(module)
+    if not height:
+        return []
+    top = max(height.values())
+    return [sorted(m for m, h in height.items() if h == level) for level in range(top, -1, -1) if any(h == level for h in height.values())]

@@ -1,0 +1,245 @@
+"""Language knowledge as data: which files are which language, and how to chunk them.
+
+Adding a language is adding a `LanguageSpec` row here and, when a tree-sitter grammar
+wheel exists for it, a query file `queries/<name>.scm` next to this module. The query
+marks definitions with captures:
+
+- `@definition.function`, `@definition.class`: a node that becomes one chunk;
+- `@scope`: a node that only lends its `@name` to the qualified names inside it
+  (a Rust `impl` block);
+- `@name` (or `@name.object` + `@name.property`, joined with a dot): the name as written;
+- `@receiver`: a Go method's receiver type, prefixed to the method's name;
+- `@body`: where the signature ends.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path, PurePosixPath
+
+QUERY_DIR = Path(__file__).parent / "queries"
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """How one language is recognised and chunked."""
+
+    name: str
+    extensions: tuple[str, ...] = ()
+    filenames: tuple[str, ...] = ()
+    grammar: tuple[str, str] | None = None
+    """(module, function) of the tree-sitter grammar wheel returning the language."""
+    category: str = "code"
+    """`code`, `docs` (Markdown and text, split at headings) or `config`."""
+    docstring: str = "comment"
+    """`python`: the first string statement of a body; `comment`: comments written above."""
+    comment_types: tuple[str, ...] = ("comment",)
+    """tree-sitter node types that hold comments."""
+    wrapper_types: tuple[str, ...] = ()
+    """Parent node types that belong to a definition's span (decorators, `export`)."""
+    name_rewrites: tuple[tuple[str, str], ...] = ()
+    """Regex substitutions that turn a name as written into the qualified-name form."""
+    line_comment: tuple[str, ...] = ()
+    """Line comment prefixes, for comment stripping and the regex tier."""
+    chunk_size: int | None = None
+    """Per-language default token window size; None means the configured size."""
+    chunk_overlap: int | None = None
+    queries: tuple[str, ...] = ()
+    """Query file stems, concatenated; default: the language's name."""
+    _rewrite_patterns: tuple[tuple[re.Pattern[str], str], ...] = field(
+        default=(), init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        compiled = tuple((re.compile(p), r) for p, r in self.name_rewrites)
+        object.__setattr__(self, "_rewrite_patterns", compiled)
+
+    def qualify(self, written: str) -> str:
+        """The name as written (`X.prototype.m`, `Foo::bar`) in qualified form (`X.m`)."""
+        for pattern, replacement in self._rewrite_patterns:
+            written = pattern.sub(replacement, written)
+        return written
+
+    @property
+    def query_paths(self) -> list[Path]:
+        return [QUERY_DIR / f"{stem}.scm" for stem in (self.queries or (self.name,))]
+
+
+C_COMMENTS = ("//",)
+SCRIPT_COMMENTS = ("#",)
+
+LANGUAGES: tuple[LanguageSpec, ...] = (
+    LanguageSpec(
+        "python",
+        extensions=(".py", ".pyi"),
+        grammar=("tree_sitter_python", "language"),
+        docstring="python",
+        wrapper_types=("decorated_definition",),
+        line_comment=SCRIPT_COMMENTS,
+    ),
+    LanguageSpec(
+        "javascript",
+        extensions=(".js", ".mjs", ".cjs", ".jsx"),
+        grammar=("tree_sitter_javascript", "language"),
+        queries=("ecmascript", "javascript"),
+        wrapper_types=("export_statement", "lexical_declaration", "variable_declaration"),
+        name_rewrites=((r"\.prototype\.", "."), (r"^this\.", "")),
+        line_comment=C_COMMENTS,
+    ),
+    LanguageSpec(
+        "typescript",
+        extensions=(".ts", ".mts", ".cts"),
+        grammar=("tree_sitter_typescript", "language_typescript"),
+        queries=("ecmascript", "typescript"),
+        wrapper_types=("export_statement", "lexical_declaration", "variable_declaration"),
+        name_rewrites=((r"\.prototype\.", "."), (r"^this\.", "")),
+        line_comment=C_COMMENTS,
+    ),
+    LanguageSpec(
+        "tsx",
+        extensions=(".tsx",),
+        grammar=("tree_sitter_typescript", "language_tsx"),
+        queries=("ecmascript", "typescript"),
+        wrapper_types=("export_statement", "lexical_declaration", "variable_declaration"),
+        name_rewrites=((r"\.prototype\.", "."), (r"^this\.", "")),
+        line_comment=C_COMMENTS,
+    ),
+    LanguageSpec(
+        "go",
+        extensions=(".go",),
+        grammar=("tree_sitter_go", "language"),
+        line_comment=C_COMMENTS,
+    ),
+    LanguageSpec(
+        "rust",
+        extensions=(".rs",),
+        grammar=("tree_sitter_rust", "language"),
+        comment_types=("line_comment", "block_comment"),
+        name_rewrites=((r"::", "."),),
+        line_comment=C_COMMENTS,
+    ),
+    LanguageSpec(
+        "java",
+        extensions=(".java",),
+        grammar=("tree_sitter_java", "language"),
+        comment_types=("line_comment", "block_comment"),
+        line_comment=C_COMMENTS,
+    ),
+    LanguageSpec(
+        "csharp",
+        extensions=(".cs",),
+        grammar=("tree_sitter_c_sharp", "language"),
+        comment_types=("comment",),
+        line_comment=C_COMMENTS,
+    ),
+    LanguageSpec(
+        "c",
+        extensions=(".c", ".h"),
+        grammar=("tree_sitter_c", "language"),
+        comment_types=("comment",),
+        wrapper_types=("type_definition", "declaration", "field_declaration"),
+        line_comment=C_COMMENTS,
+    ),
+    LanguageSpec(
+        "cpp",
+        extensions=(".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".ipp"),
+        grammar=("tree_sitter_cpp", "language"),
+        comment_types=("comment",),
+        wrapper_types=(
+            "template_declaration",
+            "type_definition",
+            "declaration",
+            "field_declaration",
+            "linkage_specification",
+        ),
+        # `::ns::f` → `ns::f`; `Foo<T>::bar` → `Foo::bar` (not `operator<`); `::` → `.`
+        name_rewrites=(
+            (r"^::", ""),
+            (r"(?<!operator)<[^<>]*>", ""),
+            (r"(?<!operator)<[^<>]*>", ""),
+            (r"::", "."),
+        ),
+        line_comment=C_COMMENTS,
+    ),
+    LanguageSpec("markdown", extensions=(".md", ".markdown", ".mdx"), category="docs"),
+    LanguageSpec("restructuredtext", extensions=(".rst",), category="docs"),
+    LanguageSpec("text", extensions=(".txt",), filenames=("README", "LICENSE"), category="docs"),
+    LanguageSpec("ruby", extensions=(".rb",), line_comment=SCRIPT_COMMENTS),
+    LanguageSpec("php", extensions=(".php",), line_comment=C_COMMENTS),
+    LanguageSpec("kotlin", extensions=(".kt", ".kts"), line_comment=C_COMMENTS),
+    LanguageSpec("swift", extensions=(".swift",), line_comment=C_COMMENTS),
+    LanguageSpec("scala", extensions=(".scala",), line_comment=C_COMMENTS),
+    LanguageSpec("lua", extensions=(".lua",), line_comment=("--",)),
+    LanguageSpec("shell", extensions=(".sh", ".bash", ".zsh"), line_comment=SCRIPT_COMMENTS),
+    LanguageSpec("sql", extensions=(".sql",), line_comment=("--",)),
+    LanguageSpec("tree-sitter query", extensions=(".scm",), line_comment=(";",)),
+    LanguageSpec("css", extensions=(".css", ".scss", ".less")),
+    LanguageSpec("html", extensions=(".html", ".htm", ".vue", ".svelte")),
+    LanguageSpec(
+        "config",
+        extensions=(".toml", ".yml", ".yaml", ".ini", ".cfg"),
+        filenames=("Dockerfile", "Makefile", "go.mod", "Gemfile", "Procfile"),
+        category="config",
+        line_comment=SCRIPT_COMMENTS,
+    ),
+)
+
+GENERATED_NAMES = frozenset(
+    {
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "poetry.lock",
+        "Cargo.lock",
+        "Pipfile.lock",
+        "composer.lock",
+        "go.sum",
+        "uv.lock",
+    }
+)
+"""Files written by tools, not people: skipped as generated."""
+
+_BY_NAME = {spec.name: spec for spec in LANGUAGES}
+_BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
+_BY_FILENAME = {name: spec for spec in LANGUAGES for name in spec.filenames}
+
+PLAIN_TEXT = _BY_NAME["text"]
+
+
+def language_named(name: str) -> LanguageSpec:
+    return _BY_NAME[name]
+
+
+def language_for(path: str) -> LanguageSpec | None:
+    """The language of a repository path, or None when no row claims it."""
+    pure = PurePosixPath(path)
+    return _BY_FILENAME.get(pure.name) or _BY_EXTENSION.get(pure.suffix.lower())
+
+
+@cache
+def grammar(spec: LanguageSpec):  # -> tree_sitter.Language | None
+    """The tree-sitter language of a spec, or None when its grammar wheel is missing."""
+    if spec.grammar is None:
+        return None
+    from tree_sitter import Language
+
+    module_name, function_name = spec.grammar
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    return Language(getattr(module, function_name)())
+
+
+@cache
+def definition_query(spec: LanguageSpec):  # -> tree_sitter.Query | None
+    language = grammar(spec)
+    paths = spec.query_paths
+    if language is None or not all(path.exists() for path in paths):
+        return None
+    from tree_sitter import Query
+
+    return Query(language, "\n".join(path.read_text(encoding="utf-8") for path in paths))

@@ -1,0 +1,106 @@
+"""Regular-expression knowledge per language: imports, calls, async, raising, effects.
+
+This is the syntax tier of the analysis and the last resort for files no grammar parses.
+Each table is keyed by language name; `"*"` rows apply to every language.
+"""
+
+from __future__ import annotations
+
+import re
+
+M = re.MULTILINE
+
+IMPORTS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "python": (
+        re.compile(r"^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)", M),
+        re.compile(r"^\s*from\s+(\.*[\w.]*)\s+import\s+\(?([\w\s,*]+?)\)?\s*$", M),
+    ),
+    "javascript": (
+        re.compile(r"""^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]""", M),
+        re.compile(r"""^\s*import\s*['"]([^'"]+)['"]""", M),
+        re.compile(r"""\brequire\(\s*['"]([^'"]+)['"]\s*\)"""),
+        re.compile(r"""\bimport\(\s*['"]([^'"]+)['"]\s*\)"""),
+    ),
+    "go": (
+        re.compile(r"""^\s*import\s+(?:\w+\s+)?"([^"]+)\"""", M),
+        re.compile(r"""^\s*(?:[\w.]+\s+)?"([^"]+)"\s*$""", M),
+    ),
+    "rust": (
+        re.compile(r"^\s*(?:pub\s+)?use\s+([\w:]+)", M),
+        re.compile(r"^\s*(?:pub\s+)?mod\s+(\w+)\s*;", M),
+        re.compile(r"^\s*extern\s+crate\s+(\w+)", M),
+    ),
+    "java": (re.compile(r"^\s*import\s+(?:static\s+)?([\w.]+)", M),),
+    "csharp": (re.compile(r"^\s*using\s+(?:static\s+)?([\w.]+)\s*;", M),),
+    "c": (re.compile(r"""^\s*#\s*include\s*[<"]([^>"]+)[>"]""", M),),
+    "ruby": (re.compile(r"""^\s*require(?:_relative)?\s*\(?\s*['"]([^'"]+)['"]""", M),),
+    "php": (re.compile(r"^\s*use\s+([\w\\]+)", M),),
+}
+IMPORTS["typescript"] = IMPORTS["tsx"] = IMPORTS["javascript"]
+IMPORTS["cpp"] = IMPORTS["c"]
+
+CALL = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*\s*(?:\.|::|->)\s*)*[A-Za-z_$][\w$]*)\s*(?:<[\w\s,<>]*>)?\s*\(")
+"""A call: a possibly dotted name followed by an opening parenthesis."""
+
+NOT_CALLS = frozenset(
+    """if for while switch catch return function def class elif with and or not in is
+    sizeof typeof new delete await yield lambda print_function super assert except raise
+    throw match case async func fn unless until defined void""".split()
+)
+
+ASYNC: dict[str, re.Pattern[str]] = {
+    "python": re.compile(r"^\s*(?:@[^\n]*\n\s*)*async\s+def\b"),
+    "javascript": re.compile(r"\basync\b"),
+    "rust": re.compile(r"\basync\s+fn\b"),
+    "csharp": re.compile(r"\basync\b"),
+    "*": re.compile(r"\basync\b"),
+}
+ASYNC["typescript"] = ASYNC["tsx"] = ASYNC["javascript"]
+
+RAISES: dict[str, re.Pattern[str]] = {
+    "python": re.compile(r"^\s*raise\b", M),
+    "go": re.compile(r"\bpanic\(|\berrors\.New\(|\bfmt\.Errorf\("),
+    "rust": re.compile(r"\bpanic!|\bErr\(|\?\s*;|\.unwrap\(\)|\.expect\("),
+    "*": re.compile(r"\bthrow\b|\bthrows\b"),
+}
+
+EFFECTS: dict[str, re.Pattern[str]] = {
+    "file": re.compile(
+        r"\bopen\(|\.(?:write_text|write_bytes|read_text|read_bytes|unlink|mkdir|rmdir|rename|replace)\(|"
+        r"\bshutil\.|\bos\.(?:remove|rename|makedirs|mkdir|unlink|walk|listdir|scandir)\b|"
+        r"\bfs\.\w+|\bfopen\(|\bos\.(?:Open|Create|ReadFile|WriteFile|Remove)\b|\bioutil\.|"
+        r"\bFile(?:Input|Output)?Stream\b|\bFiles\.\w+|\bstd::fs::|\bFile::(?:open|create)|\bFile\.(?:Read|Write|Open)"
+    ),
+    "network": re.compile(
+        r"\b(?:requests|httpx|urllib|aiohttp|socket|http\.client)\.\w+|\bfetch\(|\baxios\b|"
+        r"\bXMLHttpRequest\b|\bnet/http\b|\bhttp\.(?:Get|Post|NewRequest|ListenAndServe)\b|"
+        r"\bHttpClient\b|\bWebSocket\b|\.listen\(|\burlopen\(|\bsocket\("
+    ),
+    "database": re.compile(
+        r"\b(?:cursor|execute|executemany|commit|rollback)\(|\bsqlite3\b|\bpsycopg\w*\b|"
+        r"\bSELECT\s+[\w*]|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|"
+        r"\bsession\.(?:add|query|commit)\b|\.objects\.\w+\(|\bdb\.(?:Query|Exec|query|exec)\w*\("
+    ),
+    "subprocess": re.compile(
+        r"\bsubprocess\.\w+|\bos\.(?:system|popen|exec\w*|spawn\w*)\(|\bchild_process\b|"
+        r"\bexec(?:Sync|File)?\(|\bspawn(?:Sync)?\(|\bexec\.Command\b|\bProcessBuilder\b|"
+        r"\bRuntime\.getRuntime\(\)\.exec|\bstd::process::Command|\bProcess\.Start\b|\bPopen\("
+    ),
+    "global state": re.compile(
+        r"^\s*global\s+\w+|^\s*nonlocal\s+\w+|\bglobalThis\.\w+\s*=|\bwindow\.\w+\s*=|"
+        r"\bos\.environ\[[^\]]+\]\s*=|\bprocess\.env\.\w+\s*=|\bstatic\s+mut\b|\bsys\.\w+\s*=",
+        M,
+    ),
+}
+
+SECURITY: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("authentication", re.compile(r"(?i)\b(?:login|logout|authenticat\w*|password|passwd|credential\w*|session_?token|jwt|oauth\w*|bearer)\b")),
+    ("authorisation", re.compile(r"(?i)\b(?:authori[sz]\w*|permission\w*|is_admin|has_role|access_control|acl)\b")),
+    ("cryptography", re.compile(r"(?i)\b(?:hashlib|hmac|crypto\w*|cipher\w*|encrypt\w*|decrypt\w*|bcrypt|sha256|signature_verify|secrets\.\w+)\b")),
+    ("secrets", re.compile(r"(?i)\b(?:api_?key|secret_?key|private_?key|access_?token|client_secret)\b")),
+    ("deserialisation", re.compile(r"\bpickle\.loads?\(|\byaml\.load\(|\bmarshal\.loads?\(|\bunserialize\(|\bObjectInputStream\b|\beval\(")),
+    ("subprocess", EFFECTS["subprocess"]),
+    ("SQL", re.compile(r"(?i)\b(?:execute|executemany|raw)\(\s*f?['\"]\s*(?:select|insert|update|delete)\b|\bcursor\(")),
+    ("network entry point", re.compile(r"@(?:app|router|bp|blueprint)\.(?:route|get|post|put|delete|patch)\b|\bapp\.(?:get|post|put|delete|use)\(|\bhttp\.HandleFunc\b|@(?:Get|Post|Request)Mapping\b|\.listen\(")),
+)
+"""Why a chunk sits on a security boundary: the first matching reason is stated."""

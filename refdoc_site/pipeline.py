@@ -1,0 +1,311 @@
+"""The pipeline, phase by phase: index → summarize → render → site.
+
+`build()` reads as the whole product. Each phase reads what the previous one stored under
+the store directory, so the CLI can run any phase alone against the same store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import __version__
+from .analyze import Analyzer, SyntaxAnalyzer
+from .chunk import chunk_file
+from .config import Config
+from .discover import discover, read_text
+from .evidence import collect_decisions
+from .graph import RepoGraph, build_graph
+from .hierarchy import build_hierarchy
+from .plans import plan_milestones
+from .progress import progress
+from .records import Document, Hierarchy, SourceFile
+from .render import SiteData, render_pages
+from .site import build_site, find_mermaid, write_project
+from .pages import module_page
+from .store import FileEntry, Store, StoreState
+from .summarize import ExtractiveSummarizer, Summarizer
+
+log = logging.getLogger("refdoc_site")
+
+DISCOVERY_NAME = "discovery.json"
+GRAPH_NAME = "graph.json"
+HIERARCHY_NAME = "summaries/hierarchy.json"
+DECISIONS_NAME = "decisions.json"
+PLANS_NAME = "plans.json"
+FACTS_NAME = "facts.json"
+
+
+@dataclass
+class Workspace:
+    """Where a build reads and writes."""
+
+    repo: Path
+    config: Config
+    store_dir: Path
+    out_dir: Path
+
+    @classmethod
+    def create(cls, repo: Path, config: Config, store_dir: Path | None = None, out_dir: Path | None = None) -> Workspace:
+        repo = repo.resolve()
+        store = (store_dir or repo / ".refdoc").resolve()
+        return cls(repo, config, store, (out_dir or store / "site").resolve())
+
+    @property
+    def project_dir(self) -> Path:
+        """The generated MkDocs project (`mkdocs.yml` and `docs/`)."""
+        return self.store_dir / "mkdocs"
+
+    @property
+    def store(self) -> Store:
+        return Store(self.store_dir)
+
+
+@dataclass
+class IndexReport:
+    files: int = 0
+    reprocessed: int = 0
+    reused: int = 0
+    removed: int = 0
+    chunks: int = 0
+    source_bytes: int = 0
+    failed: list[str] = field(default_factory=list)
+    """One line per file or chunk that failed and was skipped."""
+    skipped: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BuildReport:
+    index: IndexReport
+    pages: int
+    site_dir: Path
+    seconds: dict[str, float]
+
+
+def build(workspace: Workspace, analyzer: Analyzer | None = None, summarizer: Summarizer | None = None) -> BuildReport:
+    """The whole product: index the code, summarize it, render the pages, build the site."""
+    seconds: dict[str, float] = {}
+    started = time.perf_counter()
+    report = index(workspace, analyzer, summarizer)
+    seconds["index"] = time.perf_counter() - started
+    started = time.perf_counter()
+    summarize(workspace)
+    seconds["summarize"] = time.perf_counter() - started
+    started = time.perf_counter()
+    pages = render(workspace)
+    seconds["render"] = time.perf_counter() - started
+    started = time.perf_counter()
+    site_dir = publish(workspace)
+    seconds["mkdocs"] = time.perf_counter() - started
+    return BuildReport(report, len(pages), site_dir, seconds)
+
+
+# --- phase 1: index -----------------------------------------------------------------------
+
+
+def index(workspace: Workspace, analyzer: Analyzer | None = None, summarizer: Summarizer | None = None) -> IndexReport:
+    """Discover, chunk, analyze and summarize changed files; store every document."""
+    analyzer = analyzer or SyntaxAnalyzer()
+    summarizer = summarizer or ExtractiveSummarizer()
+    config = workspace.config
+    store = workspace.store
+    previous = store.load()
+    fingerprint = _fingerprint(config, analyzer, summarizer)
+    reusable = previous.fingerprint == fingerprint
+    previous_documents = previous.documents_by_path() if reusable else {}
+
+    found = discover(workspace.repo, config, extra_pruned=(workspace.store_dir, workspace.out_dir))
+    report = IndexReport(files=len(found.files), skipped=found.skip_counts(), warnings=list(found.warnings))
+    for warning in found.warnings:
+        log.warning(warning)
+    state = StoreState(fingerprint=fingerprint)
+    indexed_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    settings = config.chunk_settings()
+    for source in progress(found.files, len(found.files), "index"):
+        report.source_bytes += source.size
+        old = previous.files.get(source.path) if reusable else None
+        if old is not None and old.sha256 == source.sha256 and source.path in previous_documents:
+            state.files[source.path] = old
+            state.documents.extend(previous_documents[source.path])
+            report.reused += 1
+            continue
+        try:
+            text = read_text(workspace.repo, source.path)
+            chunks = chunk_file(source, text, settings)
+            analysis = analyzer.analyze(source, text, chunks)
+        except Exception as error:  # a failing file is skipped and counted, never fatal
+            report.failed.append(f"{source.path}: {type(error).__name__}: {error}; file skipped")
+            continue
+        documents = []
+        for chunk in chunks:
+            metadata = analysis.metadata[chunk.id]
+            try:
+                summary = summarizer.summarize(chunk, metadata)
+            except Exception as error:
+                report.failed.append(f"{source.path}:{chunk.start_line}: {chunk.symbol}: {error}; chunk skipped")
+                continue
+            documents.append(Document(chunk, summary, metadata, [], indexed_at, source.sha256))
+        state.documents.extend(documents)
+        state.files[source.path] = _file_entry(source, text, analysis.imports, documents)
+        report.reprocessed += 1
+    report.removed = len(set(previous.files) - set(state.files))
+    report.chunks = len(state.documents)
+    for line in report.failed:
+        log.warning(line)
+    store.save(state)
+    store.write_json(
+        DISCOVERY_NAME,
+        {
+            "skipped": [asdict(s) | {"reason": s.reason.value} for s in found.skipped],
+            "warnings": found.warnings,
+            "failed": report.failed,
+        },
+    )
+    return report
+
+
+def _file_entry(source: SourceFile, text: str, imports: list[str], documents: list[Document]) -> FileEntry:
+    return FileEntry(
+        path=source.path,
+        language=source.language,
+        sha256=source.sha256,
+        size=source.size,
+        lines=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
+        imports=imports,
+        chunk_ids=[d.chunk.id for d in documents],
+    )
+
+
+def _fingerprint(config: Config, analyzer: Analyzer, summarizer: Summarizer) -> str:
+    settings = config.chunk_settings()
+    shape = f"{__version__}|{settings}|{analyzer.name}|{summarizer.name}"
+    return hashlib.sha256(shape.encode()).hexdigest()[:16]
+
+
+# --- phase 2: summarize -------------------------------------------------------------------
+
+
+def summarize(workspace: Workspace) -> Hierarchy:
+    """Build the graphs, the file → module → system summaries, decisions and plans."""
+    store = workspace.store
+    state = store.load()
+    if not state.files:
+        raise_missing_index(workspace)
+    graph = build_graph(
+        {path: entry.language for path, entry in state.files.items()},
+        {path: entry.imports for path, entry in state.files.items()},
+        state.documents,
+        workspace.config.module_depth or None,
+    )
+    hierarchy = build_hierarchy(state.files, state.documents, graph)
+    store.write_json(GRAPH_NAME, asdict(graph))
+    store.write_json(HIERARCHY_NAME, hierarchy.to_dict())
+    store.write_json(DECISIONS_NAME, collect_decisions(workspace.repo, state.files, graph))
+    store.write_json(PLANS_NAME, plan_milestones(state.documents, hierarchy, graph))
+    discovery = store.read_json(DISCOVERY_NAME)
+    skipped: dict[str, int] = {}
+    for entry in discovery["skipped"]:
+        skipped[entry["reason"]] = skipped.get(entry["reason"], 0) + 1
+    store.write_json(
+        FACTS_NAME,
+        {
+            "files": len(state.files),
+            "chunks": len(state.documents),
+            "lines": sum(entry.lines for entry in state.files.values()),
+            "skipped": dict(sorted(skipped.items())),
+            "skipped_total": sum(skipped.values()),
+            "commit": _git_commit(workspace.repo),
+        },
+    )
+    return hierarchy
+
+
+def raise_missing_index(workspace: Workspace) -> None:
+    from .errors import StoreError
+
+    raise StoreError(f"{workspace.store.index_path}: no indexed files; run `refdoc-site index` first")
+
+
+def _git_commit(repo: Path) -> str:
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return result.stdout.strip() if result.returncode == 0 else ""
+
+
+# --- phase 3: render ----------------------------------------------------------------------
+
+
+def render(workspace: Workspace) -> list[str]:
+    """Render every page from the store into the MkDocs project; returns page paths."""
+    data = load_site_data(workspace)
+    docs_dir = workspace.project_dir / "docs"
+    if docs_dir.exists():
+        shutil.rmtree(docs_dir)
+    pages = render_pages(data, docs_dir)
+    write_project(
+        workspace.project_dir,
+        _staging_dir(workspace.out_dir),
+        site_name=data.site_name,
+        site_url=workspace.config.site_url,
+        language=workspace.config.language,
+        modules=[(name, module_page(name)) for name in sorted(data.hierarchy.modules)],
+        mermaid_script=find_mermaid(workspace.repo, workspace.config.mermaid_js),
+    )
+    return pages
+
+
+def load_site_data(workspace: Workspace) -> SiteData:
+    store = workspace.store
+    state = store.load()
+    facts = store.read_json(FACTS_NAME)
+    return SiteData(
+        site_name=workspace.config.site_name or workspace.repo.name,
+        documents=state.documents,
+        hierarchy=Hierarchy.from_dict(store.read_json(HIERARCHY_NAME)),
+        graph=RepoGraph(**store.read_json(GRAPH_NAME)),
+        decisions=store.read_json(DECISIONS_NAME),
+        milestones=store.read_json(PLANS_NAME),
+        stats=facts,
+        repo_url=workspace.config.repo_url,
+        commit=facts.get("commit", ""),
+        mermaid=find_mermaid(workspace.repo, workspace.config.mermaid_js) is not None,
+    )
+
+
+# --- phase 4: site ------------------------------------------------------------------------
+
+
+def publish(workspace: Workspace) -> Path:
+    """Build the MkDocs site beside the output folder, then swap it in.
+
+    A failing MkDocs build leaves the previously published site untouched.
+    """
+    staging = _staging_dir(workspace.out_dir)
+    if staging.exists():
+        shutil.rmtree(staging)
+    build_site(workspace.project_dir / "mkdocs.yml")
+    out = workspace.out_dir
+    retired = out.with_name(out.name + ".old")
+    if retired.exists():
+        shutil.rmtree(retired)
+    if out.exists():
+        out.rename(retired)
+    staging.rename(out)
+    if retired.exists():
+        shutil.rmtree(retired)
+    return out
+
+
+def _staging_dir(out_dir: Path) -> Path:
+    return out_dir.with_name(out_dir.name + ".building")

@@ -1,0 +1,282 @@
+"""Refactoring plan: phases proposed from measured facts about the repository only.
+
+A phase exists only when its facts do (a module cycle, a file over the size threshold,
+a function called from many places, an undocumented public file), and every item states
+the number that put it there, so the plan can be checked against the code and never
+invents work. Thresholds are named constants below.
+
+Phases are plain JSON-able dicts rendered by `templates/milestones.md.jinja2`:
+
+    {"title", "goal", "items": [{"label", "path", "anchor", "module", "text"}]}
+
+An item links to a file page (`path`, plus a chunk `anchor` for a definition), to a
+module page (`module`), or to nothing (both empty: `label` says it all).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from .graph import RepoGraph
+from .pages import chunk_anchor
+from .records import Chunk, ChunkKind, Document, Hierarchy
+
+MAX_ITEMS = 10
+"""Items per phase; a plan is read by people, the full numbers are on the pages."""
+LARGE_FILE_LINES = 500
+LONG_DEFINITION_LINES = 60
+HIGH_MODULE_FAN_OUT = 5
+"""A module importing from at least this many other modules is a coupling hotspot."""
+HIGH_MODULE_FAN_IN = 5
+HIGH_CALL_FAN_IN = 10
+"""A definition called from at least this many chunks is a coupling hotspot."""
+MAX_CYCLE_IMPORTS = 3
+"""File imports named per cycle, so one large cycle does not hide the others."""
+DEFINITION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS})
+NOT_CODE_LANGUAGES = frozenset({"markdown", "restructuredtext", "text", "config"})
+"""Long prose or configuration is not a file to split."""
+TEST_PATH = re.compile(
+    r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:test|spec)\.\w+$"
+)
+"""Test files: their public functions are test cases, not API to document."""
+
+
+def plan_milestones(
+    documents: list[Document], hierarchy: Hierarchy, graph: RepoGraph
+) -> list[dict]:
+    """The phases whose facts exist: cycles, then size, coupling and documentation."""
+    phases = (
+        _cycles_phase(graph),
+        _size_phase(documents, hierarchy),
+        _coupling_phase(documents, hierarchy, graph),
+        _documentation_phase(hierarchy),
+    )
+    return [phase for phase in phases if phase]
+
+
+def _cycles_phase(graph: RepoGraph) -> dict | None:
+    """Each cycle, then the file imports along its lightest module edge: the cheapest cut."""
+    if not graph.cycles:
+        return None
+    items = []
+    for cycle in graph.cycles:
+        edges = _cycle_edges(cycle, graph)
+        count = sum(len(imports) for imports in edges.values())
+        items.append(
+            _item(
+                " ↔ ".join(cycle),
+                f"{len(cycle)} modules importing each other "
+                f"through {_plural(count, 'file import')}",
+            )
+        )
+        if not edges:
+            continue
+        lightest = min(edges, key=lambda edge: (len(edges[edge]), edge))
+        weight = _plural(len(edges[lightest]), "import")
+        for source, target in edges[lightest][:MAX_CYCLE_IMPORTS]:
+            items.append(
+                _item(
+                    source,
+                    f"imports {target}: {lightest[0]} → {lightest[1]} "
+                    f"is the cycle's lightest edge ({weight})",
+                    path=source,
+                )
+            )
+    return {
+        "title": "Break dependency cycles between modules",
+        "goal": f"{_plural(len(graph.cycles), 'group')} of modules "
+        f"{_verb(len(graph.cycles), 'import')} each other, so no module in a group "
+        "can be understood, tested or replaced alone. Cut each cycle where it is thinnest: move or "
+        "invert the listed imports until the module graph has no cycle.",
+        "items": items[:MAX_ITEMS],
+    }
+
+
+def _cycle_edges(
+    cycle: list[str], graph: RepoGraph
+) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(source module, target module) → the (importer, imported) file pairs behind the edge."""
+    members = set(cycle)
+    edges: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for path in sorted(graph.file_imports):
+        source = graph.module_of.get(path, "")
+        if source not in members:
+            continue
+        for target in graph.file_imports[path]:
+            destination = graph.module_of.get(target, "")
+            if destination in members and destination != source:
+                edges[(source, destination)].append((path, target))
+    return dict(edges)
+
+
+def _size_phase(documents: list[Document], hierarchy: Hierarchy) -> dict | None:
+    large = sorted(
+        (
+            f
+            for f in hierarchy.files.values()
+            if f.lines > LARGE_FILE_LINES and f.language not in NOT_CODE_LANGUAGES
+        ),
+        key=lambda f: (-f.lines, f.path),
+    )
+    long = [
+        (lines, chunk)
+        for lines, chunk in _definition_lengths(documents)
+        if lines > LONG_DEFINITION_LINES
+    ]
+    long.sort(key=lambda pair: (-pair[0], pair[1].path, pair[1].symbol))
+    if not large and not long:
+        return None
+    facts = []
+    if large:
+        facts.append(f"{_plural(len(large), 'file')} over {LARGE_FILE_LINES} lines")
+    if long:
+        facts.append(f"{_plural(len(long), 'definition')} over {LONG_DEFINITION_LINES} lines")
+    return {
+        "title": "Split the largest files and longest definitions",
+        "goal": f"The repository has {' and '.join(facts)}. Split them along their "
+        "responsibilities so that each part can be read, reviewed and tested on its own.",
+        "items": _allot(
+            [
+                [_item(f.path, f"{f.lines} lines", path=f.path) for f in large],
+                [
+                    _chunk_item(chunk, f"{lines} lines ({chunk.kind.value})")
+                    for lines, chunk in long
+                ],
+            ],
+            MAX_ITEMS,
+        ),
+    }
+
+
+def _definition_lengths(documents: list[Document]) -> list[tuple[int, Chunk]]:
+    """(lines, first chunk) per function, method or class; one split in parts counts once."""
+    whole: list[tuple[int, Chunk]] = []
+    split: dict[tuple[str, str], list[Chunk]] = defaultdict(list)
+    for document in documents:
+        chunk = document.chunk
+        if chunk.kind not in DEFINITION_KINDS:
+            continue
+        if chunk.part:
+            split[(chunk.path, chunk.symbol)].append(chunk)
+        else:
+            whole.append((chunk.end_line - chunk.start_line + 1, chunk))
+    for parts in split.values():
+        lines = max(c.end_line for c in parts) - min(c.start_line for c in parts) + 1
+        whole.append((lines, min(parts, key=lambda c: c.part)))
+    return whole
+
+
+def _coupling_phase(
+    documents: list[Document], hierarchy: Hierarchy, graph: RepoGraph
+) -> dict | None:
+    fan_out = sorted(
+        (
+            (len(deps), module)
+            for module, deps in graph.module_deps.items()
+            if len(deps) >= HIGH_MODULE_FAN_OUT
+        ),
+        key=lambda pair: (-pair[0], pair[1]),
+    )
+    fan_in = sorted(
+        (
+            (len(m.used_by), name)
+            for name, m in hierarchy.modules.items()
+            if len(m.used_by) >= HIGH_MODULE_FAN_IN
+        ),
+        key=lambda pair: (-pair[0], pair[1]),
+    )
+    by_id = {d.chunk.id: d.chunk for d in documents}
+    called = sorted(
+        (
+            (len(callers), by_id[chunk_id])
+            for chunk_id, callers in graph.callers.items()
+            if len(callers) >= HIGH_CALL_FAN_IN and chunk_id in by_id
+        ),
+        key=lambda pair: (-pair[0], pair[1].id),
+    )
+    if not fan_out and not fan_in and not called:
+        return None
+    return {
+        "title": "Reduce coupling at the hotspots",
+        "goal": "These modules and definitions have the most dependencies in or out, so a "
+        "change to them reaches furthest. Narrow their interfaces, split what unrelated "
+        "users need, or invert dependencies so that fewer parts of the code rely on each.",
+        "items": _allot(
+            [
+                [_item(m, f"imports {_plural(n, 'module')}", module=m) for n, m in fan_out],
+                [_item(m, f"used by {_plural(n, 'module')}", module=m) for n, m in fan_in],
+                [_chunk_item(chunk, f"called from {_plural(n, 'place')}") for n, chunk in called],
+            ],
+            MAX_ITEMS,
+        ),
+    }
+
+
+def _documentation_phase(hierarchy: Hierarchy) -> dict | None:
+    undocumented = sorted(
+        (
+            f
+            for f in hierarchy.files.values()
+            if not f.has_docs and f.public_api and not TEST_PATH.search(f.path)
+        ),
+        key=lambda f: (-f.lines, f.path),
+    )
+    if not undocumented:
+        return None
+    items = []
+    for f in undocumented[:MAX_ITEMS]:
+        names = ", ".join(f.public_api[:3]) + ("…" if len(f.public_api) > 3 else "")
+        items.append(
+            _item(
+                f.path,
+                f"{f.lines} lines, {_plural(len(f.public_api), 'public name')} ({names}) "
+                "and no doc comment",
+                path=f.path,
+            )
+        )
+    return {
+        "title": "Document the public API",
+        "goal": f"{_plural(len(undocumented), 'file')} {_verb(len(undocumented), 'expose')} "
+        "public names without a single docstring or "
+        "doc comment. Document them, largest first, starting with what other modules call.",
+        "items": items,
+    }
+
+
+def _item(label: str, text: str, path: str = "", anchor: str = "", module: str = "") -> dict:
+    return {"label": label, "path": path, "anchor": anchor, "module": module, "text": text}
+
+
+def _chunk_item(chunk: Chunk, text: str) -> dict:
+    return _item(
+        f"{chunk.symbol} in {chunk.path}",
+        text,
+        path=chunk.path,
+        anchor=chunk_anchor(chunk.symbol, chunk.part),
+    )
+
+
+def _allot(groups: list[list[dict]], limit: int) -> list[dict]:
+    """Ranked groups concatenated, each trimmed so together they fit `limit`.
+
+    Room is shared in turns, so every kind of fact in a phase keeps its best items
+    before any kind gets more; a kind with few items leaves its share to the others.
+    """
+    taken = [0] * len(groups)
+    total = 0
+    while total < limit and any(taken[i] < len(group) for i, group in enumerate(groups)):
+        for i, group in enumerate(groups):
+            if total < limit and taken[i] < len(group):
+                taken[i] += 1
+                total += 1
+    return [item for group, count in zip(groups, taken, strict=True) for item in group[:count]]
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _verb(count: int, verb: str) -> str:
+    """A verb agreeing with `count` subjects (`1 file exposes`, `2 files expose`)."""
+    return verb + "s" if count == 1 else verb

@@ -1,0 +1,258 @@
+"""Typed records passed between the pipeline stages.
+
+discover → SourceFile → chunk → Chunk → analyze → Metadata → summarize → ChunkSummary
+→ store → Document; hierarchy → FileSummary / ModuleSummary / SystemSummary.
+
+Every record converts to and from plain JSON-able dicts, so the store and the renderer
+never need to know how a stage produced it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class ChunkKind(str, Enum):
+    """What a chunk stands for in its file."""
+
+    FUNCTION = "function"
+    METHOD = "method"
+    CLASS = "class"
+    MODULE = "module"
+    """The top-level statements of a file that belong to no function or class."""
+    SECTION = "section"
+    """A heading-delimited part of a Markdown document."""
+    WINDOW = "window"
+    """A token window of a file that no grammar splits."""
+
+
+class SkipReason(str, Enum):
+    """Why discovery left a file out; counted and reported."""
+
+    IGNORED = "ignored"
+    BINARY = "binary"
+    OVERSIZED = "oversized"
+    MINIFIED = "minified"
+    GENERATED = "generated"
+    UNSUPPORTED = "unsupported type"
+    SYMLINK_OUTSIDE = "symlink outside the repository"
+    UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file that discovery accepted for indexing."""
+
+    path: str
+    """Path relative to the repository root, with forward slashes."""
+    language: str
+    """Language name from the language table (`python`, `markdown`, `text`, …)."""
+    size: int
+    """Size in bytes."""
+    sha256: str
+    """Content hash; an unchanged hash means the file is not processed again."""
+    decode_errors: bool = False
+    """True when the bytes were not valid UTF-8 and were read with replacement."""
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file that discovery left out, with the reason."""
+
+    path: str
+    reason: SkipReason
+    detail: str = ""
+
+
+@dataclass
+class Chunk:
+    """One function, method, class, module remainder, document section or token window."""
+
+    id: str
+    """Stable identifier: `path#symbol` plus a part suffix for windows."""
+    path: str
+    language: str
+    kind: ChunkKind
+    name: str
+    """The short name (`method`)."""
+    symbol: str
+    """The qualified name (`Class.method`, `Outer.Inner.method`, `res.send`)."""
+    signature: str
+    start_line: int
+    """1-based, inclusive."""
+    end_line: int
+    """1-based, inclusive."""
+    content: str
+    """The source of the chunk; for a class, its body with member bodies elided."""
+    docstring: str = ""
+    """Docstring or the comment block written above the definition."""
+    parent: str = ""
+    """Qualified name of the enclosing class, if any."""
+    part: int = 0
+    """Window index when an oversized node or a file was split; 0 when whole."""
+    tokens: int = 0
+    """Token count of `content`."""
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["kind"] = self.kind.value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Chunk:
+        return cls(**{**data, "kind": ChunkKind(data["kind"])})
+
+
+@dataclass
+class Metadata:
+    """Relationships and risk flags of a chunk (the seed's metadata record)."""
+
+    imports: list[str] = field(default_factory=list)
+    """Modules or paths imported by the chunk's file and used by the chunk."""
+    exports: list[str] = field(default_factory=list)
+    """Names this chunk makes public."""
+    callers: list[str] = field(default_factory=list)
+    """Chunk ids that call this chunk, built from the whole call graph."""
+    callees: list[str] = field(default_factory=list)
+    """Names (or resolved chunk ids, prefixed by `#`-less ids) this chunk calls."""
+    isAsync: bool = False
+    throwsException: bool = False
+    securityBoundary: str = ""
+    """Empty, or the reason this chunk sits on a security boundary."""
+    effects: list[str] = field(default_factory=list)
+    """Detected side effects: file, network, database, subprocess, global state, raising."""
+    sources: dict[str, str] = field(default_factory=dict)
+    """Which analysis tier produced each field (`tree-sitter`, `regex`, `lsp`)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Metadata:
+        return cls(**data)
+
+
+@dataclass
+class ChunkSummary:
+    """The structured summary of a chunk (the seed's summary record)."""
+
+    responsibility: str
+    inputOutput: str
+    sideEffects: str
+    mainDependencies: str
+    notes: str
+    source: str = "extractive"
+    """Who wrote it: `extractive` offline, or the model's name."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ChunkSummary:
+        return cls(**data)
+
+
+@dataclass
+class Document:
+    """One line of `.refdoc/index.jsonl`."""
+
+    chunk: Chunk
+    summary: ChunkSummary
+    metadata: Metadata
+    embedding: list[float]
+    indexedAt: str
+    file_sha256: str = ""
+    """Hash of the file the chunk came from; decides what a rebuild reprocesses."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "chunk": self.chunk.to_dict(),
+            "summary": self.summary.to_dict(),
+            "metadata": self.metadata.to_dict(),
+            "embedding": self.embedding,
+            "indexedAt": self.indexedAt,
+            "fileSha256": self.file_sha256,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Document:
+        return cls(
+            chunk=Chunk.from_dict(data["chunk"]),
+            summary=ChunkSummary.from_dict(data["summary"]),
+            metadata=Metadata.from_dict(data["metadata"]),
+            embedding=data.get("embedding") or [],
+            indexedAt=data["indexedAt"],
+            file_sha256=data.get("fileSha256", ""),
+        )
+
+
+@dataclass
+class FileSummary:
+    """About 200 characters on a file: role, public API, dependencies."""
+
+    path: str
+    module: str
+    language: str
+    text: str
+    role: str
+    public_api: list[str]
+    imports: list[str]
+    """Repository files this file imports (resolved), in order of first use."""
+    external_imports: list[str]
+    """Imported names that resolve to no file of the repository."""
+    lines: int
+    chunk_ids: list[str]
+    has_docs: bool
+    """Whether the file or any of its chunks carries a docstring or doc comment."""
+
+
+@dataclass
+class ModuleSummary:
+    """About 200 characters on a module: boundary, responsibilities, modules used."""
+
+    name: str
+    text: str
+    files: list[str]
+    public_api: list[str]
+    depends_on: list[str]
+    used_by: list[str]
+    lines: int
+
+
+@dataclass
+class SystemSummary:
+    """About 300 characters on the whole repository: layers and domain boundaries."""
+
+    text: str
+    layers: list[list[str]]
+    """Modules grouped from entry points (first) down to foundations (last)."""
+    cycles: list[list[str]]
+    """Dependency cycles between modules."""
+    languages: dict[str, int]
+    """Files per language."""
+
+
+@dataclass
+class Hierarchy:
+    """Chunk → file → module → system summaries, saved as `summaries/hierarchy.json`."""
+
+    system: SystemSummary
+    modules: dict[str, ModuleSummary]
+    files: dict[str, FileSummary]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "system": asdict(self.system),
+            "modules": {name: asdict(m) for name, m in sorted(self.modules.items())},
+            "files": {path: asdict(f) for path, f in sorted(self.files.items())},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Hierarchy:
+        return cls(
+            system=SystemSummary(**data["system"]),
+            modules={k: ModuleSummary(**v) for k, v in data["modules"].items()},
+            files={k: FileSummary(**v) for k, v in data["files"].items()},
+        )

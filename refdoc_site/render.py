@@ -1,0 +1,212 @@
+"""Render stage: stored records → Markdown pages of an MkDocs project, through Jinja.
+
+Rendering reads the store only (documents, hierarchy, graph, evidence); it never calls a
+provider, so the same store always renders the same pages. Text that comes from the code
+goes through the `text` filter (HTML and Markdown escaped) or into code spans and fences
+sized so that the code cannot close them.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from .graph import RepoGraph
+from .pages import chunk_anchor, file_page, module_page
+from .records import ChunkKind, Document, Hierarchy
+from .resources import templates_dir
+
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|~])")
+
+
+@dataclass
+class SiteData:
+    """Everything the pages are rendered from, read from the store."""
+
+    site_name: str
+    documents: list[Document]
+    hierarchy: Hierarchy
+    graph: RepoGraph
+    decisions: list[dict] = field(default_factory=list)
+    milestones: list[dict] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+    repo_url: str = ""
+    commit: str = ""
+    mermaid: bool = False
+    """Whether a local Mermaid script ships with the site; else diagrams show as text."""
+
+
+def render_pages(data: SiteData, docs_dir: Path) -> list[str]:
+    """Write every page under `docs_dir`; returns the page paths written, sorted."""
+    pages = _Pages(data)
+    written = []
+    for page, text in pages.all():
+        target = docs_dir / page
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        written.append(page)
+    hierarchy_json = docs_dir / "summaries" / "hierarchy.json"
+    hierarchy_json.write_text(json.dumps(data.hierarchy.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
+    return sorted(written)
+
+
+class _Pages:
+    def __init__(self, data: SiteData) -> None:
+        self.data = data
+        self.env = _environment()
+        self.by_path: dict[str, list[Document]] = defaultdict(list)
+        for document in data.documents:
+            self.by_path[document.chunk.path].append(document)
+        self.by_id = {d.chunk.id: d for d in data.documents}
+
+    def all(self):
+        data = self.data
+        yield "index.md", self.render("index.md.jinja2", "index.md", module_map=self.module_map())
+        yield "decisions.md", self.render("decisions.md.jinja2", "decisions.md")
+        yield "plans/milestones.md", self.render("milestones.md.jinja2", "plans/milestones.md")
+        yield "summaries/system.md", self.render("summaries/system.md.jinja2", "summaries/system.md")
+        yield "summaries/modules.md", self.render("summaries/modules.md.jinja2", "summaries/modules.md")
+        yield "summaries/files.md", self.render("summaries/files.md.jinja2", "summaries/files.md")
+        for name, module in sorted(data.hierarchy.modules.items()):
+            page = module_page(name)
+            yield page, self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
+        for path, summary in sorted(data.hierarchy.files.items()):
+            page = file_page(path)
+            documents = sorted(self.by_path.get(path, []), key=lambda d: (d.chunk.start_line, d.chunk.part))
+            yield page, self.render("file.md.jinja2", page, file=summary, documents=documents)
+
+    def render(self, template: str, page: str, **context) -> str:
+        def link(target_page: str, anchor: str = "") -> str:
+            relative = posixpath.relpath(target_page, posixpath.dirname(page) or ".")
+            return quote(relative) + (f"#{anchor}" if anchor else "")
+
+        def chunk_link(chunk_id: str) -> str:
+            document = self.by_id.get(chunk_id)
+            if document is None:
+                return ""
+            chunk = document.chunk
+            return link(file_page(chunk.path), chunk_anchor(chunk.symbol, chunk.part))
+
+        return self.env.get_template(template).render(
+            data=self.data,
+            page=page,
+            link=link,
+            chunk_link=chunk_link,
+            chunk=lambda chunk_id: self.by_id.get(chunk_id),
+            file_page=file_page,
+            module_page=module_page,
+            source_url=self.source_url,
+            **context,
+        )
+
+    def source_url(self, path: str, start: int, end: int) -> str:
+        if not self.data.repo_url or not self.data.commit:
+            return ""
+        base = self.data.repo_url.rstrip("/")
+        return f"{base}/blob/{self.data.commit}/{quote(path)}#L{start}-L{end}"
+
+    def module_map(self) -> str:
+        graph = self.data.graph
+        return _mermaid_graph(graph.module_deps, {m for cycle in graph.cycles for m in cycle})
+
+    def module_diagram(self, name: str) -> str:
+        graph = self.data.graph
+        edges = {name: graph.module_deps.get(name, [])}
+        for other, deps in graph.module_deps.items():
+            if name in deps:
+                edges.setdefault(other, []).append(name)
+        return _mermaid_graph(edges, {name})
+
+
+def _mermaid_graph(edges: dict[str, list[str]], highlighted: set[str]) -> str:
+    nodes = sorted(set(edges) | {d for deps in edges.values() for d in deps})
+    ids = {name: f"m{index}" for index, name in enumerate(nodes)}
+    lines = ["graph TD"]
+    for name in nodes:
+        label = name.replace('"', "'")
+        lines.append(f'  {ids[name]}["{label}"]')
+    for source in sorted(edges):
+        for target in edges[source]:
+            lines.append(f"  {ids[source]} --> {ids[target]}")
+    for name in sorted(highlighted & set(nodes)):
+        lines.append(f"  style {ids[name]} stroke-width:3px")
+    return "\n".join(lines)
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(str(templates_dir())),
+        autoescape=False,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["text"] = escape_text
+    env.filters["code"] = code_span
+    env.filters["fence"] = code_fence
+    env.filters["indent_block"] = lambda text, width=4: "\n".join((" " * width + line) if line.strip() else "" for line in text.splitlines())
+    env.filters["anchor"] = chunk_anchor
+    env.filters["plural"] = lambda count, word: f"{count} {word}{'' if count == 1 else 's'}"
+    return env
+
+
+def escape_text(value: object) -> str:
+    """Prose from the code, shown as text: HTML escaped, Markdown markup neutralised."""
+    text = " ".join(str(value).split())
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def code_span(value: object) -> str:
+    """An inline code span that the value's own backticks cannot close."""
+    text = " ".join(str(value).split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text}{padding}{fence}"
+
+
+def code_fence(value: str, language: str = "", first_line: int = 0) -> str:
+    """A fenced block that the value's own backtick runs cannot close."""
+    longest = max((len(run) for run in re.findall(r"^\s*(`{3,})", value, re.MULTILINE)), default=0)
+    fence = "`" * max(3, longest + 1)
+    options = f' linenums="{first_line}"' if first_line else ""
+    return f"{fence}{_HIGHLIGHT.get(language, 'text')}{options}\n{value}\n{fence}"
+
+
+_HIGHLIGHT = {
+    "python": "python",
+    "javascript": "javascript",
+    "typescript": "typescript",
+    "tsx": "tsx",
+    "go": "go",
+    "rust": "rust",
+    "java": "java",
+    "csharp": "csharp",
+    "c": "c",
+    "cpp": "cpp",
+    "markdown": "markdown",
+    "ruby": "ruby",
+    "php": "php",
+    "shell": "bash",
+    "sql": "sql",
+    "kotlin": "kotlin",
+    "swift": "swift",
+    "scala": "scala",
+    "lua": "lua",
+    "css": "css",
+    "html": "html",
+    "config": "text",
+}
+
+
+def is_definition(document: Document) -> bool:
+    return document.chunk.kind in (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS)

@@ -1,0 +1,326 @@
+"""Summarize stage: one structured record per chunk.
+
+Summarizers sit behind the `Summarizer` protocol. The offline default is extractive and
+deterministic: it reads docstrings, comments, the signature, identifiers split into words
+and the effects the analysis detected, and writes short prose, never a copy of the code.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from .records import Chunk, ChunkKind, ChunkSummary, Metadata
+
+MAX_PROSE = 200
+MIN_PROSE = 100
+
+EFFECT_PHRASES = {
+    "file": "reads or writes files",
+    "network": "talks over the network",
+    "database": "queries or changes a database",
+    "subprocess": "runs other programs",
+    "global state": "changes global state",
+    "raising": "raises errors",
+}
+
+VERB_PHRASES = {
+    "is": "Tells whether it is",
+    "has": "Tells whether it has",
+    "can": "Tells whether it can",
+    "should": "Tells whether it should",
+    "to": "Converts to",
+    "from": "Builds from",
+    "new": "Creates a new",
+    "init": "Initialises",
+    "initialize": "Initialises",
+    "iter": "Iterates over",
+}
+"""Name prefixes that read better as a phrase than as a verb in the third person."""
+
+CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor", "new", "New", "init"})
+
+VERBS = frozenset(
+    """get set add remove delete create make build parse read write load save open close
+    find search check validate convert format render run start stop handle process update
+    init initialize compute resolve register send receive fetch emit call apply merge split
+    join count list show print echo prompt ensure normalize encode decode wrap iter collect
+    clear reset copy move sort filter map reduce select match invoke dispatch execute visit
+    walk scan split strip test is has can should to from new use generate extract describe
+ look transform translate serialize deserialize dump export import connect
+    download upload refresh sync flush wait notify log raise throw accept reject allow deny
+    enable disable toggle install configure prepare finish complete cancel retry""".split()
+)
+
+
+class Summarizer(Protocol):
+    name: str
+
+    def summarize(self, chunk: Chunk, metadata: Metadata) -> ChunkSummary: ...
+
+
+class ExtractiveSummarizer:
+    """The offline default: prose assembled from what the code says about itself."""
+
+    name = "extractive"
+
+    def summarize(self, chunk: Chunk, metadata: Metadata) -> ChunkSummary:
+        return ChunkSummary(
+            responsibility=responsibility(chunk),
+            inputOutput=input_output(chunk),
+            sideEffects=side_effects(metadata),
+            mainDependencies=dependencies(metadata),
+            notes=notes(chunk, metadata),
+            source=self.name,
+        )
+
+
+def responsibility(chunk: Chunk) -> str:
+    if chunk.kind is ChunkKind.SECTION or chunk.kind is ChunkKind.WINDOW:
+        lead = first_sentences(_prose_of(chunk.content), MAX_PROSE)
+        label = "Documentation" if chunk.kind is ChunkKind.SECTION else "Text"
+        return lead or f"{label} section {chunk.symbol}."
+    parts = []
+    doc = first_sentences(chunk.docstring, MAX_PROSE)
+    if doc:
+        parts.append(doc)
+    else:
+        parts.append(_named_purpose(chunk))
+    text = " ".join(parts)
+    if len(text) < MIN_PROSE:
+        extra = _context(chunk)
+        if extra:
+            text = f"{text} {extra}"
+    return clip(text, MAX_PROSE)
+
+
+def input_output(chunk: Chunk) -> str:
+    if chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW):
+        return f"Lines {chunk.start_line}–{chunk.end_line} of {chunk.path}."
+    if chunk.kind is ChunkKind.MODULE:
+        return f"Module-level code of {chunk.path}."
+    if chunk.kind is ChunkKind.CLASS:
+        return clip(f"Type {chunk.name}; {chunk.signature}.", MAX_PROSE)
+    params = [p for p in split_parameters(chunk.signature, chunk.name) if p.split(":")[0].strip() not in RECEIVERS]
+    returns = return_type(chunk.signature, chunk.name)
+    takes = "Takes " + ", ".join(params) if params else "Takes no arguments"
+    documented = _documented_return(chunk.docstring)
+    if returns:
+        gives = f"returns {returns}"
+    elif documented:
+        gives = f"returns {documented}"
+    else:
+        gives = ""
+    text = f"{takes}; {gives}." if gives else f"{takes}."
+    return clip(text, MAX_PROSE)
+
+
+def side_effects(metadata: Metadata) -> str:
+    phrases = [EFFECT_PHRASES[e] for e in metadata.effects if e in EFFECT_PHRASES]
+    if not phrases:
+        return "None detected."
+    return clip(_sentence(_join_words(phrases)), MAX_PROSE)
+
+
+def dependencies(metadata: Metadata) -> str:
+    names = list(dict.fromkeys(metadata.imports[:4] + [c for c in metadata.callees if not c.startswith(("self.", "this."))][:6]))
+    if not names:
+        return "None beyond the language itself."
+    return clip("Uses " + ", ".join(names) + ".", MAX_PROSE)
+
+
+def notes(chunk: Chunk, metadata: Metadata) -> str:
+    items = []
+    if metadata.isAsync:
+        items.append("asynchronous")
+    if metadata.throwsException:
+        items.append("can raise or return errors")
+    if metadata.securityBoundary:
+        items.append(f"security boundary: {metadata.securityBoundary}")
+    if chunk.part:
+        items.append(f"part {chunk.part} of a longer {chunk.kind.value}")
+    if metadata.exports:
+        items.append("public")
+    lines = chunk.end_line - chunk.start_line + 1
+    items.append(f"{lines} line{'s' if lines != 1 else ''}")
+    return clip(_sentence("; ".join(items)), MAX_PROSE)
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+MARKUP = re.compile(r"`{1,3}|\*\*|__|:(?:func|class|meth|attr|data|exc|obj|mod):")
+
+
+def first_sentences(text: str, limit: int) -> str:
+    """The first paragraph's sentences that fit in `limit` characters (at least one)."""
+    paragraph = re.split(r"\n\s*\n", text.strip(), maxsplit=1)[0] if text.strip() else ""
+    paragraph = " ".join(MARKUP.sub("", paragraph).split())
+    if not paragraph:
+        return ""
+    sentences = SENTENCE_END.split(paragraph)
+    taken = sentences[0]
+    for sentence in sentences[1:]:
+        if len(taken) + 1 + len(sentence) > limit:
+            break
+        taken = f"{taken} {sentence}"
+    return clip(taken, limit)
+
+
+def clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "…"
+
+
+def split_identifier(name: str) -> list[str]:
+    """`parseHTTPResponse_v2` → parse, http, response, v2."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
+
+
+RECEIVERS = frozenset({"self", "cls", "this", "&self", "&mut self", "mut self"})
+MODIFIERS = frozenset(
+    """public private protected internal static final abstract virtual override async sealed
+    extern inline const constexpr unsafe synchronized native default export def fn func function
+    pub new readonly""".split()
+)
+
+
+def _parameter_list(signature: str, name: str) -> tuple[int, int]:
+    """Start and end index of the parameter list that follows `name` (or the first one)."""
+    match = re.search(re.escape(name) + r"\s*(?:<[^()]*>)?\s*\(", signature) if name else None
+    start = match.end() - 1 if match else signature.find("(")
+    if start < 0:
+        return -1, -1
+    depth = 0
+    for index in range(start, len(signature)):
+        char = signature[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return start, index
+    return start, len(signature)
+
+
+def split_parameters(signature: str, name: str = "") -> list[str]:
+    """Top-level parameters of the list after `name`, whitespace folded."""
+    start, end = _parameter_list(signature, name)
+    if start < 0:
+        return []
+    params, current, depth = [], "", 0
+    for char in signature[start + 1 : end]:
+        if char in "([{<":
+            depth += 1
+        elif char in ")]}>":
+            depth -= 1
+        if char == "," and depth == 0:
+            params.append(current)
+            current = ""
+        else:
+            current += char
+    params.append(current)
+    return [" ".join(p.split()) for p in params if p.strip() and p.strip() not in ("*", "/")]
+
+
+def return_type(signature: str, name: str = "") -> str:
+    """What a signature says it returns: `-> X`, `): X`, Go's trailing types, or a C-style prefix."""
+    start, end = _parameter_list(signature, name)
+    if start < 0:
+        return ""
+    after = signature[end + 1 :].strip()
+    after = re.sub(r"^(?:->|:)\s*", "", after)
+    after = re.split(r"\s+(?:throws|where|const|override|noexcept)\b", after)[0].strip().rstrip(";{=").strip()
+    if after:
+        return after
+    before = signature[:start].strip()
+    words = before[: before.rfind(name)].split() if name and name in before else before.split()[:-1]
+    kept = [w for w in words if w not in MODIFIERS and not w.startswith("@")]
+    if kept and kept[-1] != "void" and not any("(" in w or ")" in w for w in kept):
+        return " ".join(kept)
+    return ""
+
+
+def third_person(verb: str) -> str:
+    if verb.endswith(("s", "sh", "ch", "x", "z")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _documented_return(docstring: str) -> str:
+    match = re.search(r"(?im)^\s*(?::returns?:|@returns?|returns?:)\s*(.+)$", docstring)
+    if match:
+        return clip(match.group(1).strip().rstrip("."), 80)
+    match = re.search(r"(?i)\breturns?\s+(an?\s+[^.]{3,60}|the\s+[^.]{3,60})", docstring)
+    return match.group(1).strip() if match else ""
+
+
+def _named_purpose(chunk: Chunk) -> str:
+    words = split_identifier(chunk.name)
+    if chunk.kind is ChunkKind.MODULE:
+        return f"Top-level code of {chunk.path}."
+    if chunk.kind is ChunkKind.CLASS:
+        return f"Type {chunk.name}."
+    if not words:
+        return f"Function {chunk.name}."
+    if chunk.parent and chunk.name in CONSTRUCTORS | {chunk.parent.rsplit(".", 1)[-1]}:
+        return f"Constructor of {chunk.parent}: creates and initialises an instance."
+    if words[0] in VERBS:
+        verb = words[0]
+        phrase = " ".join(words[1:])
+        verb = VERB_PHRASES.get(verb) or third_person(verb).capitalize()
+        if not phrase:
+            params = [p for p in split_parameters(chunk.signature, chunk.name) if p.split(":")[0].strip() not in RECEIVERS]
+            phrase = " ".join(split_identifier(re.split(r"[\s:=]", params[0].strip("*&. "))[0])) if params else ""
+        return _sentence(f"{verb} {phrase}".strip())
+    owner = f" of {chunk.parent}" if chunk.parent else ""
+    return _sentence(f"Handles {' '.join(words)}{owner}")
+
+
+def _context(chunk: Chunk) -> str:
+    if chunk.kind is ChunkKind.CLASS:
+        members = re.findall(r"^\s*(?:async\s+)?(?:def|fn|func|function)\s+(\w+)", chunk.content, re.MULTILINE)
+        public = [m for m in members if not m.startswith("_")][:6]
+        if public:
+            return f"Members: {', '.join(public)}."
+        return ""
+    comment = _first_comment(chunk)
+    if comment:
+        return _sentence(comment)
+    if chunk.parent and chunk.name not in CONSTRUCTORS:
+        return f"Member of {chunk.parent}."
+    return ""
+
+
+def _first_comment(chunk: Chunk) -> str:
+    for line in chunk.content.splitlines()[1:]:
+        match = re.match(r"\s*(?:#|//)\s?(.{12,})", line)
+        if match and not match.group(1).strip().startswith(("noqa", "type:", "pragma", "eslint", "TODO", "FIXME")):
+            return " ".join(match.group(1).split())
+    return ""
+
+
+def _prose_of(markdown: str) -> str:
+    lines = [line for line in markdown.splitlines() if line.strip() and not line.lstrip().startswith(("#", "```", "~~~", "|", "<", "!["))]
+    return " ".join(lines)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
+def _join_words(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]

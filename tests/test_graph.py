@@ -1,0 +1,139 @@
+"""The repository graph: imports resolved to files, cycles between modules, callers."""
+
+from __future__ import annotations
+
+from helpers import dedent, source_file
+from refdoc_site.analyze import SyntaxAnalyzer
+from refdoc_site.chunk import ChunkSettings, chunk_file
+from refdoc_site.graph import RepoGraph, build_graph, strongly_connected
+from refdoc_site.languages import language_for
+from refdoc_site.records import ChunkSummary, Document
+
+
+def graph_of(files: dict[str, str], module_depth: int | None = 1) -> RepoGraph:
+    """Chunk and analyze inline files as the index phase would, then build the graph."""
+    languages: dict[str, str] = {}
+    imports: dict[str, list[str]] = {}
+    documents: list[Document] = []
+    analyzer = SyntaxAnalyzer()
+    for path, text in files.items():
+        text = dedent(text)
+        language = language_for(path).name
+        source = source_file(path, language, text)
+        chunks = chunk_file(source, text, ChunkSettings())
+        analysis = analyzer.analyze(source, text, chunks)
+        languages[path] = language
+        imports[path] = analysis.imports
+        summary = ChunkSummary("r.", "io.", "none.", "deps.", "notes.")
+        documents += [Document(c, summary, analysis.metadata[c.id], [], "t", source.sha256) for c in chunks]
+    return build_graph(languages, imports, documents, module_depth)
+
+
+def test_python_relative_and_absolute_imports_resolve_to_files():
+    graph = graph_of(
+        {
+            "pkg/__init__.py": "",
+            "pkg/core.py": "from .util import helper\nfrom . import models\n",
+            "pkg/util.py": "def helper():\n    return 1\n",
+            "pkg/models.py": "class User:\n    pass\n",
+            "pkg/sub/__init__.py": "",
+            "pkg/sub/deep.py": "from ..util import helper\nimport pkg.models\nimport os.path\nimport requests\n",
+            "main.py": "from pkg.core import run\nimport pkg.sub.deep\n",
+        }
+    )
+    # `from . import models` also names the package itself (pkg/__init__.py)
+    assert set(graph.file_imports["pkg/core.py"]) >= {"pkg/util.py", "pkg/models.py"}
+    assert "pkg/core.py" not in graph.file_imports["pkg/core.py"]
+    assert set(graph.file_imports["pkg/sub/deep.py"]) == {"pkg/util.py", "pkg/models.py"}
+    assert set(graph.file_imports["main.py"]) == {"pkg/core.py", "pkg/sub/deep.py"}
+    assert graph.external_imports["pkg/sub/deep.py"] == ["os", "requests"]
+    assert graph.external_imports["main.py"] == []
+
+
+def test_js_relative_imports_resolve_with_extensions_and_index_files():
+    graph = graph_of(
+        {
+            "web/app.js": """
+                import { format } from './format';
+                import api from './api/index.js';
+                import { Widget } from './widgets';
+                import React from 'react';
+                const lodash = require('lodash/fp');
+            """,
+            "web/format.ts": "export function format(x) { return String(x); }\n",
+            "web/api/index.js": "export default {};\n",
+            "web/widgets/index.ts": "export class Widget {}\n",
+        }
+    )
+    assert set(graph.file_imports["web/app.js"]) == {"web/format.ts", "web/api/index.js", "web/widgets/index.ts"}
+    assert "react" in graph.external_imports["web/app.js"]
+    assert not any(name.startswith(".") for name in graph.external_imports["web/app.js"])
+
+
+def test_cycle_between_two_modules_is_detected():
+    graph = graph_of(
+        {
+            "alpha/a.py": "from beta.b import second\n\ndef first():\n    return second()\n",
+            "beta/b.py": "from alpha.a import first\n\ndef second():\n    return 1\n",
+            "gamma/c.py": "from alpha.a import first\n",
+        }
+    )
+    assert graph.module_of == {"alpha/a.py": "alpha", "beta/b.py": "beta", "gamma/c.py": "gamma"}
+    assert graph.module_deps["alpha"] == ["beta"]
+    assert graph.module_deps["beta"] == ["alpha"]
+    assert graph.module_deps["gamma"] == ["alpha"]
+    assert graph.cycles == [["alpha", "beta"]]
+
+
+def test_no_cycle_without_a_back_edge():
+    assert strongly_connected({"a": ["b"], "b": ["c"], "c": []}) == []
+    assert strongly_connected({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) == [["a", "b", "c"]]
+
+
+def test_callers_are_built_from_callees_across_files():
+    graph = graph_of(
+        {
+            "lib/text.py": """
+                def slugify(title):
+                    return title.lower().replace(" ", "-")
+            """,
+            "app/views.py": """
+                from lib.text import slugify
+
+
+                def page_url(title):
+                    return "/" + slugify(title)
+
+
+                def other():
+                    return page_url("x")
+            """,
+            "app/unrelated.py": """
+                def noop():
+                    return None
+            """,
+        }
+    )
+    slug = "lib/text.py#slugify"
+    page = "app/views.py#page_url"
+    other = "app/views.py#other"
+    assert {slug, page, other} <= set(graph.calls), sorted(graph.calls)
+    assert slug in graph.calls[page]
+    assert page in graph.callers[slug]
+    assert other in graph.callers[page]
+    assert graph.callers.get("app/unrelated.py#noop", []) == []
+    # every caller edge mirrors a callee edge
+    for target, sources in graph.callers.items():
+        for source in sources:
+            assert target in graph.calls[source]
+
+
+def test_same_file_definition_wins_over_a_name_clash_elsewhere():
+    graph = graph_of(
+        {
+            "a/one.py": "def helper():\n    return 1\n\ndef use():\n    return helper()\n",
+            "b/two.py": "def helper():\n    return 2\n",
+        }
+    )
+    assert graph.calls["a/one.py#use"] == ["a/one.py#helper"]
+    assert graph.callers.get("b/two.py#helper", []) == []

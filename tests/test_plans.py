@@ -1,0 +1,258 @@
+"""Refactoring plan: each phase appears only when its measured facts exist, states the
+measured numbers, and links items to real file pages and chunk anchors."""
+
+from __future__ import annotations
+
+from refdoc_site import plans
+from refdoc_site.graph import RepoGraph
+from refdoc_site.pages import chunk_anchor
+from refdoc_site.plans import plan_milestones
+from refdoc_site.records import (
+    Chunk,
+    ChunkKind,
+    ChunkSummary,
+    Document,
+    FileSummary,
+    Hierarchy,
+    Metadata,
+    ModuleSummary,
+    SystemSummary,
+)
+
+CYCLES = "Break dependency cycles between modules"
+SIZE = "Split the largest files and longest definitions"
+COUPLING = "Reduce coupling at the hotspots"
+DOCUMENTATION = "Document the public API"
+
+# --- helpers ----------------------------------------------------------------------------
+
+
+def document(
+    path: str,
+    symbol: str,
+    start: int,
+    end: int,
+    kind: ChunkKind = ChunkKind.FUNCTION,
+    part: int = 0,
+) -> Document:
+    chunk = Chunk(
+        id=f"{path}#{symbol}" + (f"~{part}" if part else ""),
+        path=path,
+        language="python",
+        kind=kind,
+        name=symbol.rsplit(".", 1)[-1],
+        symbol=symbol,
+        signature=f"def {symbol}()",
+        start_line=start,
+        end_line=end,
+        content="",
+        part=part,
+    )
+    return Document(chunk, ChunkSummary("", "", "", "", ""), Metadata(), [], "2024-01-01T00:00:00Z")
+
+
+def file_summary(
+    path: str,
+    lines: int = 50,
+    has_docs: bool = True,
+    public_api: tuple[str, ...] = (),
+    language: str = "python",
+) -> FileSummary:
+    return FileSummary(
+        path=path,
+        module=path.split("/")[0],
+        language=language,
+        text="",
+        role="",
+        public_api=list(public_api),
+        imports=[],
+        external_imports=[],
+        lines=lines,
+        chunk_ids=[],
+        has_docs=has_docs,
+    )
+
+
+def module(name: str, used_by: tuple[str, ...] = ()) -> ModuleSummary:
+    return ModuleSummary(
+        name=name, text="", files=[], public_api=[], depends_on=[], used_by=list(used_by), lines=0
+    )
+
+
+def hierarchy(
+    files: list[FileSummary] | None = None, modules: list[ModuleSummary] | None = None
+) -> Hierarchy:
+    system = SystemSummary(text="", layers=[], cycles=[], languages={})
+    return Hierarchy(system, {m.name: m for m in modules or []}, {f.path: f for f in files or []})
+
+
+def phases(plan: list[dict]) -> dict[str, dict]:
+    return {phase["title"]: phase for phase in plan}
+
+
+def texts(phase: dict) -> dict[str, str]:
+    return {item["label"]: item["text"] for item in phase["items"]}
+
+
+def cycle_graph() -> RepoGraph:
+    return RepoGraph(
+        file_imports={
+            "a/x.py": ["b/z.py"],
+            "a/y.py": ["b/z.py"],
+            "b/z.py": ["a/x.py"],
+            "c/w.py": [],
+        },
+        module_of={"a/x.py": "a", "a/y.py": "a", "b/z.py": "b", "c/w.py": "c"},
+        module_deps={"a": ["b"], "b": ["a"], "c": []},
+        cycles=[["a", "b"]],
+    )
+
+
+# --- phases -----------------------------------------------------------------------------
+
+
+def test_no_facts_no_phases() -> None:
+    documents = [document("a/x.py", "small", 1, 20)]
+    files = [file_summary("a/x.py", lines=120, public_api=("small",))]
+    assert plan_milestones(documents, hierarchy(files), RepoGraph()) == []
+
+
+def test_cycle_phase_names_the_imports_of_the_lightest_edge() -> None:
+    [phase] = plan_milestones([], hierarchy(), cycle_graph())
+    assert phase["title"] == CYCLES
+    assert phase["goal"].startswith("1 group of modules imports each other")
+    first, cut = phase["items"]
+    assert first == {
+        "label": "a ↔ b",
+        "path": "",
+        "anchor": "",
+        "module": "",
+        "text": "2 modules importing each other through 3 file imports",
+    }
+    assert cut["path"] == "b/z.py"
+    assert cut["text"] == "imports a/x.py: b → a is the cycle's lightest edge (1 import)"
+
+
+def test_size_phase_measures_files_and_definitions() -> None:
+    documents = [
+        document("big.py", "run", 10, 152),
+        document("big.py", "Big", 160, 190, ChunkKind.CLASS),
+        document("big.py", "Big.method", 200, 260, ChunkKind.METHOD, part=1),
+        document("big.py", "Big.method", 261, 330, ChunkKind.METHOD, part=2),
+        document("big.py", "<module>", 1, 900, ChunkKind.MODULE),
+        document("small.py", "short", 1, 30),
+    ]
+    files = [
+        file_summary("big.py", lines=812),
+        file_summary("small.py", lines=100),
+        file_summary("README.md", lines=900, language="markdown"),
+    ]
+    [phase] = plan_milestones(documents, hierarchy(files), RepoGraph())
+    assert phase["title"] == SIZE
+    assert phase["goal"].startswith(
+        "The repository has 1 file over 500 lines and 2 definitions over 60 lines."
+    )
+    assert texts(phase) == {
+        "big.py": "812 lines",
+        "run in big.py": "143 lines (function)",
+        "Big.method in big.py": "131 lines (method)",
+    }
+    anchors = {item["label"]: item["anchor"] for item in phase["items"]}
+    assert anchors == {
+        "big.py": "",
+        "run in big.py": chunk_anchor("run"),
+        "Big.method in big.py": chunk_anchor("Big.method", 1),
+    }
+    real = {chunk_anchor(d.chunk.symbol, d.chunk.part) for d in documents}
+    assert all(item["anchor"] in real for item in phase["items"] if item["anchor"])
+
+
+def test_size_phase_is_absent_under_the_thresholds() -> None:
+    documents = [document("a.py", "f", 1, plans.LONG_DEFINITION_LINES)]
+    files = [file_summary("a.py", lines=plans.LARGE_FILE_LINES)]
+    assert phases(plan_milestones(documents, hierarchy(files), RepoGraph())) == {}
+
+
+def test_coupling_phase_measures_fan_out_fan_in_and_callers() -> None:
+    callers = [f"m{i}.py#caller" for i in range(12)]
+    documents = [document("core/util.py", "helper", 1, 5)]
+    graph = RepoGraph(
+        module_deps={"hub": ["m1", "m2", "m3", "m4", "m5", "m6"], "quiet": ["m1"]},
+        callers={"core/util.py#helper": callers, "core/util.py#missing": callers},
+    )
+    modules = [
+        module("core", used_by=("m1", "m2", "m3", "m4", "m5")),
+        module("leaf", used_by=("m1",)),
+    ]
+    [phase] = plan_milestones(documents, hierarchy(modules=modules), graph)
+    assert phase["title"] == COUPLING
+    assert [(i["label"], i["module"], i["text"]) for i in phase["items"][:2]] == [
+        ("hub", "hub", "imports 6 modules"),
+        ("core", "core", "used by 5 modules"),
+    ]
+    helper = phase["items"][2]
+    assert helper == {
+        "label": "helper in core/util.py",
+        "path": "core/util.py",
+        "anchor": chunk_anchor("helper"),
+        "module": "",
+        "text": "called from 12 places",
+    }
+    assert len(phase["items"]) == 3, "callers of a chunk that is not indexed are not linked"
+
+
+def test_coupling_phase_is_absent_below_the_thresholds() -> None:
+    documents = [document("core/util.py", "helper", 1, 5)]
+    graph = RepoGraph(
+        module_deps={"hub": ["m1", "m2", "m3", "m4"]}, callers={"core/util.py#helper": ["a#b"] * 9}
+    )
+    modules = [module("core", used_by=("m1", "m2", "m3", "m4"))]
+    assert plan_milestones(documents, hierarchy(modules=modules), graph) == []
+
+
+def test_documentation_phase_lists_undocumented_public_files_largest_first() -> None:
+    files = [
+        file_summary("app/small.py", lines=40, has_docs=False, public_api=("one",)),
+        file_summary(
+            "app/big.py", lines=340, has_docs=False, public_api=("load", "save", "Store", "merge")
+        ),
+        file_summary("app/documented.py", lines=450, has_docs=True, public_api=("run",)),
+        file_summary("app/private.py", lines=400, has_docs=False),
+        file_summary("tests/test_app.py", lines=480, has_docs=False, public_api=("test_load",)),
+    ]
+    [phase] = plan_milestones([], hierarchy(files), RepoGraph())
+    assert phase["title"] == DOCUMENTATION
+    assert phase["goal"].startswith("2 files expose public names")
+    assert [(i["label"], i["path"], i["text"]) for i in phase["items"]] == [
+        (
+            "app/big.py",
+            "app/big.py",
+            "340 lines, 4 public names (load, save, Store…) and no doc comment",
+        ),
+        ("app/small.py", "app/small.py", "40 lines, 1 public name (one) and no doc comment"),
+    ]
+
+
+def test_phases_come_in_order_and_are_capped() -> None:
+    documents = [document(f"f{i}.py", "run", 1, 100) for i in range(15)]
+    files = [
+        file_summary(f"f{i}.py", lines=600 + i, has_docs=False, public_api=("run",))
+        for i in range(15)
+    ]
+    graph = cycle_graph()
+    graph.module_deps["hub"] = ["a", "b", "c", "d", "e"]
+    plan = plan_milestones(documents, hierarchy(files), graph)
+    assert [p["title"] for p in plan] == [CYCLES, SIZE, COUPLING, DOCUMENTATION]
+    assert all(len(p["items"]) <= plans.MAX_ITEMS for p in plan)
+    size = phases(plan)[SIZE]
+    assert [i["text"] for i in size["items"]][:5] == [
+        "614 lines",
+        "613 lines",
+        "612 lines",
+        "611 lines",
+        "610 lines",
+    ]
+    assert sum(i["anchor"] != "" for i in size["items"]) == 5, (
+        "files and definitions share the room"
+    )
+    assert phases(plan)[DOCUMENTATION]["items"][0]["label"] == "f14.py"

@@ -1,0 +1,190 @@
+"""The extractive summarizer: short prose from docstrings, names and detected effects."""
+
+from __future__ import annotations
+
+from helpers import dedent, source_file
+from refdoc_site.analyze import SyntaxAnalyzer
+from refdoc_site.chunk import ChunkSettings, chunk_file
+from refdoc_site.records import ChunkSummary
+from refdoc_site.summarize import MAX_PROSE, ExtractiveSummarizer, clip, split_identifier
+
+FIELDS = ("responsibility", "inputOutput", "sideEffects", "mainDependencies", "notes")
+
+
+def summaries(path: str, language: str, text: str) -> dict[str, ChunkSummary]:
+    """Chunk, analyze and summarize inline source; summaries by chunk symbol."""
+    text = dedent(text)
+    source = source_file(path, language, text)
+    chunks = chunk_file(source, text, ChunkSettings())
+    analysis = SyntaxAnalyzer().analyze(source, text, chunks)
+    summarizer = ExtractiveSummarizer()
+    return {c.symbol: summarizer.summarize(c, analysis.metadata[c.id]) for c in chunks}
+
+
+def assert_prose(summary: ChunkSummary) -> None:
+    for name in FIELDS:
+        value = getattr(summary, name)
+        assert value.strip(), f"{name} is empty"
+        assert len(value) <= MAX_PROSE, f"{name} is {len(value)} characters"
+        assert "\n" not in value
+        assert value[0].isupper(), f"{name} does not start a sentence: {value!r}"
+        assert value.endswith((".", "…")), f"{name} is not a sentence: {value!r}"
+
+
+def test_responsibility_is_the_docstring_first_sentence():
+    found = summaries(
+        "app/users.py",
+        "python",
+        '''
+        def load_users(path):
+            """Load every user record from a CSV file. Rows without an id are dropped.
+
+            The second paragraph is never used.
+            """
+            return [row for row in read(path) if row.get("id")]
+        ''',
+    )
+    summary = found["load_users"]
+    assert_prose(summary)
+    assert summary.responsibility.startswith("Load every user record from a CSV file.")
+    assert "second paragraph" not in summary.responsibility
+    assert "path" in summary.inputOutput
+    assert summary.source == "extractive"
+
+
+def test_long_docstring_is_clipped_to_200_characters():
+    sentence = "This function does " + "a great many careful things " * 20 + "today."
+    found = summaries(
+        "long.py",
+        "python",
+        f'''
+        def busy(value):
+            """{sentence}"""
+            return value
+        ''',
+    )
+    summary = found["busy"]
+    assert_prose(summary)
+    assert summary.responsibility.startswith("This function does a great many")
+    assert summary.responsibility.endswith("…")
+    assert len(summary.responsibility) <= 200
+
+
+def test_names_are_split_into_words_without_a_docstring():
+    assert split_identifier("get_user_name") == ["get", "user", "name"]
+    assert split_identifier("parseHTTPResponse_v2") == ["parse", "http", "response", "v2"]
+    found = summaries(
+        "names.py",
+        "python",
+        """
+        def get_user_name(user):
+            return user.name
+
+
+        def shipping_cost(order):
+            return order.weight * 2
+        """,
+    )
+    getter = found["get_user_name"]
+    assert_prose(getter)
+    assert getter.responsibility.startswith("Gets user name")
+    assert "get_user_name" not in getter.responsibility.split(".")[0]
+    other = found["shipping_cost"]
+    assert_prose(other)
+    assert "shipping cost" in other.responsibility.lower()
+
+
+def test_detected_effects_appear_in_side_effects():
+    found = summaries(
+        "effects.py",
+        "python",
+        """
+        import subprocess
+        import urllib.request
+
+
+        def save_report(path, text):
+            with open(path, "w") as handle:
+                handle.write(text)
+
+
+        def run_linter(path):
+            return subprocess.run(["lint", path], check=False)
+
+
+        def download(url):
+            return urllib.request.urlopen(url).read()
+
+
+        def add(a, b):
+            return a + b
+        """,
+    )
+    for summary in found.values():
+        assert_prose(summary)
+    assert "files" in found["save_report"].sideEffects.lower()
+    assert "runs other programs" in found["run_linter"].sideEffects.lower()
+    assert "network" in found["download"].sideEffects.lower()
+    assert found["add"].sideEffects == "None detected."
+    assert "subprocess" in found["run_linter"].mainDependencies
+
+
+def test_a_raise_appears_in_notes():
+    found = summaries(
+        "check.py",
+        "python",
+        '''
+        def require_positive(value):
+            """Reject numbers below one."""
+            if value < 1:
+                raise ValueError("value must be positive")
+            return value
+
+
+        def quiet(value):
+            return value
+        ''',
+    )
+    loud = found["require_positive"]
+    assert_prose(loud)
+    assert "raise" in loud.notes
+    assert "raises errors" in loud.sideEffects.lower()
+    assert "raise" not in found["quiet"].notes
+
+
+def test_strings_and_comments_are_not_read_as_effects():
+    found = summaries(
+        "quiet.py",
+        "python",
+        '''
+        def describe():
+            """Mention subprocess.run and open() only in prose."""
+            # requests.get(url) would be a network call
+            return "subprocess.run(['x'])"
+        ''',
+    )
+    assert found["describe"].sideEffects == "None detected."
+
+
+def test_summary_is_prose_not_a_copy_of_the_code():
+    found = summaries(
+        "code.py",
+        "python",
+        """
+        def compute_total(items):
+            total = 0
+            for item in items:
+                total += item.price * item.quantity
+            return total
+        """,
+    )
+    summary = found["compute_total"]
+    assert_prose(summary)
+    assert "total += " not in summary.responsibility
+    assert summary.responsibility.startswith("Computes total")
+
+
+def test_clip_never_exceeds_the_limit():
+    text = "word " * 100
+    assert len(clip(text, 50)) <= 50
+    assert clip("short text", 50) == "short text"
