@@ -41,13 +41,14 @@ class SyntaxAnalyzer:
 
     def analyze(self, source: SourceFile, text: str, chunks: list[Chunk]) -> FileAnalysis:
         imports = file_imports(source.language, text)
+        local_names = {name: _local_name(name) for name in imports}
         public = _declared_public(source.language, text)
         analysis = FileAnalysis(imports=imports)
         for chunk in chunks:
-            analysis.metadata[chunk.id] = self._chunk_metadata(chunk, imports, public)
+            analysis.metadata[chunk.id] = self._chunk_metadata(chunk, local_names, public)
         return analysis
 
-    def _chunk_metadata(self, chunk: Chunk, imports: list[str], public: set[str] | None) -> Metadata:
+    def _chunk_metadata(self, chunk: Chunk, local_names: dict[str, str], public: set[str] | None) -> Metadata:
         if chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW) and chunk.language in ("markdown", "text", "restructuredtext"):
             return Metadata(sources={"all": TIER})
         body = strip_strings_and_comments(_body(chunk), chunk.language)
@@ -59,7 +60,7 @@ class SyntaxAnalyzer:
         asynchronous = patterns.ASYNC.get(chunk.language, patterns.ASYNC["*"])
         words = set(re.findall(r"[A-Za-z_]\w*", body))
         return Metadata(
-            imports=[name for name in imports if _local_name(name) in words],
+            imports=[name for name, local in local_names.items() if local in words],
             exports=[chunk.symbol] if _is_exported(chunk, public) else [],
             callees=[c for c in calls_in(body) if c != chunk.name] if chunk.kind is not ChunkKind.CLASS else [],
             isAsync=bool(asynchronous.search(chunk.signature)),

@@ -42,8 +42,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"refdoc-site {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    def command(name: str, run, help_text: str, out: bool = False) -> argparse.ArgumentParser:
+    def command(name: str, run, help_text: str, out: bool = False, first: tuple[str, str] | None = None) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
+        if first:
+            sub.add_argument(first[0], help=first[1])
         sub.add_argument("repo", nargs="?", default=".", type=Path, help="repository to document (default: .)")
         sub.add_argument("--config", type=Path, help="configuration file (default: REPO/refdoc.yml)")
         sub.add_argument("--store", type=Path, help="store directory (default: REPO/.refdoc)")
@@ -60,6 +62,17 @@ def _parser() -> argparse.ArgumentParser:
     command("summarize", _summarize, "Build the file, module and system summaries from the store.")
     command("render", _render, "Render the Markdown pages and mkdocs.yml from the store.", out=True)
     command("stats", _stats, "Print chunking statistics of the store.")
+    query = command("query", _query, "Search the indexed chunks (keyword and meaning).", first=("text", "what to look for"))
+    query.add_argument("--top", type=int, default=10, help="number of hits (default 10)")
+    query.add_argument("--json", action="store_true", help="print the hits as JSON")
+    query.add_argument("--mode", choices=("fused", "sparse", "dense"), default="fused", help="ranking (default fused)")
+    evaluation = commands.add_parser("eval", help="Score the search on a labelled query set.")
+    evaluation.add_argument("queries", type=Path, help="labelled queries, JSON lines")
+    evaluation.add_argument("--corpus", type=Path, required=True, help="folder the queries are about")
+    evaluation.add_argument("--store", type=Path, help="store directory (default: a temporary one)")
+    evaluation.add_argument("--modes", default="sparse,dense,fused", help="comma-separated rankings to score")
+    evaluation.add_argument("-v", "--verbose", action="store_true")
+    evaluation.set_defaults(run=_eval)
     return parser
 
 
@@ -119,6 +132,61 @@ def _stats(args: argparse.Namespace) -> int:
         workspace.config.chunk_size,
     )
     print(format_stats(stats))
+    return 0
+
+
+def _query(args: argparse.Namespace) -> int:
+    import json
+
+    from .search import MAX_QUERY_CHARS, SearchIndex
+
+    text = args.text.strip()
+    if not text:
+        raise RefdocError("query: empty; say what to look for, e.g. refdoc-site query \"parse the config\"")
+    if len(text) > MAX_QUERY_CHARS:
+        raise RefdocError(f"query: {len(text)} characters, more than {MAX_QUERY_CHARS}; shorten it")
+    if args.top < 1:
+        raise RefdocError("--top: must be at least 1")
+    workspace = _workspace(args)
+    state = workspace.store.load()
+    if not state.documents:
+        raise RefdocError(f"{workspace.store.index_path}: no indexed chunks; run `refdoc-site index` first")
+    hits = SearchIndex.build(state.documents).search(text, args.top, args.mode, _query_embedder(state))
+    if args.json:
+        print(json.dumps([hit.to_dict() for hit in hits], ensure_ascii=False, indent=1))
+    elif not hits:
+        print(f"no matches for {text!r}")
+    else:
+        for rank, hit in enumerate(hits, start=1):
+            print(f"{rank:>3}. {hit.score:.3f}  {hit.path}:{hit.start_line}-{hit.end_line}  {hit.symbol}  ({hit.kind})")
+    return 0
+
+
+def _query_embedder(state):
+    return None
+
+
+def _eval(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from .config import Config
+    from .evaluate import evaluate, format_table, load_queries
+    from .search import SearchIndex
+
+    queries = load_queries(args.queries)
+    if not args.corpus.is_dir():
+        raise RefdocError(f"{args.corpus}: not a directory; pass the corpus folder with --corpus")
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    with tempfile.TemporaryDirectory() as temporary:
+        store = args.store or Path(temporary) / "store"
+        workspace = Workspace.create(args.corpus, Config(), store, Path(temporary) / "site")
+        index(workspace)
+        state = workspace.store.load()
+    search_index = SearchIndex.build(state.documents)
+    embedder = _query_embedder(state)
+    results = {mode: evaluate(search_index, queries, mode, embedder) for mode in modes if mode == "sparse" or embedder}
+    print(f"{args.queries.name}: {len(queries)} queries over {len(state.files)} files, {len(state.documents)} chunks")
+    print(format_table(results))
     return 0
 
 

@@ -20,6 +20,7 @@ from .analyze import Analyzer, SyntaxAnalyzer
 from .chunk import chunk_file
 from .config import Config
 from .discover import discover, read_text
+from .errors import StoreError
 from .evidence import collect_decisions
 from .graph import RepoGraph, build_graph
 from .hierarchy import build_hierarchy
@@ -27,6 +28,7 @@ from .plans import plan_milestones
 from .progress import progress
 from .records import Document, Hierarchy, SourceFile
 from .render import SiteData, render_pages
+from .resources import mkdocs_template, templates_dir
 from .site import build_site, find_mermaid, write_project
 from .pages import module_page
 from .store import FileEntry, Store, StoreState
@@ -50,6 +52,7 @@ class Workspace:
     config: Config
     store_dir: Path
     out_dir: Path
+    _state: StoreState | None = field(default=None, repr=False)
 
     @classmethod
     def create(cls, repo: Path, config: Config, store_dir: Path | None = None, out_dir: Path | None = None) -> Workspace:
@@ -65,6 +68,19 @@ class Workspace:
     @property
     def store(self) -> Store:
         return Store(self.store_dir)
+
+    def load_state(self) -> StoreState:
+        """The stored documents, read once per workspace and shared by the phases."""
+        if self._state is None:
+            self._state = self.store.load()
+        return self._state
+
+    def inputs_digest(self, *parts: str) -> str:
+        """A hash of what a phase's output depends on, to skip work when nothing changed."""
+        state = self.load_state()
+        files = "".join(f"{path}:{entry.sha256}\n" for path, entry in sorted(state.files.items()))
+        text = "|".join((__version__, state.fingerprint, files, repr(self.config), *parts))
+        return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass
@@ -89,21 +105,25 @@ class BuildReport:
     seconds: dict[str, float]
 
 
-def build(workspace: Workspace, analyzer: Analyzer | None = None, summarizer: Summarizer | None = None) -> BuildReport:
+def build(
+    workspace: Workspace,
+    analyzer: Analyzer | None = None,
+    summarizer: Summarizer | None = None,
+    site: bool = True,
+) -> BuildReport:
     """The whole product: index the code, summarize it, render the pages, build the site."""
     seconds: dict[str, float] = {}
-    started = time.perf_counter()
-    report = index(workspace, analyzer, summarizer)
-    seconds["index"] = time.perf_counter() - started
-    started = time.perf_counter()
-    summarize(workspace)
-    seconds["summarize"] = time.perf_counter() - started
-    started = time.perf_counter()
-    pages = render(workspace)
-    seconds["render"] = time.perf_counter() - started
-    started = time.perf_counter()
-    site_dir = publish(workspace)
-    seconds["mkdocs"] = time.perf_counter() - started
+
+    def timed(name: str, phase):
+        started = time.perf_counter()
+        result = phase()
+        seconds[name] = time.perf_counter() - started
+        return result
+
+    report = timed("index", lambda: index(workspace, analyzer, summarizer))
+    timed("summarize", lambda: summarize(workspace))
+    pages = timed("render", lambda: render(workspace))
+    site_dir = timed("mkdocs", lambda: publish(workspace)) if site else workspace.out_dir
     return BuildReport(report, len(pages), site_dir, seconds)
 
 
@@ -116,7 +136,7 @@ def index(workspace: Workspace, analyzer: Analyzer | None = None, summarizer: Su
     summarizer = summarizer or ExtractiveSummarizer()
     config = workspace.config
     store = workspace.store
-    previous = store.load()
+    previous = workspace.load_state()
     fingerprint = _fingerprint(config, analyzer, summarizer)
     reusable = previous.fingerprint == fingerprint
     previous_documents = previous.documents_by_path() if reusable else {}
@@ -131,9 +151,9 @@ def index(workspace: Workspace, analyzer: Analyzer | None = None, summarizer: Su
     for source in progress(found.files, len(found.files), "index"):
         report.source_bytes += source.size
         old = previous.files.get(source.path) if reusable else None
-        if old is not None and old.sha256 == source.sha256 and source.path in previous_documents:
+        if old is not None and old.sha256 == source.sha256:
             state.files[source.path] = old
-            state.documents.extend(previous_documents[source.path])
+            state.documents.extend(previous_documents.get(source.path, []))
             report.reused += 1
             continue
         try:
@@ -159,7 +179,10 @@ def index(workspace: Workspace, analyzer: Analyzer | None = None, summarizer: Su
     report.chunks = len(state.documents)
     for line in report.failed:
         log.warning(line)
-    store.save(state)
+    workspace._state = state
+    unchanged = reusable and not report.reprocessed and not report.removed and store.exists()
+    if not unchanged:
+        store.save(state)
     store.write_json(
         DISCOVERY_NAME,
         {
@@ -193,11 +216,18 @@ def _fingerprint(config: Config, analyzer: Analyzer, summarizer: Summarizer) -> 
 
 
 def summarize(workspace: Workspace) -> Hierarchy:
-    """Build the graphs, the file → module → system summaries, decisions and plans."""
+    """Build the graphs, the file → module → system summaries, decisions and plans.
+
+    Skipped when neither the indexed files, the configuration nor the commit changed.
+    """
     store = workspace.store
-    state = store.load()
+    state = workspace.load_state()
     if not state.files:
         raise_missing_index(workspace)
+    commit = _git_commit(workspace.repo)
+    digest = workspace.inputs_digest("summarize", commit)
+    if _previous_digest(store, FACTS_NAME) == digest and (store.directory / HIERARCHY_NAME).exists():
+        return Hierarchy.from_dict(store.read_json(HIERARCHY_NAME))
     graph = build_graph(
         {path: entry.language for path, entry in state.files.items()},
         {path: entry.imports for path, entry in state.files.items()},
@@ -221,15 +251,24 @@ def summarize(workspace: Workspace) -> Hierarchy:
             "lines": sum(entry.lines for entry in state.files.values()),
             "skipped": dict(sorted(skipped.items())),
             "skipped_total": sum(skipped.values()),
-            "commit": _git_commit(workspace.repo),
+            "commit": commit,
+            "inputs": digest,
         },
     )
     return hierarchy
 
 
-def raise_missing_index(workspace: Workspace) -> None:
-    from .errors import StoreError
+def _previous_digest(store: Store, name: str) -> str:
+    path = store.directory / name
+    if not path.exists():
+        return ""
+    try:
+        return store.read_json(name).get("inputs", "")
+    except StoreError:
+        return ""
 
+
+def raise_missing_index(workspace: Workspace) -> None:
     raise StoreError(f"{workspace.store.index_path}: no indexed files; run `refdoc-site index` first")
 
 
@@ -246,12 +285,24 @@ def _git_commit(repo: Path) -> str:
 # --- phase 3: render ----------------------------------------------------------------------
 
 
+RENDERED_NAME = "rendered.json"
+
+
 def render(workspace: Workspace) -> list[str]:
-    """Render every page from the store into the MkDocs project; returns page paths."""
-    data = load_site_data(workspace)
+    """Render every page from the store into the MkDocs project; returns page paths.
+
+    Skipped when the summaries, the templates and the site settings are unchanged.
+    """
+    mermaid = find_mermaid(workspace.repo, workspace.config.mermaid_js)
+    digest = workspace.inputs_digest("render", _previous_digest(workspace.store, FACTS_NAME), _templates_digest(), str(mermaid), str(workspace.out_dir))
     docs_dir = workspace.project_dir / "docs"
+    rendered = workspace.store.directory / RENDERED_NAME
+    if _previous_digest(workspace.store, RENDERED_NAME) == digest and docs_dir.exists():
+        return workspace.store.read_json(RENDERED_NAME)["pages"]
+    data = load_site_data(workspace)
     if docs_dir.exists():
         shutil.rmtree(docs_dir)
+    rendered.unlink(missing_ok=True)
     pages = render_pages(data, docs_dir)
     write_project(
         workspace.project_dir,
@@ -260,14 +311,22 @@ def render(workspace: Workspace) -> list[str]:
         site_url=workspace.config.site_url,
         language=workspace.config.language,
         modules=[(name, module_page(name)) for name in sorted(data.hierarchy.modules)],
-        mermaid_script=find_mermaid(workspace.repo, workspace.config.mermaid_js),
+        mermaid_script=mermaid,
     )
+    workspace.store.write_json(RENDERED_NAME, {"inputs": digest, "pages": pages})
     return pages
+
+
+def _templates_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(templates_dir().rglob("*.jinja2")) + [mkdocs_template()]:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def load_site_data(workspace: Workspace) -> SiteData:
     store = workspace.store
-    state = store.load()
+    state = workspace.load_state()
     facts = store.read_json(FACTS_NAME)
     return SiteData(
         site_name=workspace.config.site_name or workspace.repo.name,
@@ -286,11 +345,19 @@ def load_site_data(workspace: Workspace) -> SiteData:
 # --- phase 4: site ------------------------------------------------------------------------
 
 
+PUBLISHED_NAME = "published.json"
+
+
 def publish(workspace: Workspace) -> Path:
     """Build the MkDocs site beside the output folder, then swap it in.
 
-    A failing MkDocs build leaves the previously published site untouched.
+    A failing MkDocs build leaves the previously published site untouched; a site
+    already built from the same rendered pages is kept as it is.
     """
+    rendered = _previous_digest(workspace.store, RENDERED_NAME)
+    if rendered and _previous_digest(workspace.store, PUBLISHED_NAME) == rendered and (workspace.out_dir / "index.html").exists():
+        return workspace.out_dir
+    workspace.store.directory.joinpath(PUBLISHED_NAME).unlink(missing_ok=True)
     staging = _staging_dir(workspace.out_dir)
     if staging.exists():
         shutil.rmtree(staging)
@@ -304,6 +371,7 @@ def publish(workspace: Workspace) -> Path:
     staging.rename(out)
     if retired.exists():
         shutil.rmtree(retired)
+    workspace.store.write_json(PUBLISHED_NAME, {"inputs": rendered})
     return out
 
 

@@ -96,9 +96,7 @@ class Chunk:
     """Token count of `content`."""
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["kind"] = self.kind.value
-        return data
+        return {**self.__dict__, "kind": self.kind.value}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Chunk:
@@ -127,7 +125,7 @@ class Metadata:
     """Which analysis tier produced each field (`tree-sitter`, `regex`, `lsp`)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return dict(self.__dict__)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Metadata:
@@ -147,7 +145,7 @@ class ChunkSummary:
     """Who wrote it: `extractive` offline, or the model's name."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return dict(self.__dict__)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ChunkSummary:

@@ -13,6 +13,7 @@ import posixpath
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
@@ -83,9 +84,10 @@ class _Pages:
             yield page, self.render("file.md.jinja2", page, file=summary, documents=documents)
 
     def render(self, template: str, page: str, **context) -> str:
+        here = posixpath.dirname(page) or "."
+
         def link(target_page: str, anchor: str = "") -> str:
-            relative = posixpath.relpath(target_page, posixpath.dirname(page) or ".")
-            return quote(relative) + (f"#{anchor}" if anchor else "")
+            return _relative_url(target_page, here) + (f"#{anchor}" if anchor else "")
 
         def chunk_link(chunk_id: str) -> str:
             document = self.by_id.get(chunk_id)
@@ -123,6 +125,11 @@ class _Pages:
             if name in deps:
                 edges.setdefault(other, []).append(name)
         return _mermaid_graph(edges, {name})
+
+
+@lru_cache(maxsize=65536)
+def _relative_url(target_page: str, from_directory: str) -> str:
+    return quote(posixpath.relpath(target_page, from_directory))
 
 
 def _mermaid_graph(edges: dict[str, list[str]], highlighted: set[str]) -> str:

@@ -192,8 +192,9 @@ MODIFIERS = frozenset(
 
 def _parameter_list(signature: str, name: str) -> tuple[int, int]:
     """Start and end index of the parameter list that follows `name` (or the first one)."""
-    match = re.search(re.escape(name) + r"\s*(?:<[^()]*>)?\s*\(", signature) if name else None
-    start = match.end() - 1 if match else signature.find("(")
+    start = _paren_after(signature, name) if name else -1
+    if start < 0:
+        start = signature.find("(")
     if start < 0:
         return -1, -1
     depth = 0
@@ -206,6 +207,26 @@ def _parameter_list(signature: str, name: str) -> tuple[int, int]:
             if depth == 0:
                 return start, index
     return start, len(signature)
+
+
+def _paren_after(signature: str, name: str) -> int:
+    """Index of the `(` that opens the parameters written after `name`, or -1."""
+    at = signature.find(name)
+    while at >= 0:
+        index = at + len(name)
+        if index < len(signature) and signature[index] == "<":
+            depth = 0
+            while index < len(signature):
+                depth += {"<": 1, ">": -1}.get(signature[index], 0)
+                index += 1
+                if depth == 0:
+                    break
+        while index < len(signature) and signature[index] == " ":
+            index += 1
+        if index < len(signature) and signature[index] == "(":
+            return index
+        at = signature.find(name, at + 1)
+    return -1
 
 
 def split_parameters(signature: str, name: str = "") -> list[str]:

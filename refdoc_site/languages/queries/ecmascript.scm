@@ -42,3 +42,21 @@
       (string (string_fragment) @name.property)
       .
       (function_expression body: (_) @body)))) @definition.function
+
+; module.exports = class Application {} — the class keeps its own name
+(expression_statement
+  (assignment_expression
+    right: (class
+      name: (_) @name
+      body: (class_body) @body))) @definition.class
+
+; const proto = {…} / const proto = module.exports = {…}: members become proto.member
+(variable_declarator
+  name: (identifier) @name
+  value: [(object) (assignment_expression right: (object))]) @scope
+
+; { key: function () {} } / { key: () => {} } inside an object literal
+(pair
+  key: [(property_identifier) (string (string_fragment))] @name
+  value: [(function_expression body: (_) @body)
+          (arrow_function body: (_) @body)]) @definition.function

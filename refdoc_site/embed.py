@@ -1,0 +1,176 @@
+"""Embed stage: texts become L2-normalised float32 vectors.
+
+Embedders sit behind the `Embedder` protocol. The default is `StaticEmbedder`: a static
+(token-vector) model shipped with the package, with no dependency beyond numpy, that the
+browser can run too: the site ships the same model file and vocabulary, and its
+JavaScript embeds the user's query exactly as the build embedded the chunks.
+
+A static model is a table of one vector per WordPiece token. A text's vector is the sum
+of its tokens' vectors (the per-token weights are folded into their lengths), normalised
+to unit length. The table is stored as int8 with one float32 scale per row.
+
+Model file (`embeddings.bin`), little-endian:
+
+    bytes 0–7    magic  b"RDEMB\\x00\\x01\\x00"
+    bytes 8–11   uint32 H, the length of the JSON header
+    bytes 12…    the JSON header (UTF-8, padded with spaces to a multiple of 4 bytes)
+    then         float32[vocab_size]              per-row scales, at header["scales_offset"]
+    then         int8[vocab_size × dim], row-major  the token matrix, at header["matrix_offset"]
+
+The header names the format, `vocab_size`, `dim`, `max_tokens` (word pieces kept per
+text), `pooling` ("sum"; normalised afterwards), `special_tokens` (tokens whose rows are
+added to every non-empty text: [CLS] and [SEP], a learnt bias) and the model's name. A
+text with no word piece embeds to the zero vector. The vocabulary is
+the BERT `vocab.txt` beside it, read by `refdoc_site.wordpiece`.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from .wordpiece import WordPieceTokenizer
+
+MAGIC = b"RDEMB\x00\x01\x00"
+FORMAT = "refdoc-static-embedding"
+MODEL_FILE = "embeddings.bin"
+VOCAB_FILE = "vocab.txt"
+MODELS_DIR = Path(__file__).parent / "models"
+DEFAULT_MODEL = "minilm-code-static-128"
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of `dim` dimensions."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """A `(len(texts), dim)` float32 array; each row has unit length (or is zero)."""
+        ...
+
+
+def chunk_text(signature: str, responsibility: str, input_output: str) -> str:
+    """The text the build embeds for a chunk."""
+    return signature + "\n\n" + responsibility + "\n" + input_output
+
+
+@dataclass(frozen=True)
+class StaticModelData:
+    """A static model as stored: header, int8 matrix and per-row scales."""
+
+    header: dict
+    scales: np.ndarray
+    """float32, one per vocabulary row."""
+    matrix: np.ndarray
+    """int8, `(vocab_size, dim)`."""
+
+
+def write_model(
+    directory: Path, matrix: np.ndarray, vocab: Sequence[str], name: str, max_tokens: int = 256, **extra: object
+) -> Path:
+    """Quantise a float token matrix to int8 with per-row scales and write it with its vocab."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.shape[0] != len(vocab):
+        raise ValueError(f"matrix has {matrix.shape[0]} rows for {len(vocab)} tokens")
+    peaks = np.abs(matrix).max(axis=1)
+    scales = np.where(peaks > 0, peaks / 127.0, 1.0).astype(np.float32)
+    quantised = np.clip(np.rint(matrix / scales[:, None]), -127, 127).astype(np.int8)
+    scales = np.where(peaks > 0, scales, 0.0).astype("<f4")
+    directory.mkdir(parents=True, exist_ok=True)
+    header = {
+        "format": FORMAT,
+        "version": 1,
+        "name": name,
+        "vocab_size": int(matrix.shape[0]),
+        "dim": int(matrix.shape[1]),
+        "dtype": "int8",
+        "scale": "per-row float32",
+        "pooling": "sum",
+        "normalize": True,
+        "max_tokens": int(max_tokens),
+        "tokenizer": "bert-wordpiece-uncased",
+        "vocab": VOCAB_FILE,
+        **extra,
+    }
+    # Offsets depend on the header length, which depends on the offsets' digits: settle it.
+    header["scales_offset"] = header["matrix_offset"] = 0
+    for _ in range(3):
+        raw = json.dumps(header, sort_keys=True).encode("utf-8")
+        raw += b" " * (-(12 + len(raw)) % 4)
+        scales_offset = 12 + len(raw)
+        header["scales_offset"] = scales_offset
+        header["matrix_offset"] = scales_offset + 4 * matrix.shape[0]
+    raw = json.dumps(header, sort_keys=True).encode("utf-8")
+    raw += b" " * (-(12 + len(raw)) % 4)
+    if 12 + len(raw) != header["scales_offset"]:
+        raise AssertionError("header length did not settle")
+    path = directory / MODEL_FILE
+    with path.open("wb") as out:
+        out.write(MAGIC)
+        out.write(struct.pack("<I", len(raw)))
+        out.write(raw)
+        out.write(scales.tobytes())
+        out.write(quantised.tobytes())
+    (directory / VOCAB_FILE).write_text("".join(token + "\n" for token in vocab), encoding="utf-8")
+    return path
+
+
+def read_model(directory: Path) -> StaticModelData:
+    data = (Path(directory) / MODEL_FILE).read_bytes()
+    if data[:8] != MAGIC:
+        raise ValueError(f"{directory / MODEL_FILE}: not a refdoc static embedding model")
+    (length,) = struct.unpack("<I", data[8:12])
+    header = json.loads(data[12 : 12 + length].decode("utf-8"))
+    if header.get("format") != FORMAT or header.get("dtype") != "int8":
+        raise ValueError(f"{directory / MODEL_FILE}: unsupported format {header.get('format')!r}")
+    rows, dim = header["vocab_size"], header["dim"]
+    scales = np.frombuffer(data, dtype="<f4", count=rows, offset=header["scales_offset"])
+    matrix = np.frombuffer(data, dtype=np.int8, count=rows * dim, offset=header["matrix_offset"])
+    return StaticModelData(header, scales.astype(np.float32), matrix.reshape(rows, dim))
+
+
+class StaticEmbedder:
+    """Sum of token vectors, normalised; numpy only."""
+
+    def __init__(self, directory: str | Path | None = None) -> None:
+        self.directory = Path(directory) if directory else MODELS_DIR / DEFAULT_MODEL
+        model = read_model(self.directory)
+        self.header = model.header
+        self.name = str(model.header.get("name") or self.directory.name)
+        self.dim = int(model.header["dim"])
+        self.max_tokens = int(model.header.get("max_tokens", 256))
+        self.vectors = model.matrix.astype(np.float32) * model.scales[:, None]
+        self.tokenizer = WordPieceTokenizer.from_file(self.directory / model.header.get("vocab", VOCAB_FILE))
+        if len(self.tokenizer) != self.vectors.shape[0]:
+            raise ValueError(
+                f"{self.directory}: vocab has {len(self.tokenizer)} tokens, matrix {self.vectors.shape[0]} rows"
+            )
+        self.special_ids = [self.tokenizer.ids[token] for token in model.header.get("special_tokens", [])]
+
+    def token_ids(self, text: str) -> list[int]:
+        """The rows summed for `text`: its word pieces (truncated) and the special tokens."""
+        pieces = self.tokenizer.encode(text)[: self.max_tokens]
+        return pieces + self.special_ids if pieces else []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            ids = self.token_ids(text)
+            if ids:
+                out[row] = self.vectors[ids].sum(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
+        return out
+
+
+def load_embedder(name: str = DEFAULT_MODEL) -> StaticEmbedder:
+    """A shipped model by name (a folder under `refdoc_site/models/`), or a folder path."""
+    path = Path(name)
+    return StaticEmbedder(path if path.is_dir() else MODELS_DIR / name)

@@ -1,0 +1,231 @@
+"""Hybrid search over the stored chunks: Lunr (BM25 over weighted fields) fused with cosine.
+
+The same ranking runs in the CLI (`refdoc-site query`) and, in JavaScript, in the
+published site; `search_assets/` holds the data both sides share (stop words, weights),
+and a parity test keeps them in step. The steps:
+
+1. query terms: lower-cased words and identifier parts, stop words dropped;
+2. sparse: a Lunr query with, per term, an exact clause (through the stemmer), a prefix
+   clause and, for longer terms, an edit-distance-1 clause;
+3. dense: cosine between the query's vector and every chunk vector;
+4. fusion: each side's scores min-max normalised over its top candidates, then weighted;
+5. chunks of one symbol (windows of a long function) collapse into their best.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from .records import ChunkKind, Document
+
+ASSETS = Path(__file__).parent / "search_assets"
+MAX_QUERY_CHARS = 1000
+IDENTIFIER_RE = re.compile(r"[A-Za-z0-9_]+")
+CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+@cache
+def settings() -> dict:
+    """Field boosts, clause boosts and fusion weights shared with the JavaScript side."""
+    return json.loads((ASSETS / "settings.json").read_text(encoding="utf-8"))
+
+
+@cache
+def stop_words() -> frozenset[str]:
+    return frozenset((ASSETS / "stopwords.txt").read_text(encoding="utf-8").split())
+
+
+def identifier_parts(word: str) -> list[str]:
+    """`parse_HTTPResponse2` → parse, http, response, 2 (lower-cased)."""
+    parts = []
+    for piece in word.split("_"):
+        parts.extend(match.group(0).lower() for match in CAMEL_RE.finditer(piece))
+    return parts
+
+
+def terms(text: str) -> list[str]:
+    """Words of a text as the index sees them: each identifier whole and split, lower-cased."""
+    out: list[str] = []
+    for word in IDENTIFIER_RE.findall(text):
+        lowered = word.lower()
+        out.append(lowered)
+        parts = identifier_parts(word)
+        if len(parts) > 1:
+            out.extend(parts)
+    return out
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct query terms in order, without stop words and single characters."""
+    stop = stop_words()
+    return list(dict.fromkeys(t for t in terms(text) if len(t) > 1 and t not in stop))
+
+
+# --- what gets indexed --------------------------------------------------------------------
+
+
+def sparse_fields(document: Document) -> dict[str, str]:
+    """The text of each sparse field for one chunk, already split into index terms."""
+    chunk, summary = document.chunk, document.summary
+    values = {
+        "name": f"{chunk.symbol} {chunk.name}",
+        "signature": chunk.signature,
+        "responsibility": summary.responsibility,
+        "inputOutput": summary.inputOutput,
+        "notes": f"{summary.notes} {chunk.docstring}",
+        "path": chunk.path,
+        "body": _body_words(document),
+    }
+    return {name: " ".join(terms(text)) for name, text in values.items()}
+
+
+def _body_words(document: Document) -> str:
+    """Identifiers and string words of the code, each once: what keyword queries quote."""
+    if document.chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW):
+        return document.chunk.content
+    return " ".join(dict.fromkeys(IDENTIFIER_RE.findall(document.chunk.content)))
+
+
+def embedding_text(document: Document) -> str:
+    """What the dense side embeds per chunk: signature, blank line, responsibility, I/O."""
+    return f"{document.chunk.signature}\n\n{document.summary.responsibility}\n{document.summary.inputOutput}"
+
+
+# --- the index ----------------------------------------------------------------------------
+
+
+class QueryEmbedder(Protocol):
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+@dataclass
+class Hit:
+    path: str
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    score: float
+    chunk_id: str
+    sparse: float = 0.0
+    dense: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "symbol": self.symbol,
+            "kind": self.kind,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "score": round(self.score, 6),
+        }
+
+
+@dataclass
+class SearchIndex:
+    """Lunr index, chunk vectors and the documents they point at (by position)."""
+
+    documents: list[Document]
+    lunr_index: object
+    vectors: np.ndarray | None = None
+    fields: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, documents: list[Document], fields: dict[str, float] | None = None) -> SearchIndex:
+        from lunr import lunr
+
+        boosts = fields if fields is not None else settings()["fields"]
+        documents = [d for d in documents if d.chunk.kind is not ChunkKind.MODULE or d.chunk.content.strip()]
+        rows = []
+        for position, document in enumerate(documents):
+            row = {"ref": str(position)}
+            texts = sparse_fields(document)
+            row.update({name: texts[name] for name in boosts})
+            rows.append(row)
+        index = lunr(
+            ref="ref",
+            fields=[{"field_name": name, "boost": boost} for name, boost in boosts.items()],
+            documents=rows,
+        )
+        vectors = None
+        if documents and all(d.embedding for d in documents):
+            vectors = np.asarray([d.embedding for d in documents], dtype=np.float32)
+        return cls(documents, index, vectors, dict(boosts))
+
+    def sparse_scores(self, text: str) -> dict[int, float]:
+        """Lunr scores by document position for a query text."""
+        from lunr.query import Query
+
+        wanted = query_terms(text)
+        if not wanted:
+            return {}
+        boosts = settings()["clauses"]
+
+        def build(query: Query) -> None:
+            for term in wanted:
+                query.term(term, boost=boosts["exact"])
+                if len(term) >= boosts["prefix_min_length"]:
+                    query.term(term, boost=boosts["prefix"], use_pipeline=False, wildcard=Query.WILDCARD_TRAILING)
+                if len(term) >= boosts["fuzzy_min_length"]:
+                    query.term(term, boost=boosts["fuzzy"], use_pipeline=False, edit_distance=1)
+
+        return {int(result["ref"]): float(result["score"]) for result in self.lunr_index.query(callback=build)}
+
+    def dense_scores(self, query_vector: np.ndarray) -> np.ndarray:
+        if self.vectors is None:
+            return np.zeros(len(self.documents), dtype=np.float32)
+        return self.vectors @ query_vector
+
+    def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
+        """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
+        sparse = self.sparse_scores(text) if mode in ("sparse", "fused") else {}
+        dense: dict[int, float] = {}
+        if mode in ("dense", "fused") and embedder is not None and self.vectors is not None:
+            scores = self.dense_scores(embedder.embed([text])[0])
+            candidates = np.argsort(-scores)[: settings()["fusion"]["dense_candidates"]]
+            dense = {int(i): float(scores[i]) for i in candidates}
+        combined = fuse(sparse, dense, settings()["fusion"]) if mode == "fused" else (sparse or dense)
+        return self._collapse(combined, sparse, dense, top)
+
+    def _collapse(self, combined: dict[int, float], sparse: dict[int, float], dense: dict[int, float], top: int) -> list[Hit]:
+        best: dict[tuple[str, str], Hit] = {}
+        for position, score in sorted(combined.items(), key=lambda item: (-item[1], item[0])):
+            chunk = self.documents[position].chunk
+            key = (chunk.path, chunk.symbol)
+            if key in best:
+                continue
+            best[key] = Hit(
+                chunk.path, chunk.symbol, chunk.kind.value, chunk.start_line, chunk.end_line, score,
+                chunk.id, sparse.get(position, 0.0), dense.get(position, 0.0),
+            )
+            if len(best) == top:
+                break
+        return list(best.values())
+
+
+def fuse(sparse: dict[int, float], dense: dict[int, float], weights: dict) -> dict[int, float]:
+    """Weighted sum of min-max normalised scores over each side's top candidates."""
+    sparse_top = dict(sorted(sparse.items(), key=lambda item: -item[1])[: weights["sparse_candidates"]])
+    normalised_sparse = _min_max(sparse_top)
+    normalised_dense = _min_max(dense)
+    weight = weights["sparse_weight"]
+    fused: dict[int, float] = {}
+    for position in set(normalised_sparse) | set(normalised_dense):
+        fused[position] = weight * normalised_sparse.get(position, 0.0) + (1 - weight) * normalised_dense.get(position, 0.0)
+    return fused
+
+
+def _min_max(scores: dict[int, float]) -> dict[int, float]:
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    if high == low:
+        return {key: 1.0 for key in scores}
+    return {key: (value - low) / (high - low) for key, value in scores.items()}

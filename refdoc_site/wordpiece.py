@@ -1,0 +1,172 @@
+"""A pure-Python BERT WordPiece tokenizer (uncased), reading a `vocab.txt`.
+
+It reproduces what the teacher model's tokenizer (`BertTokenizerFast`, i.e. the
+`tokenizers` BertNormalizer + BertPreTokenizer + WordPiece) gives for uncased models, so
+that the static embedder looks up the same token ids at build time as the teacher saw in
+training, and as the browser's JavaScript port does at query time:
+
+1. clean: drop NUL, U+FFFD and control/format characters (Unicode categories Cc, Cf, Cn,
+   Co, Cs, except tab, newline and carriage return); every whitespace becomes a space;
+2. put spaces around CJK ideographs, so each is a word of its own;
+3. strip accents (NFD, then drop combining marks, category Mn) and lower-case;
+4. split on whitespace, and make every punctuation character (ASCII punctuation or any
+   Unicode category P*) a word of its own;
+5. WordPiece: greedy longest match from the left, continuation pieces prefixed `##`; a
+   word with a piece that matches nothing, or longer than 100 characters, is `[UNK]`.
+
+No special tokens ([CLS], [SEP]) are added: the static model pools word pieces only.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+UNK = "[UNK]"
+MAX_WORD_CHARS = 100
+CONTINUATION = "##"
+
+_CONTROL_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Co", "Cs"})
+_CJK_RANGES = (
+    (0x4E00, 0x9FFF),
+    (0x3400, 0x4DBF),
+    (0x20000, 0x2A6DF),
+    (0x2A700, 0x2B73F),
+    (0x2B740, 0x2B81F),
+    (0x2B820, 0x2CEAF),
+    (0xF900, 0xFAFF),
+    (0x2F800, 0x2FA1F),
+)
+# Unicode White_Space (what Rust's char::is_whitespace tests), the definition the
+# `tokenizers` library uses for both cleaning and splitting.
+_WHITESPACE = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def is_whitespace(char: str) -> bool:
+    return char in _WHITESPACE
+
+
+def is_control(char: str) -> bool:
+    if char in "\t\n\r":
+        return False
+    return unicodedata.category(char) in _CONTROL_CATEGORIES
+
+
+def is_punctuation(char: str) -> bool:
+    code = ord(char)
+    if 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126:
+        return True
+    return unicodedata.category(char).startswith("P")
+
+
+def is_cjk(char: str) -> bool:
+    code = ord(char)
+    return any(low <= code <= high for low, high in _CJK_RANGES)
+
+
+def normalize(text: str) -> str:
+    """Steps 1–3: clean, space out CJK ideographs, strip accents, lower-case."""
+    out: list[str] = []
+    for char in text:
+        if char == "\x00" or char == "\ufffd" or is_control(char):
+            continue
+        if is_whitespace(char):
+            out.append(" ")
+        elif is_cjk(char):
+            out.append(f" {char} ")
+        else:
+            out.append(char)
+    cleaned = "".join(out)
+    if cleaned.isascii():
+        return cleaned.lower()
+    decomposed = unicodedata.normalize("NFD", cleaned)
+    # Character by character, as the Rust tokenizer does (no final-sigma rule).
+    return "".join(c.lower() for c in decomposed if unicodedata.category(c) != "Mn")
+
+
+def pre_tokenize(normalized: str) -> list[str]:
+    """Step 4: words split at whitespace, each punctuation character a word."""
+    words: list[str] = []
+    current: list[str] = []
+    for char in normalized:
+        if is_whitespace(char):
+            if current:
+                words.append("".join(current))
+                current = []
+        elif is_punctuation(char):
+            if current:
+                words.append("".join(current))
+                current = []
+            words.append(char)
+        else:
+            current.append(char)
+    if current:
+        words.append("".join(current))
+    return words
+
+
+class WordPieceTokenizer:
+    """Uncased BERT WordPiece over a vocabulary given as a list of tokens (id = position)."""
+
+    def __init__(self, vocab: Iterable[str]) -> None:
+        self.tokens: list[str] = list(vocab)
+        self.ids: dict[str, int] = {}
+        for position, token in enumerate(self.tokens):
+            self.ids.setdefault(token, position)
+        if UNK not in self.ids:
+            raise ValueError(f"vocabulary has no {UNK} token")
+        self.unk_id = self.ids[UNK]
+        self._word_ids = lru_cache(maxsize=65536)(self._word_ids_uncached)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> WordPieceTokenizer:
+        text = Path(path).read_text(encoding="utf-8")
+        return cls(line.rstrip("\r") for line in text.split("\n")[: _line_count(text)])
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def word_pieces(self, word: str) -> list[str]:
+        """Step 5 for one pre-tokenized word."""
+        return [self.tokens[i] for i in self._word_ids(word)]
+
+    def _word_ids_uncached(self, word: str) -> tuple[int, ...]:
+        if len(word) > MAX_WORD_CHARS:
+            return (self.unk_id,)
+        pieces: list[int] = []
+        start = 0
+        while start < len(word):
+            end = len(word)
+            found = -1
+            while start < end:
+                piece = word[start:end] if start == 0 else CONTINUATION + word[start:end]
+                found = self.ids.get(piece, -1)
+                if found >= 0:
+                    break
+                end -= 1
+            if found < 0:
+                return (self.unk_id,)
+            pieces.append(found)
+            start = end
+        return tuple(pieces)
+
+    def tokenize(self, text: str) -> list[str]:
+        return [self.tokens[i] for i in self.encode(text)]
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of `text`, without special tokens."""
+        ids: list[int] = []
+        for word in pre_tokenize(normalize(text)):
+            ids.extend(self._word_ids(word))
+        return ids
+
+
+def _line_count(text: str) -> int:
+    """Lines of a vocab file: a final newline does not start an extra (empty) token."""
+    lines = text.split("\n")
+    return len(lines) - 1 if lines and lines[-1] == "" else len(lines)

@@ -1,0 +1,108 @@
+"""Search in the CLI: query terms, sparse ranking, JSON hits, errors, evaluation metrics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from refdoc_site.cli import main
+from refdoc_site.evaluate import LabelledQuery, Scores, evaluate
+from refdoc_site.search import SearchIndex, identifier_parts, query_terms
+from helpers import write_repo
+
+SOURCES = {
+    "accounts/users.py": '''
+        def delete_user(user_id: int) -> None:
+            """Erase an account and every session it owns."""
+            sessions.drop(user_id)
+
+
+        def create_user(name: str) -> int:
+            """Register a new account."""
+            return store.insert(name)
+    ''',
+    "billing/invoice.py": '''
+        class InvoicePrinter:
+            """Formats invoices as PDF."""
+
+            def render_pdf(self, invoice) -> bytes:
+                raise NotImplementedError("No such renderer")
+    ''',
+}
+
+
+@pytest.fixture()
+def indexed_repo(tmp_path: Path) -> Path:
+    repo = write_repo(tmp_path / "repo", SOURCES)
+    assert main(["index", str(repo)]) == 0
+    return repo
+
+
+def test_identifiers_split_into_words() -> None:
+    assert identifier_parts("parse_HTTPResponse2") == ["parse", "http", "response", "2"]
+    assert query_terms("Delete the userAccount") == ["delete", "useraccount", "user", "account"]
+
+
+def test_query_json_lists_hits_with_symbol_and_lines(indexed_repo: Path, capsys) -> None:
+    assert main(["query", "delete_user", str(indexed_repo), "--json", "--top", "3"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert hits[0]["symbol"] == "delete_user"
+    assert hits[0]["path"] == "accounts/users.py"
+    assert set(hits[0]) == {"path", "symbol", "kind", "start_line", "end_line", "score"}
+    assert hits[0]["start_line"] == 1 and hits[0]["end_line"] == 3
+
+
+def test_error_message_text_finds_the_method(indexed_repo: Path, capsys) -> None:
+    assert main(["query", "No such renderer", str(indexed_repo), "--json", "--mode", "sparse"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["symbol"] == "InvoicePrinter.render_pdf"
+
+
+def test_no_match_is_said_plainly(indexed_repo: Path, capsys) -> None:
+    assert main(["query", "zebra quantum", str(indexed_repo)]) == 0
+    assert "no matches for 'zebra quantum'" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("text, message", [("   ", "query: empty"), ("x" * 1001, "more than 1000")])
+def test_empty_or_huge_query_is_refused(indexed_repo: Path, capsys, text: str, message: str) -> None:
+    assert main(["query", text, str(indexed_repo)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_query_before_index_says_what_to_run(tmp_path: Path, capsys) -> None:
+    repo = write_repo(tmp_path / "empty", {"a.py": "x = 1\n"})
+    assert main(["query", "anything", str(repo)]) == 2
+    assert "run `refdoc-site index` first" in capsys.readouterr().err
+
+
+def test_windows_of_one_function_collapse_into_one_hit(tmp_path: Path) -> None:
+    body = "\n".join(f"    total += compute_{i}(value)" for i in range(120))
+    repo = write_repo(tmp_path / "repo", {"long.py": f"def long_function(value):\n    total = 0\n{body}\n    return total\n"})
+    assert main(["index", str(repo), "--chunk-size", "100", "--overlap", "10"]) == 0
+    from refdoc_site.store import Store
+
+    documents = Store(repo / ".refdoc").load().documents
+    assert sum(d.chunk.symbol == "long_function" for d in documents) > 1
+    hits = SearchIndex.build(documents).search("compute total value", top=10, mode="sparse")
+    assert [h.symbol for h in hits].count("long_function") == 1
+
+
+def test_metrics_count_rank_of_first_relevant_hit(indexed_repo: Path) -> None:
+    from refdoc_site.store import Store
+
+    index = SearchIndex.build(Store(indexed_repo / ".refdoc").load().documents)
+    queries = [
+        LabelledQuery("q1", "delete_user", "keyword", frozenset({("accounts/users.py", "delete_user")})),
+        LabelledQuery("q2", "zebra quantum", "keyword", frozenset({("accounts/users.py", "create_user")})),
+    ]
+    scores = evaluate(index, queries, "sparse")["overall"]
+    assert (scores.count, scores.mrr, scores.recall_1, scores.recall_10) == (2, 0.5, 0.5, 0.5)
+
+
+def test_scores_average_reciprocal_ranks() -> None:
+    scores = Scores()
+    for rank in (1, 2, None, 11):
+        scores.add(rank)
+    assert scores.mrr == pytest.approx((1 + 0.5) / 4)
+    assert scores.recall_10 == 0.5
