@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import time
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -207,9 +208,21 @@ def _file_entry(source: SourceFile, text: str, imports: list[str], documents: li
 
 
 def _fingerprint(config: Config, analyzer: Analyzer, summarizer: Summarizer) -> str:
+    """What shapes a file's documents besides its content: settings, providers, our code."""
     settings = config.chunk_settings()
-    shape = f"{__version__}|{settings}|{analyzer.name}|{summarizer.name}"
+    shape = f"{__version__}|{settings}|{analyzer.name}|{summarizer.name}|{_code_digest()}"
     return hashlib.sha256(shape.encode()).hexdigest()[:16]
+
+
+@cache
+def _code_digest() -> str:
+    """A hash of this package's own code and language data, so an upgrade reindexes."""
+    digest = hashlib.sha256()
+    package = Path(__file__).parent
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".scm", ".json", ".txt") and "__pycache__" not in path.parts:
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 # --- phase 2: summarize -------------------------------------------------------------------
