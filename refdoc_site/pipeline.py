@@ -31,6 +31,7 @@ from .records import Document, Hierarchy, SourceFile
 from .render import SiteData, render_pages
 from .resources import mkdocs_template, templates_dir
 from .site import build_site, find_mermaid, write_project
+from .site_search import write_search_data
 from .pages import module_page
 from .store import FileEntry, Store, StoreState
 from .summarize import ExtractiveSummarizer, Summarizer
@@ -317,6 +318,7 @@ def render(workspace: Workspace) -> list[str]:
         shutil.rmtree(docs_dir)
     rendered.unlink(missing_ok=True)
     pages = render_pages(data, docs_dir)
+    write_search_data(data.documents, docs_dir)
     write_project(
         workspace.project_dir,
         _staging_dir(workspace.out_dir),

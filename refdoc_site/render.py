@@ -24,6 +24,8 @@ from .pages import chunk_anchor, file_page, module_page
 from .records import ChunkKind, Document, Hierarchy
 from .resources import templates_dir
 
+SEARCH_EXCLUDED = "---\nsearch:\n  exclude: true\n---\n"
+"""Front matter keeping pages out of Material's own index: refdoc-site's search serves the box."""
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|~])")
 
 
@@ -51,7 +53,7 @@ def render_pages(data: SiteData, docs_dir: Path) -> list[str]:
     for page, text in pages.all():
         target = docs_dir / page
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        target.write_text(SEARCH_EXCLUDED + text, encoding="utf-8")
         written.append(page)
     hierarchy_json = docs_dir / "summaries" / "hierarchy.json"
     hierarchy_json.write_text(json.dumps(data.hierarchy.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")

@@ -1,7 +1,7 @@
 """Hybrid search over the stored chunks: Lunr (BM25 over weighted fields) fused with cosine.
 
 The same ranking runs in the CLI (`refdoc-site query`) and, in JavaScript, in the
-published site; `search_assets/` holds the data both sides share (stop words, weights),
+published site; `browser/` holds the scripts and the data both sides share (stop words, weights),
 and a parity test keeps them in step. The steps:
 
 1. query terms: lower-cased words and identifier parts, stop words dropped;
@@ -25,7 +25,7 @@ import numpy as np
 
 from .records import ChunkKind, Document
 
-ASSETS = Path(__file__).parent / "search_assets"
+ASSETS = Path(__file__).parent / "browser"
 MAX_QUERY_CHARS = 1000
 IDENTIFIER_RE = re.compile(r"[A-Za-z0-9_]+")
 CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")

@@ -15,7 +15,7 @@ from pathlib import Path
 from jinja2 import Environment, StrictUndefined
 
 from .errors import SiteBuildError
-from .resources import mkdocs_template
+from .resources import mkdocs_template, templates_dir
 
 MERMAID_ENV = "REFDOC_MERMAID_JS"
 MERMAID_ASSET = "assets/javascripts/mermaid.min.js"
@@ -46,6 +46,9 @@ def write_project(
 ) -> Path:
     """Write `mkdocs.yml` (and local assets) next to the rendered `docs/`."""
     docs_dir = project_dir / "docs"
+    overrides = project_dir / "overrides"
+    overrides.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(templates_dir() / "material" / "main.html", overrides / "main.html")
     scripts = []
     if mermaid_script is not None:
         target = docs_dir / MERMAID_ASSET

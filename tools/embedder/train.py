@@ -136,12 +136,15 @@ def main() -> None:
     else:
         init384 = distilled_init(vocab)
         np.save(args.init_cache, init384)
-    norms = np.linalg.norm(init384, axis=1, keepdims=True)
-    directions = np.divide(init384, norms, out=np.zeros_like(init384), where=norms > 0)
-    init = ((directions - mean) * norms) @ projection
-    init[norms[:, 0] == 0] = 0.0
-
     counts = np.bincount(np.concatenate(ids), minlength=len(vocab))
+    # Token directions, projected and centred on their frequency-weighted mean (so that a
+    # sum of many tokens does not collapse onto one common direction), at their distilled
+    # lengths (model2vec's frequency weighting).
+    norms = np.linalg.norm(init384, axis=1, keepdims=True)
+    directions = np.divide(init384, norms, out=np.zeros_like(init384), where=norms > 0) @ projection
+    centre = (counts[:, None] * directions).sum(axis=0) / max(1, counts.sum())
+    init = (directions - centre) * norms
+    init[norms[:, 0] == 0] = 0.0
     cls_id, sep_id = vocab.index("[CLS]"), vocab.index("[SEP]")
 
     order = rng.permutation(len(texts))

@@ -1,0 +1,201 @@
+/* refdoc-site search: the ranking of refdoc_site/search.py, step for step, in JavaScript.
+ *
+ * Runs in the site's search worker and under node (the parity test). It needs lunr.js
+ * 2.3.9, passed in, and the search data the build wrote: the serialised Lunr index, the
+ * chunk table, the shared settings and stop words, and optionally the chunk vectors and
+ * the static embedding model (see refdoc-embed.js).
+ */
+(function (root, factory) {
+  if (typeof module === "object" && module.exports) {
+    module.exports = factory();
+  } else {
+    root.RefdocSearch = factory();
+  }
+})(typeof self !== "undefined" ? self : this, function () {
+  "use strict";
+
+  var IDENTIFIER_RE = /[A-Za-z0-9_]+/g;
+  var CAMEL_RE = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
+
+  function identifierParts(word) {
+    var parts = [];
+    word.split("_").forEach(function (piece) {
+      var match;
+      CAMEL_RE.lastIndex = 0;
+      while ((match = CAMEL_RE.exec(piece)) !== null) {
+        parts.push(match[0].toLowerCase());
+      }
+    });
+    return parts;
+  }
+
+  /* Words as the index sees them: each identifier whole and split, lower-cased. */
+  function terms(text) {
+    var out = [];
+    var words = text.match(IDENTIFIER_RE) || [];
+    words.forEach(function (word) {
+      out.push(word.toLowerCase());
+      var parts = identifierParts(word);
+      if (parts.length > 1) {
+        out.push.apply(out, parts);
+      }
+    });
+    return out;
+  }
+
+  /* Distinct query terms in order, without stop words and single characters. */
+  function queryTerms(text, stopWords) {
+    var seen = Object.create(null);
+    var out = [];
+    terms(text).forEach(function (term) {
+      if (term.length > 1 && !stopWords[term] && !seen[term]) {
+        seen[term] = true;
+        out.push(term);
+      }
+    });
+    return out;
+  }
+
+  function minMax(scores) {
+    var keys = Object.keys(scores);
+    if (!keys.length) {
+      return {};
+    }
+    var low = Infinity;
+    var high = -Infinity;
+    keys.forEach(function (key) {
+      low = Math.min(low, scores[key]);
+      high = Math.max(high, scores[key]);
+    });
+    var out = {};
+    keys.forEach(function (key) {
+      out[key] = high === low ? 1 : (scores[key] - low) / (high - low);
+    });
+    return out;
+  }
+
+  function byScore(scores) {
+    return Object.keys(scores)
+      .map(Number)
+      .sort(function (a, b) {
+        return scores[b] - scores[a] || a - b;
+      });
+  }
+
+  /* Weighted sum of min-max normalised scores over each side's top candidates. */
+  function fuse(sparse, dense, weights) {
+    var sparseTop = {};
+    byScore(sparse)
+      .slice(0, weights.sparse_candidates)
+      .forEach(function (position) {
+        sparseTop[position] = sparse[position];
+      });
+    var s = minMax(sparseTop);
+    var d = minMax(dense);
+    var weight = weights.sparse_weight;
+    var fused = {};
+    Object.keys(s)
+      .concat(Object.keys(d))
+      .forEach(function (key) {
+        fused[key] = weight * (s[key] || 0) + (1 - weight) * (d[key] || 0);
+      });
+    return fused;
+  }
+
+  /* data: {index (a lunr.Index), chunks, settings, stopWords (array), vectors?, embedder?} */
+  function Searcher(lunr, data) {
+    this.lunr = lunr;
+    this.index = data.index;
+    this.chunks = data.chunks;
+    this.settings = data.settings;
+    this.stopWords = Object.create(null);
+    var stop = this.stopWords;
+    data.stopWords.forEach(function (word) {
+      stop[word] = true;
+    });
+    this.vectors = data.vectors || null;
+    this.embedder = data.embedder || null;
+  }
+
+  Searcher.prototype.sparseScores = function (text) {
+    var wanted = queryTerms(text, this.stopWords);
+    if (!wanted.length) {
+      return {};
+    }
+    var clauses = this.settings.clauses;
+    var lunr = this.lunr;
+    var results = this.index.query(function (query) {
+      wanted.forEach(function (term) {
+        query.term(term, { boost: clauses.exact });
+        if (term.length >= clauses.prefix_min_length) {
+          query.term(term, { boost: clauses.prefix, usePipeline: false, wildcard: lunr.Query.wildcard.TRAILING });
+        }
+        if (term.length >= clauses.fuzzy_min_length) {
+          query.term(term, { boost: clauses.fuzzy, usePipeline: false, editDistance: 1 });
+        }
+      });
+    });
+    var scores = {};
+    results.forEach(function (result) {
+      scores[Number(result.ref)] = result.score;
+    });
+    return scores;
+  };
+
+  Searcher.prototype.denseScores = function (text) {
+    var dense = {};
+    if (!this.vectors || !this.embedder) {
+      return dense;
+    }
+    var query = this.embedder.embed(text);
+    var all = this.vectors.scores(query);
+    var order = Array.prototype.map
+      .call(all, function (_, i) {
+        return i;
+      })
+      .sort(function (a, b) {
+        return all[b] - all[a] || a - b;
+      })
+      .slice(0, this.settings.fusion.dense_candidates);
+    order.forEach(function (position) {
+      dense[position] = all[position];
+    });
+    return dense;
+  };
+
+  /* Ranked hits, one per symbol; mode is "sparse", "dense" or "fused". */
+  Searcher.prototype.search = function (text, top, mode) {
+    mode = mode || "fused";
+    var sparse = mode === "sparse" || mode === "fused" ? this.sparseScores(text) : {};
+    var dense = mode === "dense" || mode === "fused" ? this.denseScores(text) : {};
+    var combined;
+    if (mode === "fused") {
+      combined = fuse(sparse, dense, this.settings.fusion);
+    } else {
+      combined = Object.keys(sparse).length ? sparse : dense;
+    }
+    var seen = Object.create(null);
+    var hits = [];
+    var chunks = this.chunks;
+    byScore(combined).some(function (position) {
+      var chunk = chunks[position];
+      var key = chunk.path + "\u0000" + chunk.symbol;
+      if (!seen[key]) {
+        seen[key] = true;
+        hits.push({
+          path: chunk.path,
+          symbol: chunk.symbol,
+          kind: chunk.kind,
+          start_line: chunk.start_line,
+          end_line: chunk.end_line,
+          score: combined[position],
+          position: position
+        });
+      }
+      return hits.length === top;
+    });
+    return hits;
+  };
+
+  return { terms: terms, queryTerms: queryTerms, identifierParts: identifierParts, fuse: fuse, Searcher: Searcher };
+});

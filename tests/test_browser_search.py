@@ -1,0 +1,101 @@
+"""The search box of a built site, in headless Chromium: served under a sub-path as a pull
+request preview would be, queried by typing, answered by refdoc-site's worker, with no
+request leaving localhost."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from refdoc_site.cli import main
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "golden_repo"
+CHROMIUM = "/usr/bin/chromium"
+SUB_PATH = "pr-123"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+]
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        pytest.fail("Debian's chromium is missing: scripts/test.sh installs it; the browser tests must run in CI", pytrace=False)
+    pytest.skip("needs Debian's chromium (scripts/test.sh installs it as root)", allow_module_level=True)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site_url(tmp_path_factory):
+    work = tmp_path_factory.mktemp("browser")
+    repo = work / "shop"
+    shutil.copytree(FIXTURE, repo)
+    root = work / "served"
+    assert main(["build", str(repo), "--out", str(root / SUB_PATH)]) == 0
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/{SUB_PATH}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+def search(browser, url: str, query: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """Type a query into the search box; return (href, text) of result links and all request URLs."""
+    page = browser.new_page()
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(url)
+    page.click(".md-search__input")
+    page.keyboard.type(query, delay=10)
+    page.wait_for_selector(".md-search-result__item", timeout=10_000)
+    links = [(a.get_attribute("href"), a.inner_text()) for a in page.query_selector_all(".md-search-result__link")]
+    page.close()
+    return links, requests
+
+
+def test_search_box_links_to_the_chunk_under_the_sub_path(browser, site_url) -> None:
+    links, requests = search(browser, site_url, "delete user")
+    hrefs = [href for href, _ in links]
+    assert any(href.split("?")[0].endswith(f"/{SUB_PATH}/files/app/service.py/") for href in hrefs)
+    chunk_links = [href for href in hrefs if "#" in href]
+    assert chunk_links[0].endswith("#chunk-UserService.delete-user"), chunk_links
+    assert chunk_links[0].startswith(f"{site_url}files/app/service.py/")
+    assert all(url.startswith("http://127.0.0.1:") for url in requests), [u for u in requests if not u.startswith("http://127.0.0.1:")]
+    assert any("/search/refdoc/index.json" in url for url in requests)
+
+
+def test_results_show_signature_and_summary_as_text(browser, site_url) -> None:
+    links, _ = search(browser, site_url, "export users to a file")
+    text = next(text for href, text in links if href.endswith("#chunk-UserService.export"))
+    assert "def export(self, path: str) -> None" in text
+    assert "<script>alert(1)</script>" in text  # shown as text, not run as markup
+
+
+def test_typescript_and_go_chunks_are_found(browser, site_url) -> None:
+    links, _ = search(browser, site_url, "getOrder")
+    assert any(href.endswith("#chunk-ApiClient.getOrder") for href, _ in links)
+    links, _ = search(browser, site_url, "NewServer")
+    assert any(href.endswith("#chunk-NewServer") for href, _ in links)

@@ -1,0 +1,101 @@
+"""Parity: the site's JavaScript ranking (under node, with lunr.js 2.3.9) returns the same
+top 10 as the Python `query`, on an index of this repository's own code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from refdoc_site.config import Config
+from refdoc_site.pipeline import Workspace, index
+from refdoc_site.search import SearchIndex, query_terms
+from refdoc_site.site_search import DATA_DIR, write_search_data
+
+ROOT = Path(__file__).resolve().parent.parent
+JS_DIR = ROOT / "tests" / "js"
+QUERIES = [
+    "parse the configuration file",
+    "split a file into token windows with overlap",
+    "delete_user",
+    "which files are ignored by gitignore",
+    "chunkAnchor",
+    "render markdown pages through jinja templates",
+    "write atomically through a temporary file",
+    "strongly connected components of the module graph",
+    "summarize a function from its docstring",
+    "mkdocs build strict",
+    "escape html in docstrings",
+    "progress bar eta",
+    "No such command",
+    "callers and callees",
+    "detect binary files with a NUL byte",
+    "reciprocal rank",
+    "identifier_parts camelCase",
+    "minified",
+    "lunr index serialise",
+    "hierarchy json system summary",
+    "ドキュメント",
+    "the of and",
+]
+
+
+def node_available() -> bool:
+    return shutil.which("node") is not None and (JS_DIR / "node_modules" / "lunr").is_dir()
+
+
+@pytest.fixture(scope="module")
+def search_data(tmp_path_factory) -> tuple[Path, SearchIndex]:
+    work = tmp_path_factory.mktemp("parity")
+    repo = work / "repo"
+    shutil.copytree(ROOT / "refdoc_site", repo / "refdoc_site")
+    shutil.copytree(ROOT / "tests" / "fixtures" / "golden_repo", repo / "shop")
+    workspace = Workspace.create(repo, Config(), work / "store", work / "site")
+    index(workspace)
+    documents = workspace.store.load().documents
+    docs = work / "docs"
+    write_search_data(documents, docs)
+    return docs / DATA_DIR, SearchIndex.build(documents)
+
+
+def rank_in_node(data_dir: Path, queries: list[str], mode: str) -> list[list[dict]]:
+    queries_file = data_dir / "queries.json"
+    queries_file.write_text(json.dumps(queries), encoding="utf-8")
+    result = subprocess.run(
+        ["node", str(JS_DIR / "rank.js"), str(data_dir), str(queries_file), mode],
+        capture_output=True, text=True, check=True,
+    )
+    return json.loads(result.stdout)
+
+
+@pytest.mark.skipif(not node_available(), reason="needs node and `npm install` in tests/js (scripts/test.sh does it)")
+def test_javascript_ranking_matches_python(search_data) -> None:
+    data_dir, python_index = search_data
+    javascript = rank_in_node(data_dir, QUERIES, "sparse")
+    compared = 0
+    for query, js_hits in zip(QUERIES, javascript):
+        py_hits = python_index.search(query, 10, "sparse")
+        assert [(h["path"], h["symbol"]) for h in js_hits] == [(h.path, h.symbol) for h in py_hits], query
+        for js_hit, py_hit in zip(js_hits, py_hits):
+            assert js_hit["score"] == pytest.approx(py_hit.score, rel=1e-9, abs=1e-12), query
+        compared += len(py_hits)
+    assert compared > 100
+
+
+def test_query_terms_match_javascript_on_tricky_text() -> None:
+    if shutil.which("node") is None:
+        pytest.skip("needs node")
+    texts = ["parse_HTTPResponse2 getEditor", "X.prototype.m", "été naïve café", "the AND of", "a_b__c", "ABCDef ghiJKL", "数字123abc"]
+    script = (
+        "const S = require(process.argv[1]); const stop = require('fs').readFileSync(process.argv[2], 'utf-8').split(/\\s+/)"
+        ".filter(Boolean).reduce((o, w) => (o[w] = true, o), {});"
+        "process.stdout.write(JSON.stringify(JSON.parse(process.argv[3]).map(t => S.queryTerms(t, stop))));"
+    )
+    result = subprocess.run(
+        ["node", "-e", script, str(ROOT / "refdoc_site/browser/refdoc-search.js"), str(ROOT / "refdoc_site/browser/stopwords.txt"), json.dumps(texts)],
+        capture_output=True, text=True, check=True,
+    )
+    assert json.loads(result.stdout) == [query_terms(text) for text in texts]
