@@ -27,6 +27,7 @@ the BERT `vocab.txt` beside it, read by `refdoc_site.wordpiece`.
 from __future__ import annotations
 
 import json
+import logging
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,7 +36,11 @@ from typing import Protocol
 
 import numpy as np
 
+from .progress import progress
+
 from .wordpiece import WordPieceTokenizer
+
+log = logging.getLogger("refdoc_site")
 
 MAGIC = b"RDEMB\x00\x01\x00"
 FORMAT = "refdoc-static-embedding"
@@ -174,3 +179,43 @@ def load_embedder(name: str = DEFAULT_MODEL) -> StaticEmbedder:
     """A shipped model by name (a folder under `refdoc_site/models/`), or a folder path."""
     path = Path(name)
     return StaticEmbedder(path if path.is_dir() else MODELS_DIR / name)
+
+
+# --- the embed stage of the pipeline ------------------------------------------------------
+
+BATCH_SIZE = 256
+VECTOR_DECIMALS = 5
+"""Stored vectors are rounded: plenty for cosine ranking, and a shorter index.jsonl."""
+
+
+def default_embedder() -> Embedder | None:
+    """The shipped browser-side model, or None (with one notice) when it is missing."""
+    try:
+        return load_embedder()
+    except FileNotFoundError:
+        log.warning("no embedding model in %s; search ranks by keywords only", MODELS_DIR / DEFAULT_MODEL)
+        return None
+
+
+def embed_documents(documents: Sequence, embedder: Embedder, batch_size: int = BATCH_SIZE) -> list[str]:
+    """Set each document's embedding, batch by batch; returns one line per skipped item.
+
+    A batch that fails is tried item by item, so one bad text costs only itself.
+    """
+    failed: list[str] = []
+    batches = range(0, len(documents), batch_size)
+    for start in progress(batches, len(batches), "embed", unit="batches"):
+        batch = documents[start : start + batch_size]
+        texts = [chunk_text(d.chunk.signature, d.summary.responsibility, d.summary.inputOutput) for d in batch]
+        try:
+            vectors = embedder.embed(texts)
+        except Exception:
+            vectors = None
+        for offset, document in enumerate(batch):
+            try:
+                vector = vectors[offset] if vectors is not None else embedder.embed([texts[offset]])[0]
+            except Exception as error:
+                failed.append(f"{document.chunk.id}: embedding failed ({error}); chunk has no vector")
+                continue
+            document.embedding = [round(float(x), VECTOR_DECIMALS) for x in vector]
+    return failed

@@ -21,6 +21,7 @@ from .analyze import Analyzer, SyntaxAnalyzer
 from .chunk import chunk_file
 from .config import Config
 from .discover import discover, read_text
+from .embed import Embedder, default_embedder, embed_documents
 from .errors import StoreError
 from .evidence import collect_decisions
 from .graph import RepoGraph, build_graph
@@ -132,14 +133,20 @@ def build(
 # --- phase 1: index -----------------------------------------------------------------------
 
 
-def index(workspace: Workspace, analyzer: Analyzer | None = None, summarizer: Summarizer | None = None) -> IndexReport:
-    """Discover, chunk, analyze and summarize changed files; store every document."""
+def index(
+    workspace: Workspace,
+    analyzer: Analyzer | None = None,
+    summarizer: Summarizer | None = None,
+    embedder: Embedder | None = None,
+) -> IndexReport:
+    """Discover, chunk, analyze, summarize and embed changed files; store every document."""
     analyzer = analyzer or SyntaxAnalyzer()
     summarizer = summarizer or ExtractiveSummarizer()
+    embedder = embedder or default_embedder()
     config = workspace.config
     store = workspace.store
     previous = workspace.load_state()
-    fingerprint = _fingerprint(config, analyzer, summarizer)
+    fingerprint = _fingerprint(config, analyzer, summarizer, embedder)
     reusable = previous.fingerprint == fingerprint
     previous_documents = previous.documents_by_path() if reusable else {}
 
@@ -150,6 +157,7 @@ def index(workspace: Workspace, analyzer: Analyzer | None = None, summarizer: Su
     state = StoreState(fingerprint=fingerprint)
     indexed_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     settings = config.chunk_settings()
+    fresh: list[Document] = []
     for source in progress(found.files, len(found.files), "index"):
         report.source_bytes += source.size
         old = previous.files.get(source.path) if reusable else None
@@ -175,8 +183,11 @@ def index(workspace: Workspace, analyzer: Analyzer | None = None, summarizer: Su
                 continue
             documents.append(Document(chunk, summary, metadata, [], indexed_at, source.sha256))
         state.documents.extend(documents)
+        fresh.extend(documents)
         state.files[source.path] = _file_entry(source, text, analysis.imports, documents)
         report.reprocessed += 1
+    if embedder is not None:
+        report.failed += embed_documents(fresh, embedder)
     report.removed = len(set(previous.files) - set(state.files))
     report.chunks = len(state.documents)
     for line in report.failed:
@@ -208,10 +219,11 @@ def _file_entry(source: SourceFile, text: str, imports: list[str], documents: li
     )
 
 
-def _fingerprint(config: Config, analyzer: Analyzer, summarizer: Summarizer) -> str:
+def _fingerprint(config: Config, analyzer: Analyzer, summarizer: Summarizer, embedder: Embedder | None) -> str:
     """What shapes a file's documents besides its content: settings, providers, our code."""
     settings = config.chunk_settings()
-    shape = f"{__version__}|{settings}|{analyzer.name}|{summarizer.name}|{_code_digest()}"
+    embedder_name = embedder.name if embedder is not None else "none"
+    shape = f"{__version__}|{settings}|{analyzer.name}|{summarizer.name}|{embedder_name}|{_code_digest()}"
     return hashlib.sha256(shape.encode()).hexdigest()[:16]
 
 
