@@ -163,7 +163,9 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _query_embedder(state):
-    return None
+    from .embed import matching_embedder
+
+    return matching_embedder(state)
 
 
 def _eval(args: argparse.Namespace) -> int:

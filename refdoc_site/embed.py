@@ -197,6 +197,14 @@ def default_embedder() -> Embedder | None:
         return None
 
 
+def matching_embedder(state) -> StaticEmbedder | None:
+    """The shipped model when it made the stored vectors: queries must use that model."""
+    if not state.embedder or not state.documents or not state.documents[0].embedding:
+        return None
+    embedder = default_embedder()
+    return embedder if embedder is not None and embedder.name == state.embedder else None
+
+
 def embed_documents(documents: Sequence, embedder: Embedder, batch_size: int = BATCH_SIZE) -> list[str]:
     """Set each document's embedding, batch by batch; returns one line per skipped item.
 

@@ -21,7 +21,7 @@ from .analyze import Analyzer, SyntaxAnalyzer
 from .chunk import chunk_file
 from .config import Config
 from .discover import discover, read_text
-from .embed import Embedder, default_embedder, embed_documents
+from .embed import Embedder, default_embedder, embed_documents, matching_embedder
 from .errors import StoreError
 from .evidence import collect_decisions
 from .graph import RepoGraph, build_graph
@@ -154,7 +154,7 @@ def index(
     report = IndexReport(files=len(found.files), skipped=found.skip_counts(), warnings=list(found.warnings))
     for warning in found.warnings:
         log.warning(warning)
-    state = StoreState(fingerprint=fingerprint)
+    state = StoreState(fingerprint=fingerprint, embedder=embedder.name if embedder is not None else "")
     indexed_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     settings = config.chunk_settings()
     fresh: list[Document] = []
@@ -330,7 +330,8 @@ def render(workspace: Workspace) -> list[str]:
         shutil.rmtree(docs_dir)
     rendered.unlink(missing_ok=True)
     pages = render_pages(data, docs_dir)
-    write_search_data(data.documents, docs_dir)
+    query_embedder = matching_embedder(workspace.load_state())
+    write_search_data(data.documents, docs_dir, query_embedder.directory if query_embedder else None)
     write_project(
         workspace.project_dir,
         _staging_dir(workspace.out_dir),

@@ -128,13 +128,26 @@ class Hit:
         }
 
 
+def quantize_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int8 rows with one float32 scale each (row ≈ int8 · scale): what the site ships."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    scales = np.abs(vectors).max(axis=1) / 127.0 if len(vectors) else np.zeros(0, dtype=np.float32)
+    scales[scales == 0] = 1.0
+    rows = np.clip(np.rint(vectors / scales[:, None]), -127, 127).astype(np.int8)
+    return rows, scales.astype(np.float32)
+
+
 @dataclass
 class SearchIndex:
-    """Lunr index, chunk vectors and the documents they point at (by position)."""
+    """Lunr index, quantised chunk vectors and the documents they point at (by position).
+
+    Dense scores use the same int8 rows and scales as the browser, so both rank alike.
+    """
 
     documents: list[Document]
     lunr_index: object
-    vectors: np.ndarray | None = None
+    rows: np.ndarray | None = None
+    scales: np.ndarray | None = None
     fields: dict[str, float] = field(default_factory=dict)
 
     @classmethod
@@ -154,10 +167,14 @@ class SearchIndex:
             fields=[{"field_name": name, "boost": boost} for name, boost in boosts.items()],
             documents=rows,
         )
-        vectors = None
+        rows = scales = None
         if documents and all(d.embedding for d in documents):
-            vectors = np.asarray([d.embedding for d in documents], dtype=np.float32)
-        return cls(documents, index, vectors, dict(boosts))
+            rows, scales = quantize_rows(np.asarray([d.embedding for d in documents], dtype=np.float32))
+        return cls(documents, index, rows, scales, dict(boosts))
+
+    @property
+    def has_vectors(self) -> bool:
+        return self.rows is not None
 
     def sparse_scores(self, text: str) -> dict[int, float]:
         """Lunr scores by document position for a query text."""
@@ -179,17 +196,17 @@ class SearchIndex:
         return {int(result["ref"]): float(result["score"]) for result in self.lunr_index.query(callback=build)}
 
     def dense_scores(self, query_vector: np.ndarray) -> np.ndarray:
-        if self.vectors is None:
-            return np.zeros(len(self.documents), dtype=np.float32)
-        return self.vectors @ query_vector
+        if self.rows is None:
+            return np.zeros(len(self.documents))
+        return (self.rows.astype(np.float64) @ np.asarray(query_vector, dtype=np.float64)) * self.scales.astype(np.float64)
 
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
         sparse = self.sparse_scores(text) if mode in ("sparse", "fused") else {}
         dense: dict[int, float] = {}
-        if mode in ("dense", "fused") and embedder is not None and self.vectors is not None:
+        if mode in ("dense", "fused") and embedder is not None and self.rows is not None:
             scores = self.dense_scores(embedder.embed([text])[0])
-            candidates = np.argsort(-scores)[: settings()["fusion"]["dense_candidates"]]
+            candidates = np.lexsort((np.arange(len(scores)), -scores))[: settings()["fusion"]["dense_candidates"]]
             dense = {int(i): float(scores[i]) for i in candidates}
         combined = fuse(sparse, dense, settings()["fusion"]) if mode == "fused" else (sparse or dense)
         return self._collapse(combined, sparse, dense, top)

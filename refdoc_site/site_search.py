@@ -10,30 +10,47 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
 from pathlib import Path
 from urllib.parse import quote
 
+import numpy as np
+
+from .embed import MODEL_FILE, VOCAB_FILE
 from .pages import chunk_anchor, file_page
 from .records import Document
 from .search import ASSETS, SearchIndex, settings, stop_words
 
 DATA_DIR = "search/refdoc"
 SCRIPTS_DIR = "assets/refdoc"
+VECTORS_MAGIC = b"RDVEC\x00\x01\x00"
 SCRIPTS = ("search-worker.js", "refdoc-search.js", "refdoc-embed.js")
 
 
-def write_search_data(documents: list[Document], docs_dir: Path) -> dict[str, int]:
-    """Write the search data and scripts; returns the bytes written per file."""
+def write_search_data(documents: list[Document], docs_dir: Path, embedder_directory: Path | None = None) -> dict[str, int]:
+    """Write the search data and scripts; returns the bytes written per file.
+
+    Vectors ship only with the model that made them (`embedder_directory`), since the
+    browser must embed the query with that same model.
+    """
     index = SearchIndex.build(documents)
     data_dir = docs_dir / DATA_DIR
     data_dir.mkdir(parents=True, exist_ok=True)
     written = {
         "index.json": _write_json(data_dir / "index.json", index.lunr_index.serialize()),
         "chunks.json": _write_json(data_dir / "chunks.json", [_chunk_row(d) for d in index.documents]),
-        "config.json": _write_json(
-            data_dir / "config.json", {"settings": settings(), "stopWords": sorted(stop_words()), "model": None}
-        ),
     }
+    config = {"settings": settings(), "stopWords": sorted(stop_words()), "model": None, "vectors": None}
+    if index.has_vectors and embedder_directory is not None:
+        written["vectors.bin"] = _write_vectors(data_dir / "vectors.bin", index.rows, index.scales)
+        model_dir = data_dir / "model"
+        model_dir.mkdir(exist_ok=True)
+        for name in (MODEL_FILE, VOCAB_FILE):
+            shutil.copyfile(embedder_directory / name, model_dir / name)
+            written[f"model/{name}"] = (model_dir / name).stat().st_size
+        config["model"] = {"file": f"model/{MODEL_FILE}", "vocab": f"model/{VOCAB_FILE}"}
+        config["vectors"] = "vectors.bin"
+    written["config.json"] = _write_json(data_dir / "config.json", config)
     scripts_dir = docs_dir / SCRIPTS_DIR
     scripts_dir.mkdir(parents=True, exist_ok=True)
     for name in SCRIPTS:
@@ -57,6 +74,14 @@ def _chunk_row(document: Document) -> dict:
         "signature": chunk.signature,
         "summary": document.summary.responsibility,
     }
+
+
+def _write_vectors(path: Path, rows, scales) -> int:
+    """`RDVEC` file: magic, uint32 count and dim, float32 scales, int8 rows (little-endian)."""
+    count, dim = rows.shape
+    data = VECTORS_MAGIC + struct.pack("<II", count, dim) + scales.astype("<f4").tobytes() + rows.astype(np.int8).tobytes()
+    path.write_bytes(data)
+    return len(data)
 
 
 def _write_json(path: Path, data: object) -> int:

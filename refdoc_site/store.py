@@ -48,6 +48,8 @@ class StoreState:
     files: dict[str, FileEntry] = field(default_factory=dict)
     fingerprint: str = ""
     """Settings that shape chunks and summaries; a change reprocesses every file."""
+    embedder: str = ""
+    """Name of the model that made the stored vectors; empty when there are none."""
 
     def documents_by_path(self) -> dict[str, list[Document]]:
         grouped: dict[str, list[Document]] = {}
@@ -86,7 +88,7 @@ class Store:
                 f"{self.index_path}:{number}: unreadable document ({error}); delete the store directory to rebuild"
             ) from None
         files = {path: FileEntry(**entry) for path, entry in files_data.get("files", {}).items()}
-        return StoreState(documents, files, files_data.get("fingerprint", ""))
+        return StoreState(documents, files, files_data.get("fingerprint", ""), files_data.get("embedder", ""))
 
     def save(self, state: StoreState) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -96,6 +98,7 @@ class Store:
             {
                 "version": STORE_VERSION,
                 "fingerprint": state.fingerprint,
+                "embedder": state.embedder,
                 "files": {path: asdict(entry) for path, entry in sorted(state.files.items())},
             },
         )
