@@ -128,6 +128,21 @@ class Hit:
         }
 
 
+SCORE_DECIMALS = 2
+
+
+def compact_serialized(serialized: dict) -> dict:
+    """Lunr's term weights rounded to a few decimals: a third smaller, and ranking-neutral.
+
+    Both the CLI and the browser load this same rounded index, so they still agree.
+    """
+    serialized["fieldVectors"] = [
+        [ref, [round(value, SCORE_DECIMALS) if i % 2 else value for i, value in enumerate(elements)]]
+        for ref, elements in serialized["fieldVectors"]
+    ]
+    return serialized
+
+
 def quantize_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """int8 rows with one float32 scale each (row ≈ int8 · scale): what the site ships."""
     vectors = np.asarray(vectors, dtype=np.float32)
@@ -153,6 +168,7 @@ class SearchIndex:
     @classmethod
     def build(cls, documents: list[Document], fields: dict[str, float] | None = None) -> SearchIndex:
         from lunr import lunr
+        from lunr.index import Index
 
         boosts = fields if fields is not None else settings()["fields"]
         documents = [d for d in documents if d.chunk.kind is not ChunkKind.MODULE or d.chunk.content.strip()]
@@ -162,15 +178,20 @@ class SearchIndex:
             texts = sparse_fields(document)
             row.update({name: texts[name] for name in boosts})
             rows.append(row)
-        index = lunr(
+        built = lunr(
             ref="ref",
             fields=[{"field_name": name, "boost": boost} for name, boost in boosts.items()],
             documents=rows,
         )
+        index = Index.load(compact_serialized(built.serialize()))
         rows = scales = None
         if documents and all(d.embedding for d in documents):
             rows, scales = quantize_rows(np.asarray([d.embedding for d in documents], dtype=np.float32))
         return cls(documents, index, rows, scales, dict(boosts))
+
+    def serialize(self) -> dict:
+        """The Lunr index as the site ships it (and as this index was loaded from)."""
+        return self.lunr_index.serialize()
 
     @property
     def has_vectors(self) -> bool:
@@ -184,10 +205,15 @@ class SearchIndex:
         if not wanted:
             return {}
         boosts = settings()["clauses"]
+        # Prefix and typo matching help short, identifier-like queries; on long
+        # natural-language ones they only add noise (and time).
+        expand = len(wanted) <= boosts["expand_max_terms"]
 
         def build(query: Query) -> None:
             for term in wanted:
                 query.term(term, boost=boosts["exact"])
+                if not expand:
+                    continue
                 if len(term) >= boosts["prefix_min_length"]:
                     query.term(term, boost=boosts["prefix"], use_pipeline=False, wildcard=Query.WILDCARD_TRAILING)
                 if len(term) >= boosts["fuzzy_min_length"]:

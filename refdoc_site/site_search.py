@@ -37,7 +37,7 @@ def write_search_data(documents: list[Document], docs_dir: Path, embedder_direct
     data_dir = docs_dir / DATA_DIR
     data_dir.mkdir(parents=True, exist_ok=True)
     written = {
-        "index.json": _write_json(data_dir / "index.json", index.lunr_index.serialize()),
+        "index.json": _write_json(data_dir / "index.json", index.serialize()),
         "chunks.json": _write_json(data_dir / "chunks.json", [_chunk_row(d) for d in index.documents]),
     }
     config = {"settings": settings(), "stopWords": sorted(stop_words()), "model": None, "vectors": None}

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from refdoc_site.config import Config
+from refdoc_site.embed import matching_embedder
 from refdoc_site.pipeline import Workspace, index
 from refdoc_site.search import SearchIndex, query_terms
 from refdoc_site.site_search import DATA_DIR, write_search_data
@@ -57,7 +58,8 @@ def search_data(tmp_path_factory) -> tuple[Path, SearchIndex]:
     index(workspace)
     documents = workspace.store.load().documents
     docs = work / "docs"
-    write_search_data(documents, docs)
+    embedder = matching_embedder(workspace.store.load())
+    write_search_data(documents, docs, embedder.directory if embedder else None)
     return docs / DATA_DIR, SearchIndex.build(documents)
 
 
@@ -99,3 +101,53 @@ def test_query_terms_match_javascript_on_tricky_text() -> None:
         capture_output=True, text=True, check=True,
     )
     assert json.loads(result.stdout) == [query_terms(text) for text in texts]
+
+
+def model_available() -> bool:
+    from refdoc_site.embed import default_embedder
+
+    return default_embedder() is not None
+
+
+@pytest.mark.skipif(not node_available() or not model_available(), reason="needs node, tests/js packages and the shipped model")
+def test_javascript_tokenizer_gives_the_python_ids_on_real_source() -> None:
+    from refdoc_site.embed import default_embedder
+
+    embedder = default_embedder()
+    lines = []
+    for path in sorted((ROOT / "refdoc_site").rglob("*.py")) + sorted((ROOT / "tests").glob("*.py")):
+        lines.extend(line for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    lines += ["Café déjà vu, naïve FAÇADE!", "認証トークンを検証する", "emoji 🙂 and tabs\tand\u00a0nbsp", "x" * 150, "ｆｕｌｌｗｉｄｔｈ"]
+    assert len(lines) > 2000
+    script = (
+        "const E = require(process.argv[1]); const fs = require('fs');"
+        "const t = E.WordPieceTokenizer.fromText(fs.readFileSync(process.argv[2], 'utf-8'));"
+        "const lines = JSON.parse(fs.readFileSync(0, 'utf-8'));"
+        "process.stdout.write(JSON.stringify(lines.map(l => t.encode(l))));"
+    )
+    result = subprocess.run(
+        ["node", "-e", script, str(ROOT / "refdoc_site/browser/refdoc-embed.js"), str(embedder.directory / "vocab.txt")],
+        input=json.dumps(lines), capture_output=True, text=True, check=True,
+    )
+    javascript = json.loads(result.stdout)
+    mismatches = [line for line, ids in zip(lines, javascript) if ids != embedder.tokenizer.encode(line)]
+    assert not mismatches, mismatches[:5]
+
+
+@pytest.mark.skipif(not node_available() or not model_available(), reason="needs node, tests/js packages and the shipped model")
+def test_fused_javascript_ranking_matches_python(search_data) -> None:
+    from refdoc_site.embed import default_embedder
+
+    data_dir, python_index = search_data
+    embedder = default_embedder()
+    assert python_index.has_vectors
+    javascript = rank_in_node(data_dir, QUERIES, "fused")
+    for query, js_hits in zip(QUERIES, javascript):
+        py_hits = python_index.search(query, 10, "fused", embedder)
+        js_scores = [hit["score"] for hit in js_hits]
+        py_scores = [hit.score for hit in py_hits]
+        assert js_scores == pytest.approx(py_scores, abs=1e-6), query
+        for position, (js_hit, py_hit) in enumerate(zip(js_hits, py_hits)):
+            if (js_hit["path"], js_hit["symbol"]) != (py_hit.path, py_hit.symbol):
+                # Only a near-tie may swap: float32 (numpy) and float64 (JS) query vectors.
+                assert abs(js_scores[position] - py_scores[position]) < 1e-6, query

@@ -124,9 +124,13 @@
     }
     var clauses = this.settings.clauses;
     var lunr = this.lunr;
+    var expand = wanted.length <= clauses.expand_max_terms;
     var results = this.index.query(function (query) {
       wanted.forEach(function (term) {
         query.term(term, { boost: clauses.exact });
+        if (!expand) {
+          return;
+        }
         if (term.length >= clauses.prefix_min_length) {
           query.term(term, { boost: clauses.prefix, usePipeline: false, wildcard: lunr.Query.wildcard.TRAILING });
         }

@@ -6,16 +6,26 @@ const fs = require("fs");
 const path = require("path");
 const lunr = require("lunr");
 const RefdocSearch = require("../../refdoc_site/browser/refdoc-search.js");
+const RefdocEmbed = require("../../refdoc_site/browser/refdoc-embed.js");
 
 const [dataDir, queriesFile, mode] = process.argv.slice(2);
 const read = (name) => JSON.parse(fs.readFileSync(path.join(dataDir, name), "utf-8"));
 const config = read("config.json");
-const searcher = new RefdocSearch.Searcher(lunr, {
+const data = {
   index: lunr.Index.load(read("index.json")),
   chunks: read("chunks.json"),
   settings: config.settings,
   stopWords: config.stopWords,
-});
+};
+if (config.model) {
+  const bytes = (name) => {
+    const buffer = fs.readFileSync(path.join(dataDir, name));
+    return buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength);
+  };
+  data.embedder = RefdocEmbed.StaticEmbedder.fromBytes(bytes(config.model.file), fs.readFileSync(path.join(dataDir, config.model.vocab), "utf-8"));
+  data.vectors = RefdocEmbed.VectorTable.fromBytes(bytes(config.vectors));
+}
+const searcher = new RefdocSearch.Searcher(lunr, data);
 const queries = JSON.parse(fs.readFileSync(queriesFile, "utf-8"));
 const ranked = queries.map((query) =>
   searcher.search(query, 10, mode).map((hit) => ({ path: hit.path, symbol: hit.symbol, score: hit.score }))
