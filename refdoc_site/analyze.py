@@ -1,21 +1,33 @@
 """Analyze stage: metadata per chunk (imports, exports, callees, async, raising, effects).
 
-Analyzers sit behind the `Analyzer` protocol. The syntax analyzer here reads the chunks
-the grammar produced and the regular expressions of `languages.patterns`; a language
-server tier can be registered in front of it. Callers are not decided here: they come
-from the whole call graph (`graph.py`) once every file is analysed.
+Analyzers sit behind the `Analyzer` protocol, in three tiers: a language server
+(`lsp.py`), tree-sitter call queries (`languages/queries/*-calls.scm`) and the regular
+expressions of `languages.patterns`, the last resort for files no grammar parses.
+`SyntaxAnalyzer` is the offline pair (tree-sitter, then regex); `MergedAnalyzer` puts a
+language server in front of it with the seed's merge rules. Callers are not decided
+here: they come from the whole call graph (`graph.py`) once every file is analysed.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .languages import language_named, patterns
+from .languages import calls_query, language_named, parse, patterns
 from .records import Chunk, ChunkKind, Metadata, SourceFile
 
-TIER = "syntax"
+LSP = "lsp"
+TREE_SITTER = "tree-sitter"
+REGEX = "regex"
+"""Tier names, as recorded per field in `Metadata.sources`."""
+
+UNION_FIELDS = ("imports", "exports", "callees")
+"""Merged as the union of every tier that answered, first tier first."""
+FIRST_ANSWER_FIELDS = ("isAsync", "throwsException", "securityBoundary", "effects")
+"""Taken from the first tier that answered."""
+PROSE_LANGUAGES = ("markdown", "text", "restructuredtext")
 
 
 @dataclass
@@ -25,32 +37,68 @@ class FileAnalysis:
     imports: list[str] = field(default_factory=list)
     """Import targets as written (`os.path`, `./util`, `fmt`)."""
     metadata: dict[str, Metadata] = field(default_factory=dict)
-    """Per chunk id."""
+    """Per chunk id, for every chunk; a field the analyzer could not answer is left out
+    of that chunk's `sources`."""
+
+    @classmethod
+    def unanswered(cls, chunks: list[Chunk]) -> FileAnalysis:
+        """What a tier that could not look at the file returns."""
+        return cls(metadata={chunk.id: Metadata() for chunk in chunks})
 
 
 class Analyzer(Protocol):
     name: str
+    """Part of the store's fingerprint: a different analyzer reindexes every file."""
 
     def analyze(self, source: SourceFile, text: str, chunks: list[Chunk]) -> FileAnalysis: ...
 
+    def close(self) -> None:
+        """Release what the analyzer holds (language server processes); idempotent."""
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call in the source: the name as written and where the called name stands."""
+
+    callee: str
+    """`self.parse`, `os.path.join`, `Foo`."""
+    line: int
+    """0-based row of the called name."""
+    column: int
+    """0-based byte offset of the called name in its row."""
+
 
 class SyntaxAnalyzer:
-    """Chunk structure from tree-sitter plus regular expressions for everything else."""
+    """The offline tiers: call sites from tree-sitter queries, regular expressions for the rest.
 
-    name = TIER
+    A chunk whose lines hold a syntax error, and every chunk of a language without a
+    call query, takes its callees from the regular expressions instead.
+    """
+
+    def __init__(self, tree_sitter: bool = True) -> None:
+        self.tree_sitter = tree_sitter
+        self.name = "syntax" if tree_sitter else REGEX
 
     def analyze(self, source: SourceFile, text: str, chunks: list[Chunk]) -> FileAnalysis:
         imports = file_imports(source.language, text)
         local_names = {name: _local_name(name) for name in imports}
         public = _declared_public(source.language, text)
+        sites = call_sites(source.language, text, chunks) if self.tree_sitter else {}
         analysis = FileAnalysis(imports=imports)
         for chunk in chunks:
-            analysis.metadata[chunk.id] = self._chunk_metadata(chunk, local_names, public)
+            metadata = self._chunk_metadata(chunk, local_names, public)
+            if chunk.id in sites:
+                metadata.callees = [s for s in dict.fromkeys(site.callee for site in sites[chunk.id]) if s != chunk.name]
+                metadata.sources["callees"] = TREE_SITTER
+            analysis.metadata[chunk.id] = metadata
         return analysis
 
+    def close(self) -> None:
+        pass
+
     def _chunk_metadata(self, chunk: Chunk, local_names: dict[str, str], public: set[str] | None) -> Metadata:
-        if chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW) and chunk.language in ("markdown", "text", "restructuredtext"):
-            return Metadata(sources={"all": TIER})
+        if chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW) and chunk.language in PROSE_LANGUAGES:
+            return Metadata(sources={"all": REGEX})
         body = strip_strings_and_comments(_body(chunk), chunk.language)
         raises = patterns.RAISES.get(chunk.language, patterns.RAISES["*"])
         throws = bool(raises.search(body))
@@ -67,8 +115,142 @@ class SyntaxAnalyzer:
             throwsException=throws,
             securityBoundary=security_reason(chunk.signature + "\n" + body),
             effects=effects,
-            sources={field_name: TIER for field_name in ("imports", "exports", "callees", "isAsync", "throwsException", "securityBoundary")},
+            sources={name: REGEX for name in (*UNION_FIELDS, *FIRST_ANSWER_FIELDS)},
         )
+
+
+class MergedAnalyzer:
+    """Tiers in order of trust, merged by the seed's rules.
+
+    Imports, exports and callees are the union of the tiers that answered; isAsync,
+    throwsException, securityBoundary and effects come from the first tier that
+    answered; definitions found by any tier are kept. `Metadata.sources` names the
+    tiers behind each field (`lsp+tree-sitter` for a union both contributed to).
+    """
+
+    def __init__(self, tiers: list[Analyzer]) -> None:
+        self.tiers = tiers
+        self.name = "+".join(tier.name for tier in tiers)
+
+    def analyze(self, source: SourceFile, text: str, chunks: list[Chunk]) -> FileAnalysis:
+        results = [tier.analyze(source, text, chunks) for tier in self.tiers]
+        merged = FileAnalysis(imports=list(dict.fromkeys(name for result in results for name in result.imports)))
+        for chunk in chunks:
+            answers = [result.metadata[chunk.id] for result in results if chunk.id in result.metadata]
+            merged.metadata[chunk.id] = merge_metadata(answers)
+        return merged
+
+    def close(self) -> None:
+        for tier in self.tiers:
+            tier.close()
+
+
+def merge_metadata(answers: list[Metadata]) -> Metadata:
+    """One chunk's metadata from its tiers' answers, most trusted first."""
+    merged = Metadata()
+    for name in UNION_FIELDS:
+        answered = [a for a in answers if name in a.sources]
+        setattr(merged, name, list(dict.fromkeys(item for a in answered for item in getattr(a, name))))
+        tiers = dict.fromkeys(tier for a in answered for tier in a.sources[name].split("+"))
+        if tiers:
+            merged.sources[name] = "+".join(tiers)
+    for name in FIRST_ANSWER_FIELDS:
+        first = next((a for a in answers if name in a.sources), None)
+        if first is not None:
+            setattr(merged, name, getattr(first, name))
+            merged.sources[name] = first.sources[name]
+    for answer in answers:
+        for callee, locations in answer.definitions.items():
+            merged.definitions.setdefault(callee, locations)
+        if "all" in answer.sources:
+            merged.sources.setdefault("all", answer.sources["all"])
+    if merged.definitions:
+        merged.sources["definitions"] = next(a.sources["definitions"] for a in answers if a.definitions)
+    return merged
+
+
+def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[CallSite]]:
+    """Call sites per chunk id, from the language's call query, first use first.
+
+    Chunks without a call query, and those overlapping a syntax error, are absent; a
+    call belongs to the innermost chunk around it (a class keeps none of its own).
+    """
+    spec = language_named(language)
+    query = calls_query(spec)
+    if query is None or not chunks:
+        return {}
+    from tree_sitter import QueryCursor
+
+    tree = parse(spec, text)
+    data = text.encode("utf-8")
+    found: list[tuple[int, CallSite]] = []
+    ignored: list[tuple[int, int]] = []
+    for _pattern, captures in QueryCursor(query).matches(tree.root_node):
+        if "ignore" in captures:
+            ignored.extend((n.start_byte, n.end_byte) for n in captures["ignore"])
+            continue
+        name = captures["name"][0]
+        start = min(n.start_byte for n in (name, *captures.get("callee", ())))
+        callee = as_written(data[start : name.end_byte].decode("utf-8", errors="replace"))
+        if callee and callee.rsplit(".", 1)[-1] not in patterns.NOT_CALLS:
+            found.append((name.start_byte, CallSite(callee, name.start_point[0], name.start_point[1])))
+    found.sort(key=lambda item: item[0])
+    owner = _innermost_chunk_by_row(chunks, text.count("\n") + 1)
+    broken = _error_rows(tree.root_node)
+    unparsed = {c.id for c in chunks if any(c.start_line - 1 <= row <= c.end_line - 1 for row in broken)} if broken else set()
+    sites: dict[str, list[CallSite]] = {
+        c.id: [] for c in chunks if c.id not in unparsed and c.kind is not ChunkKind.CLASS and c.language not in PROSE_LANGUAGES
+    }
+    ignored.sort()
+    for offset, site in found:
+        if _inside(ignored, offset):
+            continue
+        chunk = owner[site.line] if site.line < len(owner) else None
+        if chunk is not None and chunk.id in sites:
+            sites[chunk.id].append(site)
+    return sites
+
+
+DOTTED_TAIL = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+
+
+def as_written(expression: str) -> str:
+    """A called expression as a dotted name (`a?.b` → `a.b`, `ns::f` → `ns.f`).
+
+    Only the trailing dotted part of an expression is kept: `make().run` → `run`.
+    """
+    name = re.sub(r"\s+", "", expression).replace("?.", ".").replace("::", ".").replace("->", ".")
+    match = DOTTED_TAIL.search(name)
+    return match.group(0) if match else ""
+
+
+def _innermost_chunk_by_row(chunks: list[Chunk], rows: int) -> list[Chunk | None]:
+    """For each 0-based row, the chunk with the smallest span around it."""
+    owner: list[Chunk | None] = [None] * rows
+    for chunk in sorted(chunks, key=lambda c: c.start_line - c.end_line):
+        for row in range(max(chunk.start_line - 1, 0), min(chunk.end_line, rows)):
+            owner[row] = chunk
+    return owner
+
+
+def _error_rows(root) -> set[int]:
+    """Rows covered by a syntax error or a missing node."""
+    rows: set[int] = set()
+    if not root.has_error:
+        return rows
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            rows.update(range(node.start_point[0], node.end_point[0] + 1))
+        elif node.has_error:
+            stack.extend(node.children)
+    return rows
+
+
+def _inside(ranges: list[tuple[int, int]], offset: int) -> bool:
+    index = bisect.bisect_right(ranges, (offset, float("inf"))) - 1
+    return index >= 0 and ranges[index][0] <= offset < ranges[index][1]
 
 
 def file_imports(language: str, text: str) -> list[str]:

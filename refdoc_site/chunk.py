@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .languages import LanguageSpec, definition_query, grammar, language_named
+from .languages import LanguageSpec, definition_query, language_named, parse
 from .records import Chunk, ChunkKind, SourceFile
 from .tokens import count_tokens, windows
 
@@ -68,10 +68,10 @@ class _Definition:
 def _chunk_with_grammar(
     source: SourceFile, spec: LanguageSpec, text: str, lines: list[str], settings: ChunkSettings
 ) -> list[Chunk]:
-    from tree_sitter import Parser, QueryCursor
+    from tree_sitter import QueryCursor
 
     data = text.encode("utf-8")
-    tree = Parser(grammar(spec)).parse(data)
+    tree = parse(spec, text)
     definitions = _definitions(QueryCursor(definition_query(spec)), tree.root_node, data, spec)
     kept = _qualify(definitions, spec)
 

@@ -57,8 +57,11 @@ def _parser() -> argparse.ArgumentParser:
         sub.set_defaults(run=run, out=None)
         return sub
 
-    command("build", _build, "Run the whole pipeline and the MkDocs build.", out=True)
-    command("index", _index, "Discover, chunk, analyze and summarize changed files into the store.")
+    for indexing in (
+        command("build", _build, "Run the whole pipeline and the MkDocs build.", out=True),
+        command("index", _index, "Discover, chunk, analyze and summarize changed files into the store."),
+    ):
+        _add_lsp_options(indexing)
     command("summarize", _summarize, "Build the file, module and system summaries from the store.")
     command("render", _render, "Render the Markdown pages and mkdocs.yml from the store.", out=True)
     command("stats", _stats, "Print chunking statistics of the store.")
@@ -76,11 +79,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_lsp_options(sub: argparse.ArgumentParser) -> None:
+    """`--lsp`, `--no-lsp`, `--lsp-only`: the `lsp` setting of refdoc.yml for one run."""
+    modes = sub.add_mutually_exclusive_group()
+    modes.add_argument("--lsp", dest="lsp", action="store_const", const="on", help="analyze with language servers where they run, then tree-sitter and regex (slower)")
+    modes.add_argument("--no-lsp", dest="lsp", action="store_const", const="off", help="analyze with tree-sitter and regex only (the default)")
+    modes.add_argument("--lsp-only", dest="lsp", action="store_const", const="only", help="analyze with language servers alone")
+
+
 def _workspace(args: argparse.Namespace) -> Workspace:
     repo = args.repo
     if not repo.is_dir():
         raise RefdocError(f"{repo}: not a directory; pass the repository folder to document")
-    config = with_overrides(load_config(repo, args.config), chunk_size=args.chunk_size, chunk_overlap=args.overlap)
+    config = with_overrides(
+        load_config(repo, args.config), chunk_size=args.chunk_size, chunk_overlap=args.overlap, lsp=getattr(args, "lsp", None)
+    )
     return Workspace.create(repo, config, args.store, args.out)
 
 

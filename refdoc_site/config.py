@@ -19,6 +19,7 @@ from .languages import LANGUAGES
 
 CONFIG_NAME = "refdoc.yml"
 OUTPUT_LANGUAGES = ("en", "ja")
+LSP_MODES = ("off", "on", "only")
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,10 @@ class Config:
     """How many directory levels name a module (`src/app` at depth 2)."""
     mermaid_js: str = ""
     """Path to a local `mermaid.min.js`; diagrams render as source text without one."""
+    lsp: str = "off"
+    """Language servers for the analysis: `off` (tree-sitter and regex only, the fast
+    offline default), `on` (servers first where they run, then the other tiers) or
+    `only` (servers alone)."""
 
     def chunk_settings(self) -> ChunkSettings:
         per_language = {
@@ -110,6 +115,7 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("chunk_overlap", _int_at_least(0)),
     _Option("module_depth", _int_at_least(1)),
     _Option("mermaid_js", _string),
+    _Option("lsp", _one_of(LSP_MODES)),
 )
 LANGUAGE_KEYS = {"chunk_size": _int_at_least(16), "chunk_overlap": _int_at_least(0)}
 KNOWN_LANGUAGES = {spec.name for spec in LANGUAGES}

@@ -226,12 +226,19 @@ def _top_level_external(language: str, names: list[str]) -> list[str]:
 def _call_graph(
     documents: list[Document], file_imports: dict[str, list[str]]
 ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Resolve callee names to chunks: same file first, then imported files, then unique."""
+    """Resolve callees to chunks.
+
+    A language server's definition comes first: the chunk around the line it names, when
+    that chunk bears the called name (a definition outside the repository means no edge).
+    Otherwise names are matched: same class, same file, imported files, then unique.
+    """
     by_name: dict[str, list[Document]] = defaultdict(list)
+    by_path: dict[str, list[Document]] = defaultdict(list)
     for document in documents:
         chunk = document.chunk
         if chunk.kind in (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS) and chunk.part <= 1:
             by_name[chunk.name].append(document)
+            by_path[chunk.path].append(document)
     calls: dict[str, list[str]] = {}
     callers: dict[str, list[str]] = defaultdict(list)
     for document in documents:
@@ -240,6 +247,12 @@ def _call_graph(
         targets: list[str] = []
         for callee in document.metadata.callees:
             short = callee.rsplit(".", 1)[-1]
+            locations = document.metadata.definitions.get(callee)
+            if locations:
+                defined = [_defined_at(by_path, location, short) for location in locations]
+                if all(target is not None for target in defined):
+                    targets.extend(t for t in defined if t and t != chunk.id)
+                    continue
             candidates = [d for d in by_name.get(short, []) if d.chunk.id != chunk.id]
             if not candidates:
                 continue
@@ -255,6 +268,17 @@ def _call_graph(
         for target in calls[chunk.id]:
             callers[target].append(chunk.id)
     return calls, {k: list(dict.fromkeys(v)) for k, v in callers.items()}
+
+
+def _defined_at(by_path: dict[str, list[Document]], location: str, name: str) -> str | None:
+    """The chunk id a definition location names: `""` outside the repository, None when
+    no chunk of that name is there (the location is stale or points at an import)."""
+    if not location:
+        return ""
+    path, _, line = location.rpartition(":")
+    around = [d.chunk for d in by_path.get(path, ()) if d.chunk.start_line <= int(line) <= d.chunk.end_line]
+    named = [c for c in around if c.name == name]
+    return min(named, key=lambda c: c.end_line - c.start_line).id if named else None
 
 
 def strongly_connected(edges: dict[str, list[str]]) -> list[list[str]]:

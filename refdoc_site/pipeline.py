@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import __version__
-from .analyze import Analyzer, SyntaxAnalyzer
+from .analyze import Analyzer
 from .chunk import chunk_file
 from .config import Config
 from .discover import discover, read_text
@@ -26,6 +26,7 @@ from .errors import StoreError
 from .evidence import collect_decisions
 from .graph import RepoGraph, build_graph
 from .hierarchy import build_hierarchy
+from .lsp import analyzer_for
 from .plans import plan_milestones
 from .progress import progress
 from .records import Document, Hierarchy, SourceFile
@@ -140,7 +141,8 @@ def index(
     embedder: Embedder | None = None,
 ) -> IndexReport:
     """Discover, chunk, analyze, summarize and embed changed files; store every document."""
-    analyzer = analyzer or SyntaxAnalyzer()
+    owns_analyzer = analyzer is None
+    analyzer = analyzer or analyzer_for(workspace.config.lsp, workspace.repo)
     summarizer = summarizer or ExtractiveSummarizer()
     embedder = embedder or default_embedder()
     config = workspace.config
@@ -186,6 +188,8 @@ def index(
         fresh.extend(documents)
         state.files[source.path] = _file_entry(source, text, analysis.imports, documents)
         report.reprocessed += 1
+    if owns_analyzer:
+        analyzer.close()  # stops its language servers
     if embedder is not None:
         report.failed += embed_documents(fresh, embedder)
     report.removed = len(set(previous.files) - set(state.files))

@@ -114,15 +114,20 @@ class Metadata:
     callers: list[str] = field(default_factory=list)
     """Chunk ids that call this chunk, built from the whole call graph."""
     callees: list[str] = field(default_factory=list)
-    """Names (or resolved chunk ids, prefixed by `#`-less ids) this chunk calls."""
+    """Names this chunk calls, as written (`self.parse`, `os.path.join`)."""
     isAsync: bool = False
     throwsException: bool = False
     securityBoundary: str = ""
     """Empty, or the reason this chunk sits on a security boundary."""
     effects: list[str] = field(default_factory=list)
     """Detected side effects: file, network, database, subprocess, global state, raising."""
+    definitions: dict[str, list[str]] = field(default_factory=dict)
+    """Callee as written → where a language server says it is defined: `path:line` in
+    the repository (1-based), or `""` when outside it (standard library, dependencies).
+    The call graph prefers these to matching names."""
     sources: dict[str, str] = field(default_factory=dict)
-    """Which analysis tier produced each field (`tree-sitter`, `regex`, `lsp`)."""
+    """Which analysis tiers produced each field (`lsp`, `tree-sitter`, `regex`; joined
+    with `+` for a union several tiers contributed to)."""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -10,6 +10,10 @@ marks definitions with captures:
 - `@name` (or `@name.object` + `@name.property`, joined with a dot): the name as written;
 - `@receiver`: a Go method's receiver type, prefixed to the method's name;
 - `@body`: where the signature ends.
+
+A second, optional query file `queries/<name>-calls.scm` marks call sites for the
+analysis (see `queries/python-calls.scm`); languages without one fall back to regular
+expressions.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 
 QUERY_DIR = Path(__file__).parent / "queries"
@@ -66,6 +70,12 @@ class LanguageSpec:
     @property
     def query_paths(self) -> list[Path]:
         return [QUERY_DIR / f"{stem}.scm" for stem in (self.queries or (self.name,))]
+
+    @property
+    def calls_query_paths(self) -> list[Path]:
+        """The call-site query files that exist for this language's query stems."""
+        paths = [QUERY_DIR / f"{stem}-calls.scm" for stem in (self.queries or (self.name,))]
+        return [path for path in paths if path.exists()]
 
 
 C_COMMENTS = ("//",)
@@ -243,3 +253,22 @@ def definition_query(spec: LanguageSpec):  # -> tree_sitter.Query | None
     from tree_sitter import Query
 
     return Query(language, "\n".join(path.read_text(encoding="utf-8") for path in paths))
+
+
+@cache
+def calls_query(spec: LanguageSpec):  # -> tree_sitter.Query | None
+    language = grammar(spec)
+    paths = spec.calls_query_paths
+    if language is None or not paths:
+        return None
+    from tree_sitter import Query
+
+    return Query(language, "\n".join(path.read_text(encoding="utf-8") for path in paths))
+
+
+@lru_cache(maxsize=2)
+def parse(spec: LanguageSpec, text: str):  # -> tree_sitter.Tree
+    """The syntax tree of a file's text; the chunker and the analyzer share the last ones."""
+    from tree_sitter import Parser
+
+    return Parser(grammar(spec)).parse(text.encode("utf-8"))

@@ -1,0 +1,364 @@
+"""The language-server tier: definitions of call sites through multilspy.
+
+`ServerPool` is the process manager: it starts each server of `languages.servers` the
+first time a file of its language arrives, reuses it for every later file, holds every
+request to the server's time limits and always stops it (on `close()`, at exit, and at
+once when it fails). A server that is missing, fails to start, hangs or crashes costs at
+most its time limit; it is then noticed in one log line and its files are left to the
+next tiers.
+
+`LspAnalyzer` opens each file in its server, asks for the definition of every call site
+the tree-sitter query found, and records where each callee is defined (`path:line`) so
+that the call graph links the right chunk. Where the server's hover tells (TypeScript:
+`(): Promise<…>`), it also answers isAsync.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import logging
+import re
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+from typing import Any
+
+from .analyze import LSP, Analyzer, CallSite, FileAnalysis, MergedAnalyzer, SyntaxAnalyzer, call_sites
+from .languages.servers import SERVERS, ServerSpec, find_binary, server_for
+from .records import Chunk, ChunkKind, Metadata, SourceFile
+
+log = logging.getLogger("refdoc_site")
+
+POLL_SECONDS = 0.05
+STOP_SECONDS = 5.0
+"""How long a healthy server gets to shut down before it is killed."""
+
+
+class ServerFailed(Exception):
+    """A language server did not start, did not answer in time, or exited."""
+
+
+@dataclass
+class _Running:
+    spec: ServerSpec
+    server: Any  # multilspy.LanguageServer
+    context: Any  # its start_server() context manager, entered
+    pid: int | None = None
+
+
+@dataclass
+class ServerPool:
+    """Starts, reuses, time-limits and stops the language servers of one repository."""
+
+    repo: Path
+    servers: tuple[ServerSpec, ...] = SERVERS
+    install: bool = True
+    """Install npm-distributed servers into the cache folder when they are missing."""
+    notices: list[str] = field(default_factory=list)
+    """The one line said about each server that could not be used."""
+    _running: dict[str, _Running] = field(default_factory=dict)
+    _unavailable: set[str] = field(default_factory=set)
+    _loop: asyncio.AbstractEventLoop | None = None
+    _thread: threading.Thread | None = None
+
+    def server(self, spec: ServerSpec) -> _Running | None:
+        """The running server of a spec, started on first use; None when it cannot run."""
+        if spec.name in self._unavailable:
+            return None
+        if spec.name in self._running:
+            return self._running[spec.name]
+        binary = find_binary(spec, self.install)
+        if binary is None:
+            self._give_up(spec, "not found", quiet=spec.optional)
+            return None
+        running = self._create(spec, binary)
+        if running is None:
+            return None
+        try:
+            self._await(running, self._start(running), spec.start_seconds, "start")
+        except ServerFailed as error:
+            self._fail(running, str(error))
+            return None
+        self._running[spec.name] = running
+        return running
+
+    def request(self, running: _Running, work: Callable[[], Awaitable[Any]]) -> Any:
+        """Run one file's requests on the server within its time limit."""
+        try:
+            return self._await(running, work(), running.spec.request_seconds, "answer")
+        except ServerFailed as error:
+            self._fail(running, str(error))
+            raise
+
+    def close(self) -> None:
+        """Stop every server (shutdown, then kill whatever is left) and the event loop."""
+        for running in list(self._running.values()):
+            self._stop(running, graceful=True)
+        self._running.clear()
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            if self._thread is not None:
+                self._thread.join(timeout=STOP_SECONDS)
+            self._loop = self._thread = None
+
+    # --- internals -------------------------------------------------------------------
+
+    def _create(self, spec: ServerSpec, binary: str) -> _Running | None:
+        from multilspy.language_server import LanguageServer
+        from multilspy.multilspy_config import MultilspyConfig
+
+        config = MultilspyConfig.from_dict({"code_language": spec.multilspy_language, "server_binary": binary})
+        try:
+            server = LanguageServer.create(config, _quiet_logger(), str(self.repo))
+        except Exception as error:  # an adapter that refuses its environment
+            self._give_up(spec, f"could not be set up ({type(error).__name__}: {error})")
+            return None
+        for method in ("workspace/configuration", "client/registerCapability", "window/workDoneProgress/create"):
+            server.server.on_request(method, _empty_answer)
+        return _Running(spec, server, server.start_server())
+
+    async def _start(self, running: _Running) -> None:
+        task = asyncio.ensure_future(running.context.__aenter__())
+        while running.server.server.process is None and not task.done():
+            await asyncio.sleep(POLL_SECONDS / 5)
+        if running.server.server.process is not None:
+            running.pid = running.server.server.process.pid
+        await task
+
+    def _await(self, running: _Running, work: Awaitable[Any], seconds: float, doing: str) -> Any:
+        future = asyncio.run_coroutine_threadsafe(self._guarded(running, work, seconds, doing), self._event_loop())
+        return future.result()
+
+    async def _guarded(self, running: _Running, work: Awaitable[Any], seconds: float, doing: str) -> Any:
+        """`work`, unless the server exits or the time limit passes first."""
+        task = asyncio.ensure_future(work)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while not task.done():
+            process = running.server.server.process
+            if process is not None and process.returncode is not None:
+                task.cancel()
+                raise ServerFailed(f"exited with code {process.returncode} during {doing}")
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                task.cancel()
+                raise ServerFailed(f"did not {doing} within {seconds:g} s")
+            await asyncio.wait({task}, timeout=min(POLL_SECONDS, remaining))
+        try:
+            return task.result()
+        except Exception as error:
+            raise ServerFailed(f"failed during {doing}: {type(error).__name__}: {error}") from error
+
+    def _event_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            self._thread = threading.Thread(target=self._loop.run_forever, name="refdoc-lsp", daemon=True)
+            self._thread.start()
+            atexit.register(self.close)
+        return self._loop
+
+    def _fail(self, running: _Running, reason: str) -> None:
+        self._running.pop(running.spec.name, None)
+        self._stop(running, graceful=False)
+        self._give_up(running.spec, reason)
+
+    def _give_up(self, spec: ServerSpec, reason: str, quiet: bool = False) -> None:
+        self._unavailable.add(spec.name)
+        line = f"language server {spec.name} {reason}; {', '.join(spec.languages)} files use the next tier"
+        self.notices.append(line)
+        log.log(logging.INFO if quiet else logging.WARNING, line)
+
+    def _stop(self, running: _Running, graceful: bool) -> None:
+        async def stop() -> None:
+            if graceful:
+                try:
+                    await asyncio.wait_for(running.context.__aexit__(None, None, None), STOP_SECONDS)
+                except BaseException:  # a server that will not stop is killed below
+                    pass
+            _kill_tree(running.pid)
+            try:
+                await asyncio.wait_for(running.server.server.stop(), STOP_SECONDS)
+            except BaseException:
+                pass
+
+        if self._loop is None:
+            _kill_tree(running.pid)
+            return
+        future = asyncio.run_coroutine_threadsafe(stop(), self._loop)
+        try:
+            future.result(timeout=3 * STOP_SECONDS)
+        except Exception:
+            _kill_tree(running.pid)
+
+
+def _kill_tree(pid: int | None) -> None:
+    if pid is None:
+        return
+    import psutil
+
+    try:
+        process = psutil.Process(pid)
+        children = process.children(recursive=True)
+    except psutil.Error:
+        return
+    for member in (*children, process):
+        try:
+            member.kill()
+        except psutil.Error:
+            pass
+
+
+async def _empty_answer(params: Any) -> Any:
+    items = params.get("items") if isinstance(params, dict) else None
+    return [None] * len(items) if isinstance(items, list) else None
+
+
+def _quiet_logger():
+    """multilspy's own logger prints a JSON line per step at INFO; this one keeps them
+    at debug level under refdoc_site.lsp."""
+    from multilspy.multilspy_logger import MultilspyLogger
+
+    class QuietLogger(MultilspyLogger):
+        def __init__(self) -> None:
+            self.logger = logging.getLogger("refdoc_site.lsp")
+
+        def log(self, debug_message: str, level: int, sanitized_error_message: str = "") -> None:
+            self.logger.debug("multilspy: %s", debug_message)
+
+    return QuietLogger()
+
+
+class LspAnalyzer:
+    """The language-server tier: callees with their definitions, and isAsync where told."""
+
+    name = LSP
+
+    def __init__(self, repo: Path, servers: tuple[ServerSpec, ...] = SERVERS, install: bool = True) -> None:
+        self.repo = repo.resolve()
+        self.servers = servers
+        self.pool = ServerPool(self.repo, servers, install)
+
+    def analyze(self, source: SourceFile, text: str, chunks: list[Chunk]) -> FileAnalysis:
+        spec = server_for(source.language, self.servers)
+        if spec is None:
+            return FileAnalysis.unanswered(chunks)
+        sites = call_sites(source.language, text, chunks)
+        if not sites:
+            return FileAnalysis.unanswered(chunks)
+        running = self.pool.server(spec)
+        if running is None:
+            return FileAnalysis.unanswered(chunks)
+        lines = text.splitlines()
+        try:
+            answers = self.pool.request(running, lambda: self._ask(running, source.path, lines, chunks, sites))
+        except ServerFailed:
+            return FileAnalysis.unanswered(chunks)
+        return self._analysis(source.path, chunks, sites, *answers)
+
+    def close(self) -> None:
+        self.pool.close()
+
+    async def _ask(
+        self, running: _Running, path: str, lines: list[str], chunks: list[Chunk], sites: dict[str, list[CallSite]]
+    ) -> tuple[dict[tuple[int, int], list[str]], dict[str, bool]]:
+        server = running.server
+        positions = list(dict.fromkeys((s.line, s.column) for chunk_sites in sites.values() for s in chunk_sites))
+        with server.open_file(path):
+            found = await asyncio.gather(
+                *(server.request_definition(path, line, _utf16_column(lines, line, column)) for line, column in positions),
+                return_exceptions=True,
+            )
+            asynchronous = await self._async_flags(running, path, chunks) if running.spec.async_hover else {}
+        definitions = {
+            position: [self._location(item) for item in answer]
+            for position, answer in zip(positions, found)
+            if isinstance(answer, list) and answer
+        }
+        return definitions, asynchronous
+
+    async def _async_flags(self, running: _Running, path: str, chunks: list[Chunk]) -> dict[str, bool]:
+        """isAsync per function chunk, from the hover text at its name (via document symbols)."""
+        server = running.server
+        symbols, _tree = await server.request_document_symbols(path)
+        functions = [c for c in chunks if c.kind in (ChunkKind.FUNCTION, ChunkKind.METHOD) and c.part <= 1]
+        where: dict[str, tuple[int, int]] = {}
+        for symbol in symbols:
+            start = (symbol.get("selectionRange") or symbol.get("location", {}).get("range", {})).get("start")
+            if not start:
+                continue
+            for chunk in functions:
+                if chunk.name == symbol.get("name") and chunk.start_line <= start["line"] + 1 <= chunk.end_line:
+                    where.setdefault(chunk.id, (start["line"], start["character"]))
+        hovers = await asyncio.gather(
+            *(server.request_hover(path, line, column) for line, column in where.values()), return_exceptions=True
+        )
+        pattern = re.compile(running.spec.async_hover, re.MULTILINE)
+        return {
+            chunk_id: bool(pattern.search(_hover_text(hover)))
+            for chunk_id, hover in zip(where, hovers)
+            if isinstance(hover, dict)
+        }
+
+    def _location(self, item: dict) -> str:
+        """`path:line` of a definition inside the repository, `""` outside it."""
+        absolute = item.get("absolutePath") or ""
+        try:
+            relative = PurePath(absolute).relative_to(self.repo).as_posix()
+        except ValueError:
+            return ""
+        return f"{relative}:{item['range']['start']['line'] + 1}"
+
+    def _analysis(
+        self,
+        path: str,
+        chunks: list[Chunk],
+        sites: dict[str, list[CallSite]],
+        definitions: dict[tuple[int, int], list[str]],
+        asynchronous: dict[str, bool],
+    ) -> FileAnalysis:
+        analysis = FileAnalysis.unanswered(chunks)
+        for chunk in chunks:
+            if chunk.id not in sites:
+                continue
+            metadata = Metadata(sources={"callees": LSP, "definitions": LSP})
+            for site in sites[chunk.id]:
+                locations = definitions.get((site.line, site.column))
+                if locations is None:
+                    continue
+                known = metadata.definitions.setdefault(site.callee, [])
+                known.extend(location for location in locations if location not in known)
+            metadata.callees = list(metadata.definitions)
+            if chunk.id in asynchronous:
+                metadata.isAsync = asynchronous[chunk.id]
+                metadata.sources["isAsync"] = LSP
+            analysis.metadata[chunk.id] = metadata
+        return analysis
+
+
+def _utf16_column(lines: list[str], row: int, byte_column: int) -> int:
+    """LSP counts columns in UTF-16 code units; tree-sitter in bytes."""
+    line = lines[row] if row < len(lines) else ""
+    if line.isascii():
+        return byte_column
+    prefix = line.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore")
+    return len(prefix.encode("utf-16-le")) // 2
+
+
+def _hover_text(hover: dict) -> str:
+    contents = hover.get("contents")
+    if isinstance(contents, dict):
+        return str(contents.get("value", ""))
+    if isinstance(contents, list):
+        return "\n".join(c.get("value", "") if isinstance(c, dict) else str(c) for c in contents)
+    return str(contents or "")
+
+
+def analyzer_for(mode: str, repo: Path) -> Analyzer:
+    """The analyzer of a `lsp` setting: `off`, `on` (servers, then syntax) or `only`."""
+    if mode == "on":
+        return MergedAnalyzer([LspAnalyzer(repo), SyntaxAnalyzer()])
+    if mode == "only":
+        return LspAnalyzer(repo)
+    return SyntaxAnalyzer()

@@ -1,0 +1,569 @@
+"""Code intelligence per tier: language servers, tree-sitter call queries, regex fallback.
+
+Each test writes a small repository with known answers, indexes it as the pipeline does
+and reads the exact callees, callers, imports, exports and flags back from the store and
+the call graph. The language-server tests start the real servers (jedi-language-server
+from this environment, typescript-language-server from the npm cache that
+scripts/test.sh fills) and are skipped, saying why, only when a binary is missing.
+"""
+
+from __future__ import annotations
+
+import logging
+import stat
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from helpers import write_repo
+from refdoc_site.analyze import LSP, REGEX, TREE_SITTER, SyntaxAnalyzer, as_written, merge_metadata
+from refdoc_site.config import Config
+from refdoc_site.graph import RepoGraph, build_graph
+from refdoc_site.languages.servers import SERVERS, ServerSpec, find_binary
+from refdoc_site.lsp import LspAnalyzer, analyzer_for
+from refdoc_site.pipeline import Workspace, index
+from refdoc_site.records import Chunk, ChunkKind, ChunkSummary, Document, Metadata
+
+
+class Indexed:
+    """A repository indexed into a temporary store, with its call graph."""
+
+    def __init__(self, root: Path, files: dict[str, str], lsp: str = "off", analyzer=None) -> None:
+        repo = write_repo(root / "repo", files)
+        workspace = Workspace.create(repo, Config(lsp=lsp), root / "store", root / "site")
+        started = time.perf_counter()
+        self.report = index(workspace, analyzer)
+        self.seconds = time.perf_counter() - started
+        state = workspace.load_state()
+        self.documents = {d.chunk.id: d for d in state.documents}
+        self.imports = {path: entry.imports for path, entry in state.files.items()}
+        self.graph: RepoGraph = build_graph(
+            {path: entry.language for path, entry in state.files.items()}, self.imports, state.documents
+        )
+
+    def meta(self, chunk_id: str) -> Metadata:
+        return self.documents[chunk_id].metadata
+
+    def calls(self, chunk_id: str) -> list[str]:
+        return sorted(self.graph.calls.get(chunk_id, []))
+
+    def callers(self, chunk_id: str) -> list[str]:
+        return sorted(self.graph.callers.get(chunk_id, []))
+
+
+def server_binary(name: str) -> str:
+    spec = next(s for s in SERVERS if s.name == name)
+    binary = find_binary(spec, install=False)
+    if binary is None:
+        pytest.skip(f"{name} is not installed (scripts/test.sh installs it)")
+    return binary
+
+
+# --- tree-sitter tier ----------------------------------------------------------------------
+
+PYTHON_REPO = {
+    "shop/__init__.py": "",
+    "shop/pricing.py": '''
+        """Prices."""
+        import math
+
+        __all__ = ["total", "discount"]
+
+
+        def total(items):
+            # round(x) in a comment is not a call, nor is "len(x)" in a string
+            return round(sum(price(i) for i in items), 2)
+
+
+        def price(item):
+            if item < 0:
+                raise ValueError("negative")
+            return math.floor(item)
+
+
+        def discount(value):
+            return total([value]) * 0.9
+        ''',
+    "shop/cart.py": '''
+        import functools
+        from .pricing import total
+
+
+        class Cart:
+            def __init__(self):
+                self.items = []
+
+            @functools.lru_cache(maxsize=None)
+            def checkout(self):
+                return total(self.items)
+
+            async def save(self, store):
+                await store.put(self.checkout())
+        ''',
+}
+
+
+def test_python_callees_callers_and_flags_from_tree_sitter(tmp_path):
+    repo = Indexed(tmp_path, PYTHON_REPO)
+    total = repo.meta("shop/pricing.py#total")
+    assert total.callees == ["round", "sum", "price"]
+    assert total.sources["callees"] == TREE_SITTER
+    assert repo.meta("shop/pricing.py#price").callees == ["ValueError", "math.floor"]
+    # the decorator's call happens at definition time: not a callee of checkout
+    assert repo.meta("shop/cart.py#Cart.checkout").callees == ["total"]
+    assert repo.meta("shop/cart.py#Cart.save").callees == ["store.put", "self.checkout"]
+
+    assert repo.calls("shop/pricing.py#total") == ["shop/pricing.py#price"]
+    assert repo.calls("shop/cart.py#Cart.save") == ["shop/cart.py#Cart.checkout"]
+    assert repo.callers("shop/pricing.py#total") == ["shop/cart.py#Cart.checkout", "shop/pricing.py#discount"]
+    assert repo.callers("shop/pricing.py#price") == ["shop/pricing.py#total"]
+
+    assert repo.imports["shop/cart.py"] == ["functools", ".pricing", ".pricing.total"]
+    assert repo.meta("shop/pricing.py#total").exports == ["total"]
+    assert repo.meta("shop/pricing.py#price").exports == []  # not in __all__
+    assert repo.meta("shop/cart.py#Cart.save").isAsync is True
+    assert repo.meta("shop/cart.py#Cart.checkout").isAsync is False
+    assert repo.meta("shop/pricing.py#price").throwsException is True
+    assert repo.meta("shop/pricing.py#total").throwsException is False
+
+
+def test_go_rust_java_through_tree_sitter(tmp_path):
+    repo = Indexed(
+        tmp_path,
+        {
+            "go/store/store.go": """
+                package store
+
+                import (
+                    "errors"
+                    "fmt"
+                )
+
+                func Load(name string) (string, error) {
+                    if name == "" {
+                        return "", errors.New("empty")
+                    }
+                    return format(name), nil
+                }
+
+                func format(name string) string {
+                    return fmt.Sprintf("<%s>", name)
+                }
+                """,
+            "rust/src/lib.rs": """
+                use std::fs;
+
+                pub async fn read(path: &str) -> Result<String, std::io::Error> {
+                    let text = fs::read_to_string(path)?;
+                    Ok(clean(&text))
+                }
+
+                fn clean(text: &str) -> String {
+                    text.trim().to_string()
+                }
+                """,
+            "java/src/Shop.java": """
+                import java.util.List;
+
+                public class Shop {
+                    public int total(List<Integer> prices) {
+                        return sum(prices) + new Tax().rate();
+                    }
+
+                    private int sum(List<Integer> prices) {
+                        if (prices == null) {
+                            throw new IllegalArgumentException("no prices");
+                        }
+                        return prices.stream().mapToInt(Integer::intValue).sum();
+                    }
+                }
+
+                class Tax {
+                    int rate() { return 2; }
+                }
+                """,
+        },
+    )
+    load = repo.meta("go/store/store.go#Load")
+    assert load.callees == ["errors.New", "format"]
+    assert load.sources["callees"] == TREE_SITTER
+    assert load.exports == ["Load"] and repo.meta("go/store/store.go#format").exports == []
+    assert load.throwsException is True
+    assert repo.calls("go/store/store.go#Load") == ["go/store/store.go#format"]
+    assert repo.callers("go/store/store.go#format") == ["go/store/store.go#Load"]
+    assert repo.imports["go/store/store.go"] == ["errors", "fmt"]
+
+    read = repo.meta("rust/src/lib.rs#read")
+    assert read.callees == ["fs.read_to_string", "Ok", "clean"]
+    assert read.isAsync is True and read.throwsException is True
+    assert read.exports == ["read"] and repo.meta("rust/src/lib.rs#clean").exports == []
+    assert repo.meta("rust/src/lib.rs#clean").callees == ["text.trim", "to_string"]
+    assert repo.callers("rust/src/lib.rs#clean") == ["rust/src/lib.rs#read"]
+
+    total = repo.meta("java/src/Shop.java#Shop.total")
+    assert total.callees == ["sum", "Tax", "rate"]
+    assert repo.calls("java/src/Shop.java#Shop.total") == [
+        "java/src/Shop.java#Shop.sum", "java/src/Shop.java#Tax", "java/src/Shop.java#Tax.rate"
+    ]
+    assert repo.meta("java/src/Shop.java#Shop.sum").throwsException is True
+    # the trailing `.sum()` reads as `sum`, the method's own name: dropped as recursion
+    assert repo.meta("java/src/Shop.java#Shop.sum").callees == ["IllegalArgumentException", "prices.stream", "mapToInt"]
+    assert total.exports == ["Shop.total"] and repo.meta("java/src/Shop.java#Shop.sum").exports == []
+    assert repo.imports["java/src/Shop.java"] == ["java.util.List"]
+
+
+def test_a_chunk_that_does_not_parse_falls_back_to_regex(tmp_path):
+    repo = Indexed(
+        tmp_path,
+        {
+            "app.py": """
+                def good():
+                    return helper()
+
+
+                def broken(:
+                    return helper(  "x"
+
+
+                def helper():
+                    return 1
+                """,
+            "script.rb": """
+                def run
+                  prepare()
+                  finish()
+                end
+                """,
+        },
+    )
+    assert repo.meta("app.py#good").sources["callees"] == TREE_SITTER
+    broken = [d.metadata for d in repo.documents.values() if d.chunk.path == "app.py" and "helper(  " in d.chunk.content]
+    assert broken and all(m.sources["callees"] == REGEX for m in broken)
+    assert all("helper" in m.callees for m in broken)
+    ruby = [d.metadata for d in repo.documents.values() if d.chunk.path == "script.rb"]
+    assert ruby[0].callees == ["prepare", "finish"] and ruby[0].sources["callees"] == REGEX
+
+
+def test_regex_tier_alone_reads_prose_as_calls_where_tree_sitter_does_not(tmp_path):
+    source = {"m.py": 'def f():\n    x = "see g(1)"\n    return h(x)\n\n\ndef h(x):\n    return x\n'}
+    syntax = Indexed(tmp_path / "a", source, analyzer=SyntaxAnalyzer())
+    regex = Indexed(tmp_path / "b", source, analyzer=SyntaxAnalyzer(tree_sitter=False))
+    assert syntax.meta("m.py#f").callees == ["h"]
+    assert regex.meta("m.py#f").callees == ["h"]
+    assert regex.meta("m.py#f").sources["callees"] == REGEX
+
+
+def test_called_expressions_read_as_dotted_names():
+    assert as_written("self.client.send") == "self.client.send"
+    assert as_written("a?.b") == "a.b"
+    assert as_written("std::fs::read") == "std.fs.read"
+    assert as_written("p->next") == "p.next"
+    assert as_written("make().run") == "run"
+    assert as_written("items[0].get") == "get"
+
+
+# --- merge rules ---------------------------------------------------------------------------
+
+
+def test_merge_unions_lists_and_takes_flags_from_the_first_tier_that_answered():
+    lsp = Metadata(
+        callees=["self.send", "os.path.join"],
+        isAsync=True,
+        definitions={"self.send": ["a.py:3"], "os.path.join": [""]},
+        sources={"callees": LSP, "isAsync": LSP, "definitions": LSP},
+    )
+    syntax = Metadata(
+        imports=["os"],
+        exports=["Client.run"],
+        callees=["os.path.join", "self.send", "log"],
+        isAsync=False,
+        throwsException=True,
+        securityBoundary="subprocess (`subprocess.run`)",
+        sources={"imports": REGEX, "exports": REGEX, "callees": TREE_SITTER, "isAsync": REGEX,
+                 "throwsException": REGEX, "securityBoundary": REGEX, "effects": REGEX},
+    )
+    merged = merge_metadata([lsp, syntax])
+    assert merged.callees == ["self.send", "os.path.join", "log"]
+    assert merged.imports == ["os"] and merged.exports == ["Client.run"]
+    assert merged.isAsync is True  # the language server answered
+    assert merged.throwsException is True  # it did not: the fallback's answer
+    assert merged.securityBoundary == "subprocess (`subprocess.run`)"
+    assert merged.definitions == {"self.send": ["a.py:3"], "os.path.join": [""]}
+    assert merged.sources == {
+        "imports": REGEX, "exports": REGEX, "callees": "lsp+tree-sitter", "isAsync": LSP,
+        "throwsException": REGEX, "securityBoundary": REGEX, "effects": REGEX, "definitions": LSP,
+    }
+    # no language-server answer: everything from the fallback
+    assert merge_metadata([syntax]).isAsync is False
+    assert merge_metadata([syntax]).sources["callees"] == TREE_SITTER
+
+
+def _document(path: str, symbol: str, start: int, end: int, kind=ChunkKind.FUNCTION, metadata=None) -> Document:
+    name = symbol.rsplit(".", 1)[-1]
+    chunk = Chunk(f"{path}#{symbol}", path, "python", kind, name, symbol, name, start, end, "", parent=symbol.rpartition(".")[0])
+    return Document(chunk, ChunkSummary("", "", "", "", ""), metadata or Metadata(), [], "t")
+
+
+def test_call_graph_prefers_the_language_servers_definitions():
+    caller = Metadata(
+        callees=["b.send", "open", "c.send", "moved"],
+        definitions={"b.send": ["b.py:2"], "open": [""], "c.send": ["c.py:40"], "moved": ["b.py:9"]},
+    )
+    documents = [
+        _document("main.py", "go", 1, 5, metadata=caller),
+        _document("a.py", "A.send", 2, 3, ChunkKind.METHOD),
+        _document("b.py", "B.send", 1, 4, ChunkKind.METHOD),
+        _document("a.py", "open", 5, 6),
+        _document("c.py", "moved", 8, 9),
+    ]
+    graph = build_graph({"main.py": "python", "a.py": "python", "b.py": "python", "c.py": "python"},
+                        {"main.py": ["a", "b"]}, documents)
+    # b.send → B.send by definition although A.send is imported too; `open` is the
+    # builtin (defined outside): no edge to a.py's open; c.send's location is stale (no
+    # chunk there): name matching finds both send methods; `moved` is not where it was said.
+    assert graph.calls["main.py#go"] == ["b.py#B.send", "a.py#A.send", "c.py#moved"]
+
+
+# --- language-server tier ------------------------------------------------------------------
+
+AMBIGUOUS_PYTHON = {
+    "pkg/__init__.py": "",
+    "pkg/mail.py": """
+        class Mailer:
+            def send(self, text):
+                return text
+        """,
+    "pkg/queue.py": """
+        class Queue:
+            def send(self, item):
+                return item
+        """,
+    "pkg/main.py": """
+        import json
+        from .mail import Mailer
+        from .queue import Queue
+
+
+        def notify(text):
+            queue = Queue()
+            queue.send(json.dumps(text))
+            return Mailer
+
+
+        async def later(text):
+            return notify(text)
+        """,
+}
+
+
+def test_python_language_server_resolves_callees_across_files(tmp_path):
+    server_binary("jedi-language-server")
+    syntax = Indexed(tmp_path / "syntax", AMBIGUOUS_PYTHON)
+    # by name alone, `queue.send` is either imported `send`
+    assert syntax.calls("pkg/main.py#notify") == ["pkg/mail.py#Mailer.send", "pkg/queue.py#Queue", "pkg/queue.py#Queue.send"]
+
+    repo = Indexed(tmp_path / "lsp", AMBIGUOUS_PYTHON, lsp="on")
+    notify = repo.meta("pkg/main.py#notify")
+    assert notify.definitions == {"Queue": ["pkg/queue.py:1"], "queue.send": ["pkg/queue.py:2"], "json.dumps": [""]}
+    assert notify.callees == ["Queue", "queue.send", "json.dumps"]
+    assert notify.sources["callees"] == "lsp+tree-sitter" and notify.sources["definitions"] == LSP
+    assert repo.calls("pkg/main.py#notify") == ["pkg/queue.py#Queue", "pkg/queue.py#Queue.send"]
+    assert repo.callers("pkg/queue.py#Queue.send") == ["pkg/main.py#notify"]
+    assert repo.callers("pkg/mail.py#Mailer.send") == []
+    assert repo.calls("pkg/main.py#later") == ["pkg/main.py#notify"]
+    # jedi's hover does not say `async`: isAsync stays with the fallback, which reads it
+    assert repo.meta("pkg/main.py#later").isAsync is True
+    assert repo.meta("pkg/main.py#later").sources["isAsync"] == REGEX
+    assert repo.imports["pkg/main.py"] == ["json", ".mail", ".mail.Mailer", ".queue", ".queue.Queue"]
+
+
+def test_lsp_only_keeps_just_what_the_server_answered(tmp_path):
+    server_binary("jedi-language-server")
+    repo = Indexed(tmp_path, AMBIGUOUS_PYTHON, lsp="only")
+    notify = repo.meta("pkg/main.py#notify")
+    assert notify.callees == ["Queue", "queue.send", "json.dumps"]
+    assert notify.sources == {"callees": LSP, "definitions": LSP}
+    assert notify.imports == [] and repo.imports["pkg/main.py"] == []
+    assert repo.calls("pkg/main.py#notify") == ["pkg/queue.py#Queue", "pkg/queue.py#Queue.send"]
+
+
+TYPESCRIPT_REPO = {
+    "src/format.ts": """
+        export function formatPrice(cents: number): string {
+          if (cents < 0) {
+            throw new Error("negative");
+          }
+          return (cents / 100).toFixed(2);
+        }
+        """,
+    "src/api.ts": """
+        import { formatPrice } from "./format";
+
+        export class Api {
+          price(cents: number): string {
+            return formatPrice(cents);
+          }
+
+          load(id: string): Promise<string> {
+            return fetch(id).then((r) => this.price(r.status));
+          }
+        }
+
+        export async function describe(api: Api): Promise<string> {
+          return `${await api.load("1")}`;
+        }
+        """,
+}
+
+
+def test_typescript_language_server_resolves_callees_and_answers_async(tmp_path):
+    server_binary("typescript-language-server")
+    repo = Indexed(tmp_path, TYPESCRIPT_REPO, lsp="on")
+    price = repo.meta("src/api.ts#Api.price")
+    assert price.definitions == {"formatPrice": ["src/format.ts:1"]}
+    assert repo.calls("src/api.ts#Api.price") == ["src/format.ts#formatPrice"]
+    load = repo.meta("src/api.ts#Api.load")
+    assert load.definitions["this.price"] == ["src/api.ts:4"]
+    assert load.definitions["fetch"] == [""]  # the DOM library: outside the repository
+    assert repo.calls("src/api.ts#Api.load") == ["src/api.ts#Api.price"]
+    assert repo.calls("src/api.ts#describe") == ["src/api.ts#Api.load"]
+    assert repo.callers("src/api.ts#Api.load") == ["src/api.ts#describe"]
+    # returns a Promise without the async keyword: the server says asynchronous
+    assert load.isAsync is True and load.sources["isAsync"] == LSP
+    assert repo.meta("src/api.ts#Api.price").isAsync is False
+    assert repo.meta("src/api.ts#describe").isAsync is True
+    assert repo.meta("src/format.ts#formatPrice").throwsException is True
+    assert repo.meta("src/format.ts#formatPrice").sources["throwsException"] == REGEX
+    assert repo.imports["src/api.ts"] == ["./format"]
+    assert repo.meta("src/api.ts#describe").exports == ["describe"]
+
+
+# --- servers that are missing, crash or hang ------------------------------------------------
+
+FAKE_SERVERS = {
+    "missing": None,
+    "crash": "#!/bin/sh\necho 'fake server: giving up' >&2\nexit 3\n",
+    "hang": "#!/bin/sh\nexec sleep 600\n",
+}
+LIMIT = 3.0
+
+
+def index_with_fake_server(tmp_path: Path, caplog, name: str, script_text: str | None) -> Indexed:
+    """Index PYTHON_REPO with `lsp: on`, the Python server being `script_text` (None: missing)."""
+    script = tmp_path / f"{name}-server"
+    if script_text is not None:
+        script.write_text(script_text, encoding="utf-8")
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    spec = ServerSpec(name, languages=("python",), multilspy_language="python", command=str(script),
+                      optional=False, start_seconds=LIMIT, request_seconds=LIMIT)
+    analyzer = analyzer_for("on", tmp_path / "repo")
+    analyzer.tiers[0] = LspAnalyzer(tmp_path / "repo", servers=(spec,), install=False)
+    with caplog.at_level(logging.INFO, logger="refdoc_site"):
+        repo = Indexed(tmp_path, PYTHON_REPO, analyzer=analyzer)
+        analyzer.close()
+    return repo
+
+
+@pytest.mark.parametrize("behaviour", sorted(FAKE_SERVERS))
+def test_a_broken_server_costs_at_most_its_time_limit_and_one_line(tmp_path, caplog, behaviour):
+    repo = index_with_fake_server(tmp_path, caplog, f"fake-{behaviour}", FAKE_SERVERS[behaviour])
+    assert repo.seconds < LIMIT + 5
+    notices = [r.getMessage() for r in caplog.records if f"fake-{behaviour}" in r.getMessage()]
+    assert len(notices) == 1, notices
+    assert notices[0].startswith(f"language server fake-{behaviour} ") and "\n" not in notices[0]
+    assert "python files use the next tier" in notices[0]
+    # the build went on with the next tiers
+    assert repo.meta("shop/pricing.py#total").callees == ["round", "sum", "price"]
+    assert repo.meta("shop/pricing.py#total").sources["callees"] == TREE_SITTER
+    assert not repo.report.failed
+
+
+CRASHING_AFTER_START = r"""
+import json, sys
+
+def read():
+    length = 0
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            sys.exit(0)
+        if line.strip() == b"":
+            break
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return json.loads(sys.stdin.buffer.read(length))
+
+def send(message):
+    body = json.dumps(message).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    sys.stdout.buffer.flush()
+
+capabilities = {"textDocumentSync": {"change": 2}, "definitionProvider": True,
+                "completionProvider": {"triggerCharacters": [".", "'", '"'], "resolveProvider": True}}
+while True:
+    message = read()
+    if message.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": capabilities}})
+    elif message.get("method") == "textDocument/definition":
+        sys.exit(7)
+"""
+
+
+def test_a_server_that_crashes_mid_build_is_noticed_once(tmp_path, caplog):
+    repo = index_with_fake_server(tmp_path, caplog, "fake-crashing", f"#!{sys.executable}\n" + CRASHING_AFTER_START)
+    notices = [r.getMessage() for r in caplog.records if "fake-crashing" in r.getMessage()]
+    assert notices == ["language server fake-crashing exited with code 7 during answer; python files use the next tier"]
+    assert repo.seconds < LIMIT + 5
+    assert repo.meta("shop/cart.py#Cart.checkout").callees == ["total"]
+    assert all("definitions" not in d.metadata.sources for d in repo.documents.values())
+
+
+def test_a_missing_optional_server_is_skipped_quietly(tmp_path, caplog):
+    spec = replace(next(s for s in SERVERS if s.name == "gopls"), command=str(tmp_path / "no-gopls"))
+    analyzer = LspAnalyzer(tmp_path, servers=(spec,), install=False)
+    with caplog.at_level(logging.WARNING, logger="refdoc_site"):
+        Indexed(tmp_path, {"main.go": "package main\n\nfunc main() {\n\tprintln(1)\n}\n"}, analyzer=analyzer)
+    analyzer.close()
+    assert not [r for r in caplog.records if "gopls" in r.getMessage()]
+    assert analyzer.pool.notices and "not found" in analyzer.pool.notices[0]
+
+
+def test_servers_are_stopped_when_the_index_ends(tmp_path):
+    server_binary("jedi-language-server")
+    import psutil
+
+    analyzer = analyzer_for("on", tmp_path / "repo")
+    Indexed(tmp_path, AMBIGUOUS_PYTHON, analyzer=analyzer)
+    pids = [running.pid for running in analyzer.tiers[0].pool._running.values()]
+    assert pids and all(psutil.pid_exists(pid) for pid in pids)  # reused across files until closed
+    analyzer.close()
+    deadline = time.monotonic() + 10
+    while any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE for pid in pids):
+        assert time.monotonic() < deadline, "language server still running after close()"
+        time.sleep(0.1)
+
+
+def test_lsp_options_on_the_command_line(tmp_path, monkeypatch):
+    from refdoc_site import cli
+
+    seen = []
+    monkeypatch.setattr(cli, "index", lambda workspace: seen.append(workspace.config.lsp) or _EmptyReport())
+    repo = write_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    for flags, mode in (([], "off"), (["--lsp"], "on"), (["--no-lsp"], "off"), (["--lsp-only"], "only")):
+        assert cli.main(["index", str(repo), *flags]) == 0
+        assert seen[-1] == mode
+    with pytest.raises(SystemExit):
+        cli.main(["index", str(repo), "--lsp", "--no-lsp"])
+
+
+class _EmptyReport:
+    files = reprocessed = reused = removed = chunks = 0
+    skipped: dict = {}
+    failed: list = []
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-q"]))
