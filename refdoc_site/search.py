@@ -17,12 +17,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
+from .lunr_index import serialized_index
 from .records import ChunkKind, Document
 
 ASSETS = Path(__file__).parent / "browser"
@@ -54,18 +55,35 @@ def terms(text: str) -> list[str]:
     """Words of a text as the index sees them: each identifier whole and split, lower-cased."""
     out: list[str] = []
     for word in IDENTIFIER_RE.findall(text):
-        lowered = word.lower()
-        out.append(lowered)
-        parts = identifier_parts(word)
-        if len(parts) > 1:
-            out.extend(parts)
+        out.extend(_word_terms(word))
     return out
+
+
+@lru_cache(maxsize=200_000)
+def _word_terms(word: str) -> tuple[str, ...]:
+    parts = identifier_parts(word)
+    return (word.lower(), *parts) if len(parts) > 1 else (word.lower(),)
 
 
 def query_terms(text: str) -> list[str]:
     """Distinct query terms in order, without stop words and single characters."""
     stop = stop_words()
     return list(dict.fromkeys(t for t in terms(text) if len(t) > 1 and t not in stop))
+
+
+@lru_cache(maxsize=200_000)
+def stem(term: str) -> str:
+    """Lunr's Porter stemmer, the one lunr.js applies to query terms."""
+    from lunr.stemmer import stemmer
+    from lunr.token import Token
+
+    return str(stemmer(Token(term)))
+
+
+def index_terms(text: str) -> list[str]:
+    """A field's terms as Lunr stores them: split identifiers, no stop words, stemmed."""
+    stop = stop_words()
+    return [stem(term) for term in text.split() if term not in stop]
 
 
 # --- what gets indexed --------------------------------------------------------------------
@@ -129,18 +147,7 @@ class Hit:
 
 
 SCORE_DECIMALS = 2
-
-
-def compact_serialized(serialized: dict) -> dict:
-    """Lunr's term weights rounded to a few decimals: a third smaller, and ranking-neutral.
-
-    Both the CLI and the browser load this same rounded index, so they still agree.
-    """
-    serialized["fieldVectors"] = [
-        [ref, [round(value, SCORE_DECIMALS) if i % 2 else value for i, value in enumerate(elements)]]
-        for ref, elements in serialized["fieldVectors"]
-    ]
-    return serialized
+"""Lunr keeps 3 decimals of each term weight; 2 make a smaller index and rank the same."""
 
 
 def quantize_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -160,38 +167,40 @@ class SearchIndex:
     """
 
     documents: list[Document]
-    lunr_index: object
+    serialized: dict
     rows: np.ndarray | None = None
     scales: np.ndarray | None = None
     fields: dict[str, float] = field(default_factory=dict)
+    _lunr_index: object | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, documents: list[Document], fields: dict[str, float] | None = None) -> SearchIndex:
-        from lunr import lunr
-        from lunr.index import Index
-
         boosts = fields if fields is not None else settings()["fields"]
         documents = [d for d in documents if d.chunk.kind is not ChunkKind.MODULE or d.chunk.content.strip()]
         rows = []
-        for position, document in enumerate(documents):
-            row = {"ref": str(position)}
+        for document in documents:
             texts = sparse_fields(document)
-            row.update({name: texts[name] for name in boosts})
-            rows.append(row)
-        built = lunr(
-            ref="ref",
-            fields=[{"field_name": name, "boost": boost} for name, boost in boosts.items()],
-            documents=rows,
-        )
-        index = Index.load(compact_serialized(built.serialize()))
-        rows = scales = None
+            rows.append({name: index_terms(texts[name]) for name in boosts})
+        # Terms arrive split, filtered and stemmed (index_terms); queries go through Lunr's
+        # stemmer, in Python and in lunr.js, which load this same serialised pipeline.
+        serialized = serialized_index(rows, boosts, decimals=SCORE_DECIMALS)
+        vectors = scales = None
         if documents and all(d.embedding for d in documents):
-            rows, scales = quantize_rows(np.asarray([d.embedding for d in documents], dtype=np.float32))
-        return cls(documents, index, rows, scales, dict(boosts))
+            vectors, scales = quantize_rows(np.asarray([d.embedding for d in documents], dtype=np.float32))
+        return cls(documents, serialized, vectors, scales, dict(boosts))
+
+    @property
+    def lunr_index(self):
+        """The `lunr` package's index over the serialised form, loaded on first query."""
+        if self._lunr_index is None:
+            from lunr.index import Index
+
+            self._lunr_index = Index.load(self.serialized)
+        return self._lunr_index
 
     def serialize(self) -> dict:
-        """The Lunr index as the site ships it (and as this index was loaded from)."""
-        return self.lunr_index.serialize()
+        """The Lunr index as the site ships it (and as the CLI loads it)."""
+        return self.serialized
 
     @property
     def has_vectors(self) -> bool:
