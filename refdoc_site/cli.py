@@ -164,12 +164,15 @@ def _query(args: argparse.Namespace) -> int:
     state = workspace.store.load()
     if not state.documents:
         raise RefdocError(f"{workspace.store.index_path}: no indexed chunks; run `refdoc-site index` first")
-    hits = SearchIndex.build(state.documents).search(text, args.top, args.mode, _query_embedder(state))
+    search_index = SearchIndex.build(state.documents)
+    hits = search_index.search(text, args.top, args.mode, _query_embedder(state))
     if args.json:
         print(json.dumps([hit.to_dict() for hit in hits], ensure_ascii=False, indent=1))
     elif not hits:
         print(f"no matches for {text!r}")
     else:
+        if not any(hit.sparse for hit in hits) and args.mode != "dense":
+            print(f"no keyword matches for {text!r}; nearest by meaning:")
         for rank, hit in enumerate(hits, start=1):
             print(f"{rank:>3}. {hit.score:.3f}  {hit.path}:{hit.start_line}-{hit.end_line}  {hit.symbol}  ({hit.kind})")
     return 0

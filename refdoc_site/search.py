@@ -111,9 +111,9 @@ def _body_words(document: Document) -> str:
     return " ".join(dict.fromkeys(IDENTIFIER_RE.findall(document.chunk.content)))
 
 
-def embedding_text(document: Document) -> str:
-    """What the dense side embeds per chunk: signature, blank line, responsibility, I/O."""
-    return f"{document.chunk.signature}\n\n{document.summary.responsibility}\n{document.summary.inputOutput}"
+def code_words(document: Document) -> list[str]:
+    """The code's identifiers and string words, split into index terms, first use first."""
+    return terms(_body_words(document))
 
 
 # --- the index ----------------------------------------------------------------------------

@@ -99,3 +99,14 @@ def test_typescript_and_go_chunks_are_found(browser, site_url) -> None:
     assert any(href.endswith("#chunk-ApiClient.getOrder") for href, _ in links)
     links, _ = search(browser, site_url, "NewServer")
     assert any(href.endswith("#chunk-NewServer") for href, _ in links)
+
+
+def test_meaning_finds_what_no_keyword_names(browser, site_url) -> None:
+    from refdoc_site.embed import default_embedder
+
+    if default_embedder() is None:
+        pytest.skip("the embedding model is not shipped in this checkout")
+    links, requests = search(browser, site_url, "erase an account")
+    assert any(href.endswith("#chunk-UserService.delete-user") for href, _ in links)
+    assert any(url.endswith("/search/refdoc/vectors.bin") for url in requests)
+    assert any(url.endswith("/search/refdoc/model/embeddings.bin") for url in requests)
