@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from refdoc_site.wordpiece import WordPieceTokenizer  # noqa: E402
+from refdoc_site.wordpiece import WordPieceTokenizer
 
 TRICKY = [
     "Café déjà vu naïve façade Ångström Øresund ß İstanbul ΟΔΟΣ",
@@ -56,7 +56,7 @@ def code_lines(cache: Path, wanted: int, rng: random.Random) -> list[str]:
                     for member in tf.getmembers()[:40]:
                         if member.isfile() and member.name.endswith((".js", ".py", ".ts")):
                             texts.append(tf.extractfile(member).read().decode("utf-8", "replace"))
-        except Exception:
+        except Exception:  # noqa: BLE001, S112 - an unreadable archive is skipped
             continue
         for text in texts:
             candidates = [line for line in text.splitlines() if line.strip()]

@@ -39,10 +39,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from refdoc_site.config import Config  # noqa: E402
-from refdoc_site.embed import StaticEmbedder, chunk_text  # noqa: E402
-from refdoc_site.pipeline import Workspace, index  # noqa: E402
-from refdoc_site.store import Store  # noqa: E402
+from refdoc_site.config import Config
+from refdoc_site.embed import StaticEmbedder, chunk_text
+from refdoc_site.pipeline import Workspace, index
+from refdoc_site.store import Store
 
 KINDS_ORDER = ("paraphrase", "keyword", "concept", "japanese")
 
@@ -54,7 +54,15 @@ def load_documents(corpus: Path, store_dir: Path | None) -> list:
     return Store(workspace.store_dir).load().documents
 
 
+TEXT_MODE = {"mode": "seed"}
+
+
 def document_text(document) -> str:
+    """The seed's chunk text, or with `--chunk-text product` whatever the build embeds now."""
+    if TEXT_MODE["mode"] == "product":
+        from refdoc_site import embed as product_embed
+
+        return product_embed.document_text(document)
     return chunk_text(document.chunk.signature, document.summary.responsibility, document.summary.inputOutput)
 
 
@@ -158,6 +166,42 @@ def evaluate(documents: list, queries: list[dict], embed: Callable[[Sequence[str
     return score_rankings(queries, rankings), per_query_ms
 
 
+def evaluate_fused(
+    documents: list, queries_path: Path, embed: Callable[[Sequence[str]], np.ndarray], sparse_weights: Sequence[float] = ()
+) -> dict:
+    """Sparse, dense and fused scores through the product's own search (`refdoc_site.search`),
+    with its fusion settings, and (in this process only) with other sparse weights."""
+    from refdoc_site.evaluate import evaluate as product_evaluate
+    from refdoc_site.evaluate import load_queries
+    from refdoc_site.search import SearchIndex, settings
+
+    vectors = embed([document_text(d) for d in documents])
+    for document, vector in zip(documents, vectors):
+        document.embedding = [float(x) for x in vector]
+    index_ = SearchIndex.build(documents)
+
+    class QueryEmbedder:
+        def embed(self, texts: list[str]) -> np.ndarray:
+            return embed(texts)
+
+    labelled = load_queries(queries_path)
+    tables = {}
+    fusion = settings()["fusion"]
+    shipped = fusion["sparse_weight"]
+    runs = [(mode, None) for mode in ("sparse", "dense", "fused")] + [("fused", w) for w in sparse_weights]
+    for mode, weight in runs:
+        fusion["sparse_weight"] = shipped if weight is None else weight
+        try:
+            scores = product_evaluate(index_, labelled, mode, QueryEmbedder())
+        finally:
+            fusion["sparse_weight"] = shipped
+        key = mode if weight is None else f"fused@{weight:g}"
+        tables[key] = {
+            kind: {"n": s.count, "mrr10": s.mrr, "r1": s.recall_1, "r10": s.recall_10} for kind, s in scores.items()
+        }
+    return tables
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, required=True)
@@ -166,8 +210,20 @@ def main() -> None:
     parser.add_argument("--store", type=Path, help="store folder for the index (default: a temporary one)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", type=Path, help="write all tables here")
+    parser.add_argument(
+        "--chunk-text", choices=("seed", "product"), default="seed",
+        help="seed: signature + responsibility + inputOutput; product: refdoc_site.embed.document_text",
+    )
+    parser.add_argument(
+        "--fused", action="store_true", help="also score sparse and fused rankings through refdoc_site.search"
+    )
+    parser.add_argument(
+        "--sparse-weight", type=float, action="append", default=[],
+        help="with --fused, also score fusion at this sparse weight (repeatable; the shipped one is always scored)",
+    )
     args = parser.parse_args()
 
+    TEXT_MODE["mode"] = args.chunk_text
     queries = [json.loads(line) for line in args.queries.read_text(encoding="utf-8").splitlines() if line.strip()]
     documents = load_documents(args.corpus, args.store)
     print(f"{args.corpus.name}: {len(documents)} chunks, {len(queries)} queries")
@@ -177,6 +233,15 @@ def main() -> None:
         table, per_query_ms = evaluate(documents, queries, embed)
         results[spec] = {"name": name, "table": table, "query_ms": per_query_ms}
         print_table(f"{name} [{spec}] dense only; query embedding {per_query_ms:.2f} ms/query", table)
+        if args.fused:
+            tables = evaluate_fused(documents, args.queries, embed, args.sparse_weight)
+            results[spec]["product"] = tables
+            if "sparse" not in results:
+                results["sparse"] = tables["sparse"]
+                print_table("BM25 (lunr) alone, refdoc_site.search", tables["sparse"])
+            for key in tables:
+                if key.startswith("fused"):
+                    print_table(f"{name}: {key} with BM25 by refdoc_site.search", tables[key])
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 

@@ -31,9 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from refdoc_site.config import Config  # noqa: E402
-from refdoc_site.pipeline import Workspace, index  # noqa: E402
-from refdoc_site.store import Store  # noqa: E402
+from refdoc_site.config import Config
+from refdoc_site.pipeline import Workspace, index
+from refdoc_site.store import Store
 
 FORBIDDEN_DIRS = {"click", "httpx", "requests", "express", "koa"}
 CODE_GLOBS = ("*.py", "*.js", "*.mjs", "*.cjs", "*.ts")
@@ -42,9 +42,9 @@ MAX_CHARS = 1500
 
 IDENT_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`'\"(])")
-LICENSE_RE = re.compile(r"licen[cs]e|copyright|SPDX|all rights reserved|warranty", re.I)
+LICENSE_RE = re.compile(r"licen[cs]e|copyright|SPDX|all rights reserved|warranty", re.IGNORECASE)
 SIGNATURE_KEYWORDS = re.compile(r"^(async )?(def|class|function|export|const|let|var) ")
-NOISE_RE = re.compile(r"^(type: ?ignore|noqa|pragma|pylint|eslint|istanbul|TODO:?$|-\*-)", re.I)
+NOISE_RE = re.compile(r"^(type: ?ignore|noqa|pragma|pylint|eslint|istanbul|TODO:?$|-\*-)", re.IGNORECASE)
 
 
 def split_words(text: str) -> str:
@@ -68,13 +68,11 @@ def unpack(archive: Path, target: Path) -> bool:
                 tf.extractall(target, members=members, filter="data")
         else:
             return False
-    except Exception as error:  # a broken archive is skipped
-        logging.warning("%s: %s", archive.name, error)
+    except Exception as error:  # noqa: BLE001 - a broken archive is skipped
+        logging.getLogger(__name__).warning("%s: %s", archive.name, error)
         return False
     for path in list(target.rglob("*")):
-        if path.is_dir() and path.name in FORBIDDEN_DIRS and path.exists():
-            shutil.rmtree(path)
-        elif path.is_dir() and path.name in ("node_modules", "dist", "umd", "min") and path.exists():
+        if path.is_dir() and path.name in FORBIDDEN_DIRS and path.exists() or path.is_dir() and path.name in ("node_modules", "dist", "umd", "min") and path.exists():
             shutil.rmtree(path)
     return True
 
@@ -165,7 +163,7 @@ def main() -> None:
                     continue
                 try:
                     found = texts_of_package(work)
-                except Exception as error:
+                except Exception as error:  # noqa: BLE001 - a failing package is skipped
                     print(f"{package}: failed: {error}", flush=True)
                     continue
             finally:

@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from packages import npm_packages, pypi_packages  # noqa: E402
+from packages import npm_packages, pypi_packages
 
 
 def _have(folder: Path, name: str) -> bool:
     stem = name.replace("-", "_").lower()
     for path in folder.iterdir():
         lowered = path.name.lower().replace("-", "_")
-        if lowered.startswith(stem + "_") or lowered.startswith(stem + "-"):
+        if lowered.startswith((stem + "_", stem + "-")):
             return True
     return (folder / f".{name}.failed").exists()
 
@@ -40,7 +40,7 @@ def main() -> None:
             continue
         done = subprocess.run(
             [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(pypi), name],
-            capture_output=True, text=True,
+            capture_output=True, text=True, check=False,
         )
         if done.returncode:
             (pypi / f".{name}.failed").write_text(done.stderr[-2000:])
@@ -50,7 +50,7 @@ def main() -> None:
     for name in npm_packages():
         if _have(npm, name):
             continue
-        done = subprocess.run(["npm", "pack", "--silent", name], cwd=npm, capture_output=True, text=True)
+        done = subprocess.run(["npm", "pack", "--silent", name], cwd=npm, capture_output=True, text=True, check=False)
         print(f"npm {name}: {'failed' if done.returncode else 'ok'}", flush=True)
 
 

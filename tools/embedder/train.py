@@ -41,8 +41,9 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from refdoc_site.embed import write_model  # noqa: E402
-from teacher import teacher_path  # noqa: E402
+from teacher import teacher_path
+
+from refdoc_site.embed import write_model
 
 MAX_PIECES = 254
 """Word pieces the teacher sees (its 256-token window less [CLS] and [SEP])."""
@@ -103,7 +104,7 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--lr", type=float, default=3e-3)
-    parser.add_argument("--relational", type=float, default=1.0)
+    parser.add_argument("--relational", type=float, default=0.0)
     parser.add_argument("--patience", type=int, default=3)
     parser.add_argument("--min-count", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
@@ -118,7 +119,7 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
 
-    texts, kinds, teacher = load_shards(args.teacher, args.limit or None)
+    texts, _kinds, teacher = load_shards(args.teacher, args.limit or None)
     ids = tokenize(texts)
     vocab = read_vocab()
     print(f"{len(texts)} texts, {sum(len(i) for i in ids)} word pieces, vocab {len(vocab)}", flush=True)
