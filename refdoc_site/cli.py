@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .config import load_config, with_overrides
+from .config import Config, load_config, with_embedder, with_overrides
 from .errors import RefdocError
 from .pipeline import FACTS_NAME, DISCOVERY_NAME, Workspace, build, index, render, summarize
 from .stats import chunk_stats, format_stats
@@ -62,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
         command("index", _index, "Discover, chunk, analyze and summarize changed files into the store."),
     ):
         _add_lsp_options(indexing)
+        _add_embedder_option(indexing, None, "api: also store API vectors for query --embedder api (default: refdoc.yml's embedding)")
     command("summarize", _summarize, "Build the file, module and system summaries from the store.")
     command("render", _render, "Render the Markdown pages and mkdocs.yml from the store.", out=True)
     command("stats", _stats, "Print chunking statistics of the store.")
@@ -69,14 +70,23 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("--top", type=int, default=10, help="number of hits (default 10)")
     query.add_argument("--json", action="store_true", help="print the hits as JSON")
     query.add_argument("--mode", choices=("fused", "sparse", "dense"), default="fused", help="ranking (default fused)")
+    _add_embedder_option(query, "static", EMBEDDER_HELP)
     evaluation = commands.add_parser("eval", help="Score the search on a labelled query set.")
     evaluation.add_argument("queries", type=Path, help="labelled queries, JSON lines")
     evaluation.add_argument("--corpus", type=Path, required=True, help="folder the queries are about")
     evaluation.add_argument("--store", type=Path, help="store directory (default: a temporary one)")
     evaluation.add_argument("--modes", default="sparse,dense,fused", help="comma-separated rankings to score")
+    _add_embedder_option(evaluation, "static", EMBEDDER_HELP)
     evaluation.add_argument("-v", "--verbose", action="store_true")
     evaluation.set_defaults(run=_eval)
     return parser
+
+
+EMBEDDER_HELP = "dense side: the static model the site ships (default), or the API embedder's stored vectors"
+
+
+def _add_embedder_option(sub: argparse.ArgumentParser, default: str | None, help_text: str) -> None:
+    sub.add_argument("--embedder", choices=("static", "api"), default=default, help=help_text)
 
 
 def _add_lsp_options(sub: argparse.ArgumentParser) -> None:
@@ -94,6 +104,7 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     config = with_overrides(
         load_config(repo, args.config), chunk_size=args.chunk_size, chunk_overlap=args.overlap, lsp=getattr(args, "lsp", None)
     )
+    config = with_embedder(config, getattr(args, "embedder", None))
     return Workspace.create(repo, config, args.store, args.out)
 
 
@@ -164,8 +175,8 @@ def _query(args: argparse.Namespace) -> int:
     state = workspace.store.load()
     if not state.documents:
         raise RefdocError(f"{workspace.store.index_path}: no indexed chunks; run `refdoc-site index` first")
-    search_index = SearchIndex.build(state.documents)
-    hits = search_index.search(text, args.top, args.mode, _query_embedder(state))
+    search_index, embedder = _dense_side(args.embedder, SearchIndex.build(state.documents), workspace, state, args.mode)
+    hits = search_index.search(text, args.top, args.mode, embedder)
     if args.json:
         print(json.dumps([hit.to_dict() for hit in hits], ensure_ascii=False, indent=1))
     elif not hits:
@@ -178,16 +189,21 @@ def _query(args: argparse.Namespace) -> int:
     return 0
 
 
-def _query_embedder(state):
+def _dense_side(choice: str, search_index, workspace: Workspace, state, mode: str = "fused"):
+    """The index and the query embedder for the dense side: the static model's vectors,
+    or with `--embedder api` the store's API vectors and the API for the query."""
+    if choice == "api" and mode != "sparse":
+        from .providers.openai_embed import api_search_index
+
+        return api_search_index(search_index, workspace.store_dir, workspace.config.embedding)
     from .embed import matching_embedder
 
-    return matching_embedder(state)
+    return search_index, matching_embedder(state)
 
 
 def _eval(args: argparse.Namespace) -> int:
     import tempfile
 
-    from .config import Config
     from .evaluate import evaluate, format_table, load_queries
     from .search import SearchIndex
 
@@ -197,11 +213,10 @@ def _eval(args: argparse.Namespace) -> int:
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     with tempfile.TemporaryDirectory() as temporary:
         store = args.store or Path(temporary) / "store"
-        workspace = Workspace.create(args.corpus, Config(), store, Path(temporary) / "site")
+        workspace = Workspace.create(args.corpus, with_embedder(Config(), args.embedder), store, Path(temporary) / "site")
         index(workspace)
         state = workspace.store.load()
-    search_index = SearchIndex.build(state.documents)
-    embedder = _query_embedder(state)
+        search_index, embedder = _dense_side(args.embedder, SearchIndex.build(state.documents), workspace, state)
     results = {mode: evaluate(search_index, queries, mode, embedder) for mode in modes if mode == "sparse" or embedder}
     print(f"{args.queries.name}: {len(queries)} queries over {len(state.files)} files, {len(state.documents)} chunks")
     print(format_table(results))

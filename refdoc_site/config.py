@@ -7,7 +7,7 @@ the build stops before doing any work.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,23 @@ from .languages import LANGUAGES
 CONFIG_NAME = "refdoc.yml"
 OUTPUT_LANGUAGES = ("en", "ja")
 LSP_MODES = ("off", "on", "only")
+EMBEDDING_PROVIDERS = ("openai", "azure")
+
+
+@dataclass(frozen=True)
+class EmbeddingConfig:
+    """`embedding:` in refdoc.yml: the optional API embedder, used by the CLI only.
+
+    An empty value falls back to the environment (`OPENAI_PROVIDER`, `OPENAI_EMBEDDING_MODEL`,
+    `OPENAI_BASE_URL`, or `AZURE_OPENAI_ENDPOINT` for Azure); keys always come from it.
+    """
+
+    provider: str = ""
+    """`openai` (also any OpenAI-compatible server) or `azure`."""
+    model: str = ""
+    """Model name; for Azure, the deployment name."""
+    base_url: str = ""
+    """An OpenAI-compatible server (`http://localhost:8000/v1`); for Azure, the endpoint."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +66,9 @@ class Config:
     """Language servers for the analysis: `off` (tree-sitter and regex only, the fast
     offline default), `on` (servers first where they run, then the other tiers) or
     `only` (servers alone)."""
+    embedding: EmbeddingConfig | None = field(default=None, repr=False)
+    """When set, the index phase also stores API vectors for `query --embedder api`. Out of
+    the repr, which keys the summarize and render digests: no page depends on it."""
 
     def chunk_settings(self) -> ChunkSettings:
         per_language = {
@@ -97,6 +117,21 @@ def _one_of(choices: tuple[str, ...]) -> Callable[[Any], str | None]:
     return check
 
 
+def _embedding(value: Any) -> str | None:
+    keys = [f.name for f in fields(EmbeddingConfig)]
+    if not isinstance(value, dict):
+        return f"expected a mapping with {', '.join(keys)}, got {_shown(value)}"
+    problems = []
+    for key, setting in value.items():
+        if key not in keys:
+            problems.append(f"{key}: unknown key; known are {', '.join(keys)}")
+        elif problem := (_one_of(EMBEDDING_PROVIDERS) if key == "provider" else _string)(setting):
+            problems.append(f"{key}: {problem}")
+        elif key == "base_url" and not setting.startswith(("http://", "https://")):
+            problems.append(f"base_url: expected an http:// or https:// URL, got {_shown(setting)}")
+    return "; ".join(problems) or None
+
+
 def _shown(value: Any) -> str:
     if isinstance(value, str):
         return repr(value)
@@ -116,6 +151,7 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("module_depth", _int_at_least(1)),
     _Option("mermaid_js", _string),
     _Option("lsp", _one_of(LSP_MODES)),
+    _Option("embedding", _embedding, lambda value: EmbeddingConfig(**value)),
 )
 LANGUAGE_KEYS = {"chunk_size": _int_at_least(16), "chunk_overlap": _int_at_least(0)}
 KNOWN_LANGUAGES = {spec.name for spec in LANGUAGES}
@@ -208,3 +244,13 @@ def with_overrides(config: Config, **overrides: Any) -> Config:
     if problems:
         raise ConfigError(problems)
     return updated
+
+
+def with_embedder(config: Config, embedder: str | None) -> Config:
+    """`--embedder api` turns the API embedder on for one run (settings from the
+    environment when refdoc.yml has none), `--embedder static` off; None keeps refdoc.yml's."""
+    if embedder == "api":
+        return config if config.embedding is not None else replace(config, embedding=EmbeddingConfig())
+    if embedder == "static":
+        return replace(config, embedding=None)
+    return config

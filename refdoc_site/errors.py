@@ -21,3 +21,11 @@ class StoreError(RefdocError):
 
 class SiteBuildError(RefdocError):
     """MkDocs could not build the rendered project."""
+
+
+class ApiError(RefdocError):
+    """An OpenAI-compatible API is misconfigured or refuses every request (not one flaky batch)."""
+
+
+class ApiKeyError(ApiError):
+    """The API key is missing or was rejected; the message names the variable to set."""

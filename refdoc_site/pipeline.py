@@ -139,8 +139,18 @@ def index(
     analyzer: Analyzer | None = None,
     summarizer: Summarizer | None = None,
     embedder: Embedder | None = None,
+    api_embedder=None,
 ) -> IndexReport:
-    """Discover, chunk, analyze, summarize and embed changed files; store every document."""
+    """Discover, chunk, analyze, summarize and embed changed files; store every document.
+
+    With an API embedder (given, or configured by `embedding:`), the store also gets an
+    API vector per chunk, for the CLI's `--embedder api`; the documents keep the static
+    model's vectors, which the site ships.
+    """
+    if api_embedder is None and workspace.config.embedding is not None:
+        from .providers.openai_embed import OpenAIEmbedder
+
+        api_embedder = OpenAIEmbedder.from_config(workspace.config.embedding)  # a missing key stops here, before any work
     owns_analyzer = analyzer is None
     analyzer = analyzer or analyzer_for(workspace.config.lsp, workspace.repo)
     summarizer = summarizer or ExtractiveSummarizer()
@@ -200,6 +210,10 @@ def index(
     unchanged = reusable and not report.reprocessed and not report.removed and store.exists()
     if not unchanged:
         store.save(state)
+    if api_embedder is not None:  # after the save: a key rejected now loses nothing built
+        from .providers.openai_embed import store_api_vectors
+
+        report.failed += store_api_vectors(state.documents, store.directory, api_embedder)
     store.write_json(
         DISCOVERY_NAME,
         {

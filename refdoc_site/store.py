@@ -6,6 +6,7 @@ Layout of the store directory:
 - `files.json`: per indexed file its hash, language, imports and chunk ids, plus the
   settings fingerprint that decides whether an unchanged file may be reused;
 - `graph.json`, `summaries/hierarchy.json`, `evidence.json`: written by later phases.
+- `api_vectors.npz`: the optional API embedder's vectors (`providers/openai_embed.py`).
 
 Every write goes to a temporary file in the same directory and is renamed over the old
 one, so an interrupted build leaves the previous store intact.
@@ -16,10 +17,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .errors import StoreError
 from .records import Document
@@ -122,15 +124,22 @@ class Store:
 
 def write_atomically(path: Path, lines: Iterable[str]) -> Path:
     """Write lines to `path` through a temporary file renamed over it."""
+    with atomic_file(path) as handle:
+        for line in lines:
+            handle.write(line)
+            handle.write("\n")
+    return path
+
+
+@contextmanager
+def atomic_file(path: Path, binary: bool = False) -> Iterator[IO]:
+    """A temporary file beside `path` (UTF-8 text, or bytes), renamed over it when the block ends."""
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-            for line in lines:
-                handle.write(line)
-                handle.write("\n")
+        with os.fdopen(descriptor, "wb") if binary else os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+            yield handle
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return path

@@ -1,0 +1,233 @@
+"""A real local HTTP server that speaks the OpenAI API, for tests of the API providers.
+
+The tests point the real `openai` client at it through `base_url` (or, for Azure, the
+endpoint); nothing in the client is patched. It answers on 127.0.0.1:
+
+- `POST /v1/embeddings` (OpenAI and compatible servers);
+- `POST /openai/deployments/{deployment}/embeddings?api-version=...` (Azure).
+
+Vectors are deterministic: a hashed bag of words (`vector_for`), so texts that share
+words point the same way and a test can rank by them itself. Every request is recorded
+(`requests`), and faults can be injected (`inject`): an HTTP status with headers (429 with
+Retry-After, 500, ...), a sleep longer than the client's timeout, a malformed body, vectors
+of the wrong dimension or too few of them.
+
+To add an endpoint (chat completions, for the LLM tests), add its path to the dispatch in
+`_Handler.do_POST` and a method like `_embeddings`: it gets the recorded request (path,
+query, headers, parsed JSON body) and the fault chosen for it, if any.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import numpy as np
+
+DEFAULT_DIM = 64
+WORD_RE = re.compile(r"[a-z0-9]+")
+AZURE_PATH = re.compile(r"^/openai/deployments/(?P<deployment>[^/]+)/embeddings$")
+
+
+def vector_for(text: str, dim: int = DEFAULT_DIM) -> np.ndarray:
+    """The server's embedding of `text`: hashed bag of lower-cased words, unit length."""
+    vector = np.zeros(dim, dtype=np.float64)
+    for word in WORD_RE.findall(text.lower()):
+        digest = hashlib.sha256(word.encode()).digest()
+        index = int.from_bytes(digest[:4], "little") % dim
+        vector[index] += 1.0 if digest[4] & 1 else -1.0
+    norm = np.linalg.norm(vector)
+    if norm == 0:
+        vector[0] = 1.0
+        return vector
+    return vector / norm
+
+
+@dataclass
+class Recorded:
+    """One request as the server saw it."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any
+    status: int = 0
+
+    @property
+    def inputs(self) -> list[str]:
+        value = self.body.get("input", []) if isinstance(self.body, dict) else []
+        return [value] if isinstance(value, str) else list(value)
+
+
+@dataclass
+class Fault:
+    """A misbehaviour for requests that `when` matches, `times` times (None: for ever).
+
+    kind: `status` (answer `status` with `headers` and an OpenAI error body), `sleep`
+    (wait `seconds`, then answer normally), `malformed` (200 with a body that is not
+    JSON), `wrong_dim` (vectors one longer than asked), `short` (one vector too few).
+    """
+
+    kind: str
+    status: int = 500
+    headers: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+    times: int | None = 1
+    when: Callable[[Recorded], bool] = lambda request: True
+
+
+class OpenAIServer:
+    """Start with `with OpenAIServer() as server:`; `server.base_url` is the client's base URL."""
+
+    def __init__(self, dim: int = DEFAULT_DIM, api_key: str | None = None) -> None:
+        self.dim = dim
+        self.api_key = api_key
+        """When set, requests carrying another key (Bearer or `api-key`) get 401."""
+        self.requests: list[Recorded] = []
+        self.faults: list[Fault] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._server.daemon_threads = True
+        self._server.owner = self  # type: ignore[attr-defined]
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+
+    @property
+    def endpoint(self) -> str:
+        """Scheme, host and port: the Azure endpoint."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI client's base URL (`…/v1`)."""
+        return self.endpoint + "/v1"
+
+    def inject(self, kind: str, **settings: Any) -> Fault:
+        fault = Fault(kind, **settings)
+        with self._lock:
+            self.faults.append(fault)
+        return fault
+
+    def embedding_requests(self) -> list[Recorded]:
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/embeddings")]
+
+    def reset(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self.faults.clear()
+
+    def __enter__(self) -> OpenAIServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    # --- used by the handler ------------------------------------------------------------
+
+    def _record(self, request: Recorded) -> Fault | None:
+        with self._lock:
+            self.requests.append(request)
+            for fault in self.faults:
+                if fault.times != 0 and fault.when(request):
+                    if fault.times is not None:
+                        fault.times -= 1
+                    return fault
+        return None
+
+    def _authorised(self, headers: dict[str, str]) -> bool:
+        if self.api_key is None:
+            return True
+        bearer = headers.get("authorization", "")
+        return bearer == f"Bearer {self.api_key}" or headers.get("api-key") == self.api_key
+
+
+def _error_body(message: str, kind: str, code: str | None = None) -> dict:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "openai-test-server"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    def do_POST(self) -> None:
+        owner: OpenAIServer = self.server.owner  # type: ignore[attr-defined]
+        parts = urlsplit(self.path)
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            body = None
+        headers = {key.lower(): value for key, value in self.headers.items()}
+        request = Recorded("POST", parts.path, parse_qs(parts.query), headers, body)
+        fault = owner._record(request)
+        if not owner._authorised(headers):
+            message = "Incorrect API key provided. You can find your API key in your account settings."
+            return self._json(request, 401, _error_body(message, "invalid_request_error", "invalid_api_key"))
+        if body is None:
+            return self._json(request, 400, _error_body("We could not parse the JSON body of your request.", "invalid_request_error"))
+        azure = AZURE_PATH.match(parts.path)
+        if azure and not request.query.get("api-version"):
+            return self._json(request, 404, _error_body("Resource not found", "invalid_request_error", "404"))
+        if parts.path == "/v1/embeddings" or azure:
+            return self._embeddings(request, fault, owner)
+        self._json(request, 404, _error_body(f"Unknown path {parts.path}", "invalid_request_error"))
+
+    def _embeddings(self, request: Recorded, fault: Fault | None, owner: OpenAIServer) -> None:
+        if fault is not None and fault.kind == "status":
+            message = {429: "Rate limit reached.", 500: "The server had an error."}.get(fault.status, "Error.")
+            return self._json(request, fault.status, _error_body(message, "server_error"), fault.headers)
+        if fault is not None and fault.kind == "sleep":
+            time.sleep(fault.seconds)
+        if fault is not None and fault.kind == "malformed":
+            return self._send(request, 200, b'{"object": "list", "data": [', {"content-type": "application/json"})
+        texts = request.inputs
+        if not texts or not all(isinstance(text, str) and text for text in texts):
+            return self._json(request, 400, _error_body("'input' must be non-empty strings", "invalid_request_error"))
+        dim = owner.dim + (1 if fault is not None and fault.kind == "wrong_dim" else 0)
+        if fault is not None and fault.kind == "short":
+            texts = texts[:-1]
+        as_base64 = request.body.get("encoding_format") == "base64"
+        data = []
+        for index, text in enumerate(texts):
+            vector = vector_for(text, dim)
+            if as_base64:
+                encoded: Any = base64.b64encode(vector.astype("<f4").tobytes()).decode("ascii")
+            else:
+                encoded = [float(x) for x in vector]
+            data.append({"object": "embedding", "index": index, "embedding": encoded})
+        words = sum(len(WORD_RE.findall(text.lower())) for text in texts)
+        model = request.body.get("model", "")
+        self._json(request, 200, {"object": "list", "data": data, "model": model, "usage": {"prompt_tokens": words, "total_tokens": words}})
+
+    def _json(self, request: Recorded, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        self._send(request, status, json.dumps(payload).encode(), {"content-type": "application/json", **(headers or {})})
+
+    def _send(self, request: Recorded, status: int, data: bytes, headers: dict[str, str]) -> None:
+        request.status = status
+        try:
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test)
