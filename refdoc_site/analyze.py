@@ -102,11 +102,15 @@ class SyntaxAnalyzer:
         body = strip_strings_and_comments(_body(chunk), chunk.language)
         raises = patterns.RAISES.get(chunk.language, patterns.RAISES["*"])
         throws = bool(raises.search(body))
-        effects = [name for name, pattern in patterns.EFFECTS.items() if pattern.search(body)]
+        words = set(re.findall(r"[A-Za-z_]\w*", body))
+        effects = [
+            name
+            for name, pattern in patterns.EFFECTS.items()
+            if not words.isdisjoint(patterns.EFFECT_GATES[name]) and pattern.search(body)
+        ]
         if throws:
             effects.append("raising")
         asynchronous = patterns.ASYNC.get(chunk.language, patterns.ASYNC["*"])
-        words = set(re.findall(r"[A-Za-z_]\w*", body))
         return Metadata(
             imports=[name for name, local in local_names.items() if local in words],
             exports=[chunk.symbol] if _is_exported(chunk, public) else [],

@@ -19,6 +19,7 @@ No special tokens ([CLS], [SEP]) are added: the static model pools word pieces o
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
@@ -161,9 +162,29 @@ class WordPieceTokenizer:
     def encode(self, text: str) -> list[int]:
         """Token ids of `text`, without special tokens."""
         ids: list[int] = []
-        for word in pre_tokenize(normalize(text)):
+        for word in words(text):
             ids.extend(self._word_ids(word))
         return ids
+
+
+_ASCII_CLEAN = str.maketrans(
+    {**{c: None for c in map(chr, [*range(0, 32), 127])}, **dict.fromkeys("\t\n\r", " ")}
+)
+"""Tab, newline and carriage return become spaces; every other control character goes
+(vertical tab and form feed too: cleaning drops controls before whitespace is mapped)."""
+_ASCII_WORD = re.compile(r"[!-/:-@\[-`{-~]|[^ !-/:-@\[-`{-~]+")
+"""An ASCII punctuation character, or a run of anything else but spaces."""
+
+
+def words(text: str) -> list[str]:
+    """Steps 1–4 (normalize, then pre-tokenize), with a fast path for ASCII text.
+
+    Code is nearly all ASCII: there, no accent, CJK or Unicode punctuation can occur, and
+    two table-driven passes give the same words as the general character loop.
+    """
+    if text.isascii():
+        return _ASCII_WORD.findall(text.translate(_ASCII_CLEAN).lower())
+    return pre_tokenize(normalize(text))
 
 
 def _line_count(text: str) -> int:

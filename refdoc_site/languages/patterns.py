@@ -93,6 +93,29 @@ EFFECTS: dict[str, re.Pattern[str]] = {
     ),
 }
 
+EFFECT_GATES: dict[str, frozenset[str]] = {
+    "file": frozenset(
+        """open write_text write_bytes read_text read_bytes unlink mkdir rmdir rename replace
+        shutil os fs fopen ioutil FileStream FileInputStream FileOutputStream Files std File""".split()
+    ),
+    "network": frozenset(
+        """requests httpx urllib aiohttp socket http fetch axios XMLHttpRequest net HttpClient
+        WebSocket listen urlopen""".split()
+    ),
+    "database": frozenset(
+        """cursor execute executemany commit rollback sqlite3 SELECT INSERT UPDATE DELETE session
+        objects db""".split()
+        + ["psycopg" + suffix for suffix in ("", "2", "3")]
+    ),
+    "subprocess": frozenset(
+        """subprocess os child_process exec execSync execFile spawn spawnSync ProcessBuilder Runtime
+        std Process Popen""".split()
+    ),
+    "global state": frozenset("global nonlocal globalThis window os process static sys".split()),
+}
+"""For each effect, identifiers of which at least one stands in any text its pattern matches:
+a cheap set test that spares most chunks the regular expression."""
+
 SECURITY: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("authentication", re.compile(r"(?i)\b(?:login|logout|authenticat\w*|password|passwd|credential\w*|session_?token|jwt|oauth\w*|bearer)\b")),
     ("authorisation", re.compile(r"(?i)\b(?:authori[sz]\w*|permission\w*|is_admin|has_role|access_control|acl)\b")),
