@@ -75,6 +75,9 @@ class SyntaxAnalyzer:
     call query, takes its callees from the regular expressions instead.
     """
 
+    parallel = True
+    """Holds no process or connection: files may be analysed in worker processes."""
+
     def __init__(self, tree_sitter: bool = True) -> None:
         self.tree_sitter = tree_sitter
         self.name = "syntax" if tree_sitter else REGEX
@@ -106,7 +109,7 @@ class SyntaxAnalyzer:
         effects = [
             name
             for name, pattern in patterns.EFFECTS.items()
-            if not words.isdisjoint(patterns.EFFECT_GATES[name]) and pattern.search(body)
+            if any(piece in body for piece in patterns.EFFECT_GATES[name]) and pattern.search(body)
         ]
         if throws:
             effects.append("raising")
@@ -305,7 +308,10 @@ def calls_in(body: str) -> list[str]:
 
 
 def security_reason(text: str) -> str:
+    lowered = text.lower()
     for reason, pattern in patterns.SECURITY:
+        if not any(piece in lowered for piece in patterns.SECURITY_GATES[reason]):
+            continue
         match = pattern.search(text)
         if match:
             return f"{reason} (`{match.group(0).strip()[:40]}`)"

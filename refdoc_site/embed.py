@@ -244,5 +244,5 @@ def embed_documents(documents: Sequence, embedder: Embedder, batch_size: int = B
             except Exception as error:
                 failed.append(f"{document.chunk.id}: embedding failed ({error}); chunk has no vector")
                 continue
-            document.embedding = [round(float(x), VECTOR_DECIMALS) for x in vector]
+            document.embedding = np.round(vector.astype(np.float64), VECTOR_DECIMALS).tolist()
     return failed

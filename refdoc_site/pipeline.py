@@ -7,10 +7,14 @@ the store directory, so the CLI can run any phase alone against the same store.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import os
 import logging
 import shutil
 import subprocess
 import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from datetime import datetime, timezone
@@ -22,7 +26,7 @@ from .chunk import chunk_file
 from .config import Config
 from .discover import discover, read_text
 from .embed import Embedder, default_embedder, embed_documents, matching_embedder
-from .errors import StoreError
+from .errors import SiteBuildError, StoreError
 from .evidence import collect_decisions
 from .graph import RepoGraph, build_graph
 from .hierarchy import build_hierarchy
@@ -169,34 +173,28 @@ def index(
     state = StoreState(fingerprint=fingerprint, embedder=embedder.name if embedder is not None else "")
     indexed_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     settings = config.chunk_settings()
-    fresh: list[Document] = []
-    for source in progress(found.files, len(found.files), "index"):
+    changed: list[SourceFile] = []
+    for source in found.files:
         report.source_bytes += source.size
         old = previous.files.get(source.path) if reusable else None
-        if old is not None and old.sha256 == source.sha256:
-            state.files[source.path] = old
+        if old is None or old.sha256 != source.sha256:
+            changed.append(source)
+    job = _FileJob(workspace.repo, settings, analyzer, summarizer, indexed_at)
+    processed = dict(zip((s.path for s in changed), _run_jobs(job, changed)))
+    fresh: list[Document] = []
+    for source in found.files:
+        result = processed.get(source.path)
+        if result is None:
+            state.files[source.path] = previous.files[source.path]
             state.documents.extend(previous_documents.get(source.path, []))
             report.reused += 1
             continue
-        try:
-            text = read_text(workspace.repo, source.path)
-            chunks = chunk_file(source, text, settings)
-            analysis = analyzer.analyze(source, text, chunks)
-        except Exception as error:  # a failing file is skipped and counted, never fatal
-            report.failed.append(f"{source.path}: {type(error).__name__}: {error}; file skipped")
+        report.failed += result.failed
+        if result.entry is None:
             continue
-        documents = []
-        for chunk in chunks:
-            metadata = analysis.metadata[chunk.id]
-            try:
-                summary = summarizer.summarize(chunk, metadata)
-            except Exception as error:
-                report.failed.append(f"{source.path}:{chunk.start_line}: {chunk.symbol}: {error}; chunk skipped")
-                continue
-            documents.append(Document(chunk, summary, metadata, [], indexed_at, source.sha256))
-        state.documents.extend(documents)
-        fresh.extend(documents)
-        state.files[source.path] = _file_entry(source, text, analysis.imports, documents)
+        state.documents.extend(result.documents)
+        fresh.extend(result.documents)
+        state.files[source.path] = result.entry
         report.reprocessed += 1
     if owns_analyzer:
         analyzer.close()  # stops its language servers
@@ -223,6 +221,75 @@ def index(
         },
     )
     return report
+
+
+PARALLEL_MIN_FILES = 64
+"""Fewer changed files than this are processed in this process: a pool would cost more."""
+
+
+@dataclass
+class _FileResult:
+    documents: list[Document]
+    entry: FileEntry | None
+    """None when the file failed as a whole."""
+    failed: list[str]
+
+
+@dataclass
+class _FileJob:
+    """Read, chunk, analyze and summarize one file: the per-file part of the index phase."""
+
+    repo: Path
+    settings: object
+    analyzer: Analyzer
+    summarizer: Summarizer
+    indexed_at: str
+
+    def __call__(self, source: SourceFile) -> _FileResult:
+        try:
+            text = read_text(self.repo, source.path)
+            chunks = chunk_file(source, text, self.settings)
+            analysis = self.analyzer.analyze(source, text, chunks)
+        except Exception as error:  # a failing file is skipped and counted, never fatal
+            return _FileResult([], None, [f"{source.path}: {type(error).__name__}: {error}; file skipped"])
+        documents, failed = [], []
+        for chunk in chunks:
+            metadata = analysis.metadata[chunk.id]
+            try:
+                summary = self.summarizer.summarize(chunk, metadata)
+            except Exception as error:
+                failed.append(f"{source.path}:{chunk.start_line}: {chunk.symbol}: {error}; chunk skipped")
+                continue
+            documents.append(Document(chunk, summary, metadata, [], self.indexed_at, source.sha256))
+        return _FileResult(documents, _file_entry(source, text, analysis.imports, documents), failed)
+
+
+_WORKER_JOB: _FileJob | None = None
+"""The job a forked worker runs: inherited from the parent, never pickled."""
+
+
+def _run_in_worker(source: SourceFile) -> _FileResult:
+    return _WORKER_JOB(source)
+
+
+def _run_jobs(job: _FileJob, sources: list[SourceFile]) -> list[_FileResult]:
+    """Results in the order of `sources`; on several cores, in a pool of forked workers.
+
+    Only analyzers that say they are `parallel` (no language servers to share) go to the
+    pool, and only where processes can be forked; everything else runs here.
+    """
+    workers = min(os.cpu_count() or 1, 4)
+    forkable = "fork" in multiprocessing.get_all_start_methods()
+    if workers < 2 or len(sources) < PARALLEL_MIN_FILES or not forkable or not getattr(job.analyzer, "parallel", False):
+        return [job(source) for source in progress(sources, len(sources), "index")]
+    global _WORKER_JOB
+    _WORKER_JOB = job
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            results = pool.map(_run_in_worker, sources, chunksize=8)
+            return list(progress(results, len(sources), "index"))
+    finally:
+        _WORKER_JOB = None
 
 
 def _file_entry(source: SourceFile, text: str, imports: list[str], documents: list[Document]) -> FileEntry:
@@ -347,9 +414,10 @@ def render(workspace: Workspace) -> list[str]:
     if docs_dir.exists():
         shutil.rmtree(docs_dir)
     rendered.unlink(missing_ok=True)
-    pages = render_pages(data, docs_dir)
     query_embedder = matching_embedder(workspace.load_state())
-    write_search_data(data.documents, docs_dir, query_embedder.directory if query_embedder else None)
+    model_dir = query_embedder.directory if query_embedder else None
+    with _alongside(write_search_data, data.documents, docs_dir, model_dir):
+        pages = render_pages(data, docs_dir)
     write_project(
         workspace.project_dir,
         _staging_dir(workspace.out_dir),
@@ -361,6 +429,27 @@ def render(workspace: Workspace) -> list[str]:
     )
     workspace.store.write_json(RENDERED_NAME, {"inputs": digest, "pages": pages})
     return pages
+
+
+@contextmanager
+def _alongside(function, *args):
+    """Run `function(*args)` in a forked process while the body runs; fail if it failed.
+
+    The pages and the search data are written from the same records into different
+    folders, so the two halves of the render phase share the machine's cores.
+    """
+    if "fork" not in multiprocessing.get_all_start_methods() or (os.cpu_count() or 1) < 2:
+        function(*args)
+        yield
+        return
+    process = multiprocessing.get_context("fork").Process(target=function, args=args)
+    process.start()
+    try:
+        yield
+    finally:
+        process.join()
+    if process.exitcode != 0:
+        raise SiteBuildError(f"{function.__name__} failed (exit code {process.exitcode}); see the error above")
 
 
 def _templates_digest() -> str:

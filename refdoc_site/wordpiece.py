@@ -67,7 +67,7 @@ def is_punctuation(char: str) -> bool:
 
 def is_cjk(char: str) -> bool:
     code = ord(char)
-    return any(low <= code <= high for low, high in _CJK_RANGES)
+    return code >= 0x3400 and any(low <= code <= high for low, high in _CJK_RANGES)
 
 
 def normalize(text: str) -> str:

@@ -93,28 +93,27 @@ EFFECTS: dict[str, re.Pattern[str]] = {
     ),
 }
 
-EFFECT_GATES: dict[str, frozenset[str]] = {
-    "file": frozenset(
-        """open write_text write_bytes read_text read_bytes unlink mkdir rmdir rename replace
-        shutil os fs fopen ioutil FileStream FileInputStream FileOutputStream Files std File""".split()
+EFFECT_GATES: dict[str, tuple[str, ...]] = {
+    "file": (
+        "open(", "write_text", "write_bytes", "read_text", "read_bytes", "unlink", "mkdir", "rmdir", "rename",
+        "replace(", "shutil.", "os.", "fs.", "fopen", "ioutil.", "File",
     ),
-    "network": frozenset(
-        """requests httpx urllib aiohttp socket http fetch axios XMLHttpRequest net HttpClient
-        WebSocket listen urlopen""".split()
+    "network": (
+        "requests.", "httpx.", "urllib.", "aiohttp.", "socket", "http", "fetch(", "axios", "XMLHttpRequest",
+        "HttpClient", "WebSocket", ".listen(", "urlopen(",
     ),
-    "database": frozenset(
-        """cursor execute executemany commit rollback sqlite3 SELECT INSERT UPDATE DELETE session
-        objects db""".split()
-        + ["psycopg" + suffix for suffix in ("", "2", "3")]
+    "database": (
+        "cursor(", "execute", "commit(", "rollback(", "sqlite3", "psycopg", "SELECT", "INSERT", "UPDATE", "DELETE",
+        "session.", ".objects.", "db.",
     ),
-    "subprocess": frozenset(
-        """subprocess os child_process exec execSync execFile spawn spawnSync ProcessBuilder Runtime
-        std Process Popen""".split()
+    "subprocess": (
+        "subprocess.", "os.", "child_process", "exec", "spawn", "ProcessBuilder", "Runtime.", "std::process",
+        "Process.Start", "Popen(",
     ),
-    "global state": frozenset("global nonlocal globalThis window os process static sys".split()),
+    "global state": ("global", "nonlocal", "window.", "os.environ", "process.env", "static", "sys."),
 }
-"""For each effect, identifiers of which at least one stands in any text its pattern matches:
-a cheap set test that spares most chunks the regular expression."""
+"""For each effect, text of which at least one piece stands in anything its pattern
+matches: a cheap substring test that spares most chunks the regular expression."""
 
 SECURITY: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("authentication", re.compile(r"(?i)\b(?:login|logout|authenticat\w*|password|passwd|credential\w*|session_?token|jwt|oauth\w*|bearer)\b")),
@@ -127,3 +126,15 @@ SECURITY: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("network entry point", re.compile(r"@(?:app|router|bp|blueprint)\.(?:route|get|post|put|delete|patch)\b|\bapp\.(?:get|post|put|delete|use)\(|\bhttp\.HandleFunc\b|@(?:Get|Post|Request)Mapping\b|\.listen\(")),
 )
 """Why a chunk sits on a security boundary: the first matching reason is stated."""
+
+SECURITY_GATES: dict[str, tuple[str, ...]] = {
+    "authentication": ("login", "logout", "authenticat", "password", "passwd", "credential", "token", "jwt", "oauth", "bearer"),
+    "authorisation": ("authori", "permission", "is_admin", "has_role", "access_control", "acl"),
+    "cryptography": ("hashlib", "hmac", "crypto", "cipher", "encrypt", "decrypt", "bcrypt", "sha256", "signature_verify", "secrets."),
+    "secrets": ("key", "token", "client_secret"),
+    "deserialisation": ("pickle.", "yaml.load", "marshal.", "unserialize", "objectinputstream", "eval("),
+    "subprocess": ("subprocess", "os.", "child_process", "exec", "spawn", "processbuilder", "runtime.", "std::process", "process.start", "popen"),
+    "SQL": ("execute", "raw(", "cursor("),
+    "network entry point": ("@app.", "@router.", "@bp.", "@blueprint.", "app.", "handlefunc", "mapping", ".listen("),
+}
+"""For each reason, lower-case text of which at least one piece stands in any match."""
