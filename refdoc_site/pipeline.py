@@ -416,7 +416,8 @@ def render(workspace: Workspace) -> list[str]:
     rendered.unlink(missing_ok=True)
     query_embedder = matching_embedder(workspace.load_state())
     model_dir = query_embedder.directory if query_embedder else None
-    with _alongside(write_search_data, data.documents, docs_dir, model_dir):
+    parallel = len(data.documents) >= PARALLEL_MIN_CHUNKS
+    with _alongside(write_search_data, (data.documents, docs_dir, model_dir), parallel):
         pages = render_pages(data, docs_dir)
     write_project(
         workspace.project_dir,
@@ -431,14 +432,18 @@ def render(workspace: Workspace) -> list[str]:
     return pages
 
 
+PARALLEL_MIN_CHUNKS = 2000
+"""Below this many chunks the search data is written in this process: a fork would cost more."""
+
+
 @contextmanager
-def _alongside(function, *args):
+def _alongside(function, args: tuple, parallel: bool = True):
     """Run `function(*args)` in a forked process while the body runs; fail if it failed.
 
     The pages and the search data are written from the same records into different
     folders, so the two halves of the render phase share the machine's cores.
     """
-    if "fork" not in multiprocessing.get_all_start_methods() or (os.cpu_count() or 1) < 2:
+    if not parallel or "fork" not in multiprocessing.get_all_start_methods() or (os.cpu_count() or 1) < 2:
         function(*args)
         yield
         return

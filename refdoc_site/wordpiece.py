@@ -70,45 +70,55 @@ def is_cjk(char: str) -> bool:
     return code >= 0x3400 and any(low <= code <= high for low, high in _CJK_RANGES)
 
 
+class _CharMap(dict):
+    """A `str.translate` table filled on first sight of each character."""
+
+    def __init__(self, rule) -> None:
+        super().__init__()
+        self.rule = rule
+
+    def __missing__(self, code: int) -> str | None:
+        value = self[code] = self.rule(chr(code))
+        return value
+
+
+def _clean(char: str) -> str | None:
+    if char == "\x00" or char == "\ufffd" or is_control(char):
+        return None
+    if is_whitespace(char):
+        return " "
+    return f" {char} " if is_cjk(char) else char
+
+
+def _fold(char: str) -> str | None:
+    # Character by character, as the Rust tokenizer does (no final-sigma rule).
+    return None if unicodedata.category(char) == "Mn" else char.lower()
+
+
+def _split_punctuation(char: str) -> str:
+    return f" {char} " if is_punctuation(char) else char
+
+
+_CLEAN = _CharMap(_clean)
+_FOLD = _CharMap(_fold)
+_PUNCTUATION = _CharMap(_split_punctuation)
+
+
 def normalize(text: str) -> str:
     """Steps 1–3: clean, space out CJK ideographs, strip accents, lower-case."""
-    out: list[str] = []
-    for char in text:
-        if char == "\x00" or char == "\ufffd" or is_control(char):
-            continue
-        if is_whitespace(char):
-            out.append(" ")
-        elif is_cjk(char):
-            out.append(f" {char} ")
-        else:
-            out.append(char)
-    cleaned = "".join(out)
+    cleaned = text.translate(_CLEAN)
     if cleaned.isascii():
         return cleaned.lower()
-    decomposed = unicodedata.normalize("NFD", cleaned)
-    # Character by character, as the Rust tokenizer does (no final-sigma rule).
-    return "".join(c.lower() for c in decomposed if unicodedata.category(c) != "Mn")
+    return unicodedata.normalize("NFD", cleaned).translate(_FOLD)
 
 
 def pre_tokenize(normalized: str) -> list[str]:
-    """Step 4: words split at whitespace, each punctuation character a word."""
-    words: list[str] = []
-    current: list[str] = []
-    for char in normalized:
-        if is_whitespace(char):
-            if current:
-                words.append("".join(current))
-                current = []
-        elif is_punctuation(char):
-            if current:
-                words.append("".join(current))
-                current = []
-            words.append(char)
-        else:
-            current.append(char)
-    if current:
-        words.append("".join(current))
-    return words
+    """Step 4: words split at whitespace, each punctuation character a word.
+
+    After `normalize` every whitespace character is a plain space, so `str.split` splits
+    exactly where the tokenizer does.
+    """
+    return normalized.translate(_PUNCTUATION).split()
 
 
 class WordPieceTokenizer:
