@@ -31,6 +31,7 @@ import logging
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
@@ -127,14 +128,22 @@ def write_model(
     return path
 
 
-def read_model(directory: Path) -> StaticModelData:
-    data = (Path(directory) / MODEL_FILE).read_bytes()
-    if data[:8] != MAGIC:
-        raise ValueError(f"{directory / MODEL_FILE}: not a refdoc static embedding model")
-    (length,) = struct.unpack("<I", data[8:12])
-    header = json.loads(data[12 : 12 + length].decode("utf-8"))
+def read_header(directory: Path) -> dict:
+    """The JSON header of a model file, read without the matrix behind it."""
+    with (Path(directory) / MODEL_FILE).open("rb") as handle:
+        start = handle.read(12)
+        if start[:8] != MAGIC:
+            raise ValueError(f"{directory / MODEL_FILE}: not a refdoc static embedding model")
+        (length,) = struct.unpack("<I", start[8:12])
+        header = json.loads(handle.read(length).decode("utf-8"))
     if header.get("format") != FORMAT or header.get("dtype") != "int8":
         raise ValueError(f"{directory / MODEL_FILE}: unsupported format {header.get('format')!r}")
+    return header
+
+
+def read_model(directory: Path) -> StaticModelData:
+    data = (Path(directory) / MODEL_FILE).read_bytes()
+    header = read_header(directory)
     rows, dim = header["vocab_size"], header["dim"]
     scales = np.frombuffer(data, dtype="<f4", count=rows, offset=header["scales_offset"])
     matrix = np.frombuffer(data, dtype=np.int8, count=rows * dim, offset=header["matrix_offset"])
@@ -142,22 +151,34 @@ def read_model(directory: Path) -> StaticModelData:
 
 
 class StaticEmbedder:
-    """Sum of token vectors, normalised; numpy only."""
+    """Sum of token vectors, normalised; numpy only.
+
+    The name and size come from the model file's header at once; the matrix and the
+    vocabulary load on first use, so a rebuild that embeds nothing never reads them.
+    """
 
     def __init__(self, directory: str | Path | None = None) -> None:
         self.directory = Path(directory) if directory else MODELS_DIR / DEFAULT_MODEL
+        self.header = read_header(self.directory)
+        self.name = str(self.header.get("name") or self.directory.name)
+        self.dim = int(self.header["dim"])
+        self.max_tokens = int(self.header.get("max_tokens", 256))
+
+    @cached_property
+    def vectors(self) -> np.ndarray:
         model = read_model(self.directory)
-        self.header = model.header
-        self.name = str(model.header.get("name") or self.directory.name)
-        self.dim = int(model.header["dim"])
-        self.max_tokens = int(model.header.get("max_tokens", 256))
-        self.vectors = model.matrix.astype(np.float32) * model.scales[:, None]
-        self.tokenizer = WordPieceTokenizer.from_file(self.directory / model.header.get("vocab", VOCAB_FILE))
-        if len(self.tokenizer) != self.vectors.shape[0]:
-            raise ValueError(
-                f"{self.directory}: vocab has {len(self.tokenizer)} tokens, matrix {self.vectors.shape[0]} rows"
-            )
-        self.special_ids = [self.tokenizer.ids[token] for token in model.header.get("special_tokens", [])]
+        vectors = model.matrix.astype(np.float32) * model.scales[:, None]
+        if len(self.tokenizer) != vectors.shape[0]:
+            raise ValueError(f"{self.directory}: vocab has {len(self.tokenizer)} tokens, matrix {vectors.shape[0]} rows")
+        return vectors
+
+    @cached_property
+    def tokenizer(self) -> WordPieceTokenizer:
+        return WordPieceTokenizer.from_file(self.directory / self.header.get("vocab", VOCAB_FILE))
+
+    @cached_property
+    def special_ids(self) -> list[int]:
+        return [self.tokenizer.ids[token] for token in self.header.get("special_tokens", [])]
 
     def token_ids(self, text: str) -> list[int]:
         """The rows summed for `text`: its word pieces (truncated) and the special tokens."""
