@@ -223,7 +223,7 @@ def index(
     return report
 
 
-PARALLEL_MIN_FILES = 64
+PARALLEL_MIN_FILES = 16
 """Fewer changed files than this are processed in this process: a pool would cost more."""
 
 
@@ -432,7 +432,7 @@ def render(workspace: Workspace) -> list[str]:
     return pages
 
 
-PARALLEL_MIN_CHUNKS = 2000
+PARALLEL_MIN_CHUNKS = 200
 """Below this many chunks the search data is written in this process: a fork would cost more."""
 
 
