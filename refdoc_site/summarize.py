@@ -313,11 +313,7 @@ def _context(chunk: Chunk) -> str:
             return f"Members: {', '.join(public)}."
         return ""
     comment = _first_comment(chunk)
-    if comment:
-        return _sentence(comment)
-    if chunk.parent and chunk.name not in CONSTRUCTORS:
-        return f"Member of {chunk.parent}."
-    return ""
+    return _sentence(comment) if comment else ""
 
 
 def _first_comment(chunk: Chunk) -> str:
