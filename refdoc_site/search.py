@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -189,6 +189,23 @@ class SearchIndex:
             vectors, scales = quantize_rows(np.asarray([d.embedding for d in documents], dtype=np.float32))
         return cls(documents, serialized, vectors, scales, dict(boosts))
 
+    @cached_property
+    def common_terms(self) -> frozenset[str]:
+        """Stemmed terms in so many of the chunks' fields that they barely rank anything.
+
+        The sparse side leaves them out of a query: they cost most of a long query's time
+        (every posting is scored) for almost no weight. The dense side still reads them.
+        Small indexes, where every query is fast anyway, keep all their terms.
+        """
+        if len(self.documents) < settings()["clauses"]["common_term_min_chunks"]:
+            return frozenset()
+        share = settings()["clauses"]["common_term_share"]
+        fields = list(self.fields)
+        limit = share * max(len(self.documents), 1)
+        return frozenset(
+            term for term, posting in self.serialized["invertedIndex"] if sum(len(posting[f]) for f in fields) > limit
+        )
+
     @property
     def lunr_index(self):
         """The `lunr` package's index over the serialised form, loaded on first query."""
@@ -210,7 +227,8 @@ class SearchIndex:
         """Lunr scores by document position for a query text."""
         from lunr.query import Query
 
-        wanted = query_terms(text)
+        common = self.common_terms
+        wanted = [term for term in query_terms(text) if stem(term) not in common]
         if not wanted:
             return {}
         boosts = settings()["clauses"]

@@ -40,7 +40,13 @@ def write_search_data(documents: list[Document], docs_dir: Path, embedder_direct
         "index.json": _write_json(data_dir / "index.json", index.serialize()),
         "chunks.json": _write_json(data_dir / "chunks.json", [_chunk_row(d) for d in index.documents]),
     }
-    config = {"settings": settings(), "stopWords": sorted(stop_words()), "model": None, "vectors": None}
+    config = {
+        "settings": settings(),
+        "stopWords": sorted(stop_words()),
+        "commonTerms": sorted(index.common_terms),
+        "model": None,
+        "vectors": None,
+    }
     if index.has_vectors and embedder_directory is not None:
         written["vectors.bin"] = _write_vectors(data_dir / "vectors.bin", index.rows, index.scales)
         model_dir = data_dir / "model"

@@ -151,3 +151,23 @@ def test_fused_javascript_ranking_matches_python(search_data) -> None:
             if (js_hit["path"], js_hit["symbol"]) != (py_hit.path, py_hit.symbol):
                 # Only a near-tie may swap: float32 (numpy) and float64 (JS) query vectors.
                 assert abs(js_scores[position] - py_scores[position]) < 1e-6, query
+
+
+@pytest.mark.skipif(not node_available(), reason="needs node and `npm install` in tests/js (scripts/test.sh does it)")
+def test_common_terms_are_left_out_alike(search_data, tmp_path, monkeypatch) -> None:
+    """Large indexes drop their most common terms from sparse queries, on both sides."""
+    import refdoc_site.search as search
+
+    _, python_index = search_data
+    shared = search.settings()
+    patched = {**shared, "clauses": {**shared["clauses"], "common_term_min_chunks": 0, "common_term_share": 0.05}}
+    monkeypatch.setattr(search, "settings", lambda: patched)
+    index = SearchIndex.build(python_index.documents)
+    assert len(index.common_terms) > 5
+    write_search_data(index.documents, tmp_path)
+    data_dir = tmp_path / DATA_DIR
+    assert json.loads((data_dir / "config.json").read_text())["commonTerms"] == sorted(index.common_terms)
+    javascript = rank_in_node(data_dir, QUERIES, "sparse")
+    for query, js_hits in zip(QUERIES, javascript):
+        py_hits = index.search(query, 10, "sparse")
+        assert [(h["path"], h["symbol"]) for h in js_hits] == [(h.path, h.symbol) for h in py_hits], query

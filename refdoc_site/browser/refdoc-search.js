@@ -102,7 +102,8 @@
     return fused;
   }
 
-  /* data: {index (a lunr.Index), chunks, settings, stopWords (array), vectors?, embedder?} */
+  /* data: {index (a lunr.Index), chunks, settings, stopWords, commonTerms (arrays),
+     vectors?, embedder?}. Common terms are stemmed and left out of the sparse query. */
   function Searcher(lunr, data) {
     this.lunr = lunr;
     this.index = data.index;
@@ -113,17 +114,21 @@
     data.stopWords.forEach(function (word) {
       stop[word] = true;
     });
+    this.commonTerms = new Set(data.commonTerms || []);
     this.vectors = data.vectors || null;
     this.embedder = data.embedder || null;
   }
 
   Searcher.prototype.sparseScores = function (text) {
-    var wanted = queryTerms(text, this.stopWords);
+    var lunr = this.lunr;
+    var common = this.commonTerms;
+    var wanted = queryTerms(text, this.stopWords).filter(function (term) {
+      return !common.has(lunr.stemmer(new lunr.Token(term)).toString());
+    });
     if (!wanted.length) {
       return {};
     }
     var clauses = this.settings.clauses;
-    var lunr = this.lunr;
     var expand = wanted.length <= clauses.expand_max_terms;
     var results = this.index.query(function (query) {
       wanted.forEach(function (term) {

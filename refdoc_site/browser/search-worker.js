@@ -61,7 +61,8 @@
           index: self.lunr.Index.load(parts[1]),
           chunks: parts[2],
           settings: config.settings,
-          stopWords: config.stopWords
+          stopWords: config.stopWords,
+          commonTerms: config.commonTerms
         };
         if (!config.model) {
           return new RefdocSearch.Searcher(self.lunr, data);

@@ -16,6 +16,7 @@ const data = {
   chunks: read("chunks.json"),
   settings: config.settings,
   stopWords: config.stopWords,
+  commonTerms: config.commonTerms,
 };
 if (config.model) {
   const bytes = (name) => {
