@@ -317,10 +317,15 @@ def _context(chunk: Chunk) -> str:
 
 
 def _first_comment(chunk: Chunk) -> str:
+    """The first comment inside the chunk that reads as prose (not a marker or a rule line)."""
     for line in chunk.content.splitlines()[1:]:
         match = re.match(r"\s*(?:#|//)\s?(.{12,})", line)
-        if match and not match.group(1).strip().startswith(("noqa", "type:", "pragma", "eslint", "TODO", "FIXME")):
-            return " ".join(match.group(1).split())
+        if not match:
+            continue
+        text = match.group(1).strip()
+        letters = sum(char.isalpha() or char == " " for char in text)
+        if letters >= 0.6 * len(text) and not text.startswith(("noqa", "type:", "pragma", "eslint", "TODO", "FIXME")):
+            return " ".join(text.split())
     return ""
 
 

@@ -188,3 +188,15 @@ def test_clip_never_exceeds_the_limit():
     text = "word " * 100
     assert len(clip(text, 50)) <= 50
     assert clip("short text", 50) == "short text"
+
+
+def test_rule_lines_are_not_taken_for_prose() -> None:
+    from refdoc_site.chunk import ChunkSettings, chunk_file
+    from refdoc_site.records import Metadata, SourceFile
+    from refdoc_site.summarize import ExtractiveSummarizer
+
+    source = "def handle(x):\n    # --- parsing ----------------------------------\n    # Keep the original order of the keys.\n    return x\n"
+    chunk = next(c for c in chunk_file(SourceFile("m.py", "python", len(source), "h"), source, ChunkSettings()) if c.symbol == "handle")
+    responsibility = ExtractiveSummarizer().summarize(chunk, Metadata()).responsibility
+    assert "---" not in responsibility
+    assert "Keep the original order of the keys." in responsibility
