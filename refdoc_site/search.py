@@ -98,7 +98,6 @@ def sparse_fields(document: Document) -> dict[str, str]:
         "responsibility": summary.responsibility,
         "inputOutput": summary.inputOutput,
         "notes": f"{summary.notes} {chunk.docstring}",
-        "path": chunk.path,
         "body": _body_words(document),
     }
     return {name: " ".join(terms(text)) for name, text in values.items()}

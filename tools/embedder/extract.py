@@ -110,14 +110,19 @@ def comment_blocks(content: str, language: str) -> list[str]:
     return [" ".join(" ".join(b).split()) for b in blocks]
 
 
-def texts_of_package(root: Path) -> dict[str, list[str]]:
+def indexed_documents(root: Path) -> list:
+    """The product's documents for an unpacked package, indexed in a throwaway store."""
     store_dir = Path(tempfile.mkdtemp(prefix="refdoc-train-"))
     try:
         workspace = Workspace.create(root, Config(include=CODE_GLOBS), store_dir, store_dir / "site")
         index(workspace)
-        documents = Store(store_dir).load().documents
+        return Store(store_dir).load().documents
     finally:
         shutil.rmtree(store_dir, ignore_errors=True)
+
+
+def texts_of_package(root: Path) -> dict[str, list[str]]:
+    documents = indexed_documents(root)
     found: dict[str, list[str]] = {k: [] for k in CAPS}
     for document in documents:
         chunk, summary = document.chunk, document.summary

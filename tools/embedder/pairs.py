@@ -16,7 +16,6 @@ import argparse
 import dataclasses
 import json
 import random
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -25,27 +24,18 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from extract import CODE_GLOBS, first_sentence, good_prose, unpack  # noqa: E402
+from extract import first_sentence, good_prose, indexed_documents, unpack  # noqa: E402
 
 from refdoc_site.analyze import strip_strings_and_comments  # noqa: E402
-from refdoc_site.config import Config  # noqa: E402
 from refdoc_site.embed import document_text  # noqa: E402
-from refdoc_site.pipeline import Workspace, index  # noqa: E402
 from refdoc_site.records import ChunkKind, Document  # noqa: E402
-from refdoc_site.store import Store  # noqa: E402
 from refdoc_site.summarize import ExtractiveSummarizer  # noqa: E402
 
 DEFINITIONS = (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS)
 
 
 def pairs_of_package(root: Path, cap: int, rng: random.Random) -> list[dict]:
-    store_dir = Path(tempfile.mkdtemp(prefix="refdoc-pairs-"))
-    try:
-        workspace = Workspace.create(root, Config(include=CODE_GLOBS), store_dir, store_dir / "site")
-        index(workspace)
-        documents = Store(store_dir).load().documents
-    finally:
-        shutil.rmtree(store_dir, ignore_errors=True)
+    documents = indexed_documents(root)
     summarizer = ExtractiveSummarizer()
     pairs = []
     for document in documents:
