@@ -21,6 +21,7 @@ CONFIG_NAME = "refdoc.yml"
 OUTPUT_LANGUAGES = ("en", "ja")
 LSP_MODES = ("off", "on", "only")
 EMBEDDING_PROVIDERS = ("openai", "azure")
+LLM_PROVIDERS = ("openai", "azure")
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,35 @@ class EmbeddingConfig:
     """Model name; for Azure, the deployment name."""
     base_url: str = ""
     """An OpenAI-compatible server (`http://localhost:8000/v1`); for Azure, the endpoint."""
+
+
+@dataclass(frozen=True)
+class LlmConfig:
+    """`llm:` in refdoc.yml: the LLM that writes the prose (see refdoc_site/llm/).
+
+    Empty values fall back to the environment (`OPENAI_PROVIDER`, `OPENAI_BASE_URL` or
+    `AZURE_OPENAI_ENDPOINT`, `OPENAI_SUMMARIZER_MODEL`, `OPENAI_DOC_MODEL`); keys always
+    come from it. The section turns the LLM on like a key in the environment does.
+    """
+
+    enabled: bool = True
+    """False keeps the build offline even when a key is set."""
+    provider: str = ""
+    """`openai` (also any OpenAI-compatible server) or `azure`."""
+    base_url: str = ""
+    """An OpenAI-compatible server (`http://localhost:8000/v1`); for Azure, the endpoint."""
+    summarizer_model: str = ""
+    """Writes the chunk, file and module summaries (default gpt-4o-mini); for Azure, a deployment."""
+    doc_model: str = ""
+    """Writes the system summary and the documents (default gpt-4o); for Azure, a deployment."""
+    concurrency: int = 4
+    """Requests in flight at once."""
+    max_cost: float = 0.0
+    """USD; 0 for no limit. When reached, the rest of the build uses extractive text."""
+    timeout: float = 120.0
+    """Seconds one request may take before it is retried."""
+    prices: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Model → (input, output) USD per million tokens, for models the built-in table lacks."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +99,9 @@ class Config:
     embedding: EmbeddingConfig | None = field(default=None, repr=False)
     """When set, the index phase also stores API vectors for `query --embedder api`. Out of
     the repr, which keys the summarize and render digests: no page depends on it."""
+    llm: LlmConfig | None = field(default=None, repr=False)
+    """The LLM's settings. Out of the repr: what shapes the pages (the models, the prompts)
+    enters the digests through the LLM session's `identity`, not the concurrency or budget."""
 
     def chunk_settings(self) -> ChunkSettings:
         per_language = {
@@ -117,19 +150,78 @@ def _one_of(choices: tuple[str, ...]) -> Callable[[Any], str | None]:
     return check
 
 
-def _embedding(value: Any) -> str | None:
-    keys = [f.name for f in fields(EmbeddingConfig)]
-    if not isinstance(value, dict):
-        return f"expected a mapping with {', '.join(keys)}, got {_shown(value)}"
-    problems = []
-    for key, setting in value.items():
-        if key not in keys:
-            problems.append(f"{key}: unknown key; known are {', '.join(keys)}")
-        elif problem := (_one_of(EMBEDDING_PROVIDERS) if key == "provider" else _string)(setting):
-            problems.append(f"{key}: {problem}")
-        elif key == "base_url" and not setting.startswith(("http://", "https://")):
-            problems.append(f"base_url: expected an http:// or https:// URL, got {_shown(setting)}")
-    return "; ".join(problems) or None
+def _section(record: type, check_key: Callable[[str, Any], str | None]) -> Callable[[Any], str | None]:
+    """A check for a mapping of `record`'s fields: every unknown key and every value
+    `check_key(key, value)` finds a problem with, in one line."""
+    keys = [f.name for f in fields(record)]
+
+    def check(value: Any) -> str | None:
+        if not isinstance(value, dict):
+            return f"expected a mapping with {', '.join(keys)}, got {_shown(value)}"
+        problems = []
+        for key, setting in value.items():
+            problem = f"unknown key; known are {', '.join(keys)}" if key not in keys else check_key(key, setting)
+            if problem:
+                problems.append(f"{key}: {problem}")
+        return "; ".join(problems) or None
+
+    return check
+
+
+def _url(value: Any) -> str | None:
+    if problem := _string(value):
+        return problem
+    if value and not value.startswith(("http://", "https://")):
+        return f"expected an http:// or https:// URL, got {_shown(value)}"
+    return None
+
+
+def _embedding_key(key: str, value: Any) -> str | None:
+    if key == "provider":
+        return _one_of(EMBEDDING_PROVIDERS)(value)
+    return _url(value) if key == "base_url" else _string(value)
+
+
+LLM_NUMBERS = {"concurrency": (int, 1), "max_cost": (float, 0.0), "timeout": (float, 1.0)}
+
+
+def _llm_key(key: str, value: Any) -> str | None:
+    if key == "enabled":
+        return None if isinstance(value, bool) else f"expected true or false, got {_shown(value)}"
+    if key == "provider":
+        return _one_of(LLM_PROVIDERS)(value)
+    if key in LLM_NUMBERS:
+        kind, minimum = LLM_NUMBERS[key]
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or (kind is int and not isinstance(value, int)) or value < minimum:
+            noun = "a whole number" if kind is int else "a number"
+            return f"expected {noun} of at least {minimum}, got {_shown(value)}"
+        return None
+    if key == "prices":
+        return _prices(value)
+    return _url(value) if key == "base_url" else _string(value)
+
+
+def _prices(value: Any) -> str | None:
+    def pair(item: Any) -> bool:
+        return (
+            isinstance(item, list) and len(item) == 2
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in item)
+        )
+
+    if isinstance(value, dict) and all(isinstance(k, str) and pair(v) for k, v in value.items()):
+        return None
+    return f"expected model: [input, output] USD per million tokens, got {_shown(value)}"
+
+
+def _llm_config(value: dict) -> LlmConfig:
+    converted = dict(value)
+    for key in ("max_cost", "timeout"):
+        if key in converted:
+            converted[key] = float(converted[key])
+    if "prices" in converted:
+        converted["prices"] = {model: (float(a), float(b)) for model, (a, b) in converted["prices"].items()}
+    return LlmConfig(**converted)
 
 
 def _shown(value: Any) -> str:
@@ -151,7 +243,8 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("module_depth", _int_at_least(1)),
     _Option("mermaid_js", _string),
     _Option("lsp", _one_of(LSP_MODES)),
-    _Option("embedding", _embedding, lambda value: EmbeddingConfig(**value)),
+    _Option("embedding", _section(EmbeddingConfig, _embedding_key), lambda value: EmbeddingConfig(**value)),
+    _Option("llm", _section(LlmConfig, _llm_key), _llm_config),
 )
 LANGUAGE_KEYS = {"chunk_size": _int_at_least(16), "chunk_overlap": _int_at_least(0)}
 KNOWN_LANGUAGES = {spec.name for spec in LANGUAGES}

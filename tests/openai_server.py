@@ -3,18 +3,25 @@
 The tests point the real `openai` client at it through `base_url` (or, for Azure, the
 endpoint); nothing in the client is patched. It answers on 127.0.0.1:
 
-- `POST /v1/embeddings` (OpenAI and compatible servers);
-- `POST /openai/deployments/{deployment}/embeddings?api-version=...` (Azure).
+- `POST /v1/embeddings` and `POST /v1/chat/completions` (OpenAI and compatible servers);
+- `POST /openai/deployments/{deployment}/embeddings|chat/completions?api-version=...` (Azure).
 
 Vectors are deterministic: a hashed bag of words (`vector_for`), so texts that share
-words point the same way and a test can rank by them itself. Every request is recorded
-(`requests`), and faults can be injected (`inject`): an HTTP status with headers (429 with
-Retry-After, 500, ...), a sleep longer than the client's timeout, a malformed body, vectors
-of the wrong dimension or too few of them.
+words point the same way and a test can rank by them itself. Chat replies are
+deterministic too (`chat_reply`): asked for JSON, the server answers an object with the
+keys of the JSON example in the prompt, each value naming the key, the first line of the
+last user message and a digest of the whole conversation, so a test can tell which
+question a page's text answers and a changed question gets a changed answer. A prompt that
+asks for Japanese gets Japanese. Every request is recorded (`requests`), and faults can be
+injected (`inject`): an HTTP status with headers (429 with Retry-After, 500, ...), a sleep
+longer than the client's timeout, a malformed body, vectors of the wrong dimension or too
+few of them; for chat, a reply that is not JSON (`invalid_json`), a given reply
+(`reply`, with `content`), and a reply that names a symbol that does not exist
+(`hallucinate`, with `symbol`).
 
-To add an endpoint (chat completions, for the LLM tests), add its path to the dispatch in
-`_Handler.do_POST` and a method like `_embeddings`: it gets the recorded request (path,
-query, headers, parsed JSON body) and the fault chosen for it, if any.
+To add an endpoint, add its path to the dispatch in `_Handler.do_POST` and a method like
+`_embeddings`: it gets the recorded request (path, query, headers, parsed JSON body) and
+the fault chosen for it, if any.
 """
 
 from __future__ import annotations
@@ -34,8 +41,13 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 
 DEFAULT_DIM = 64
+TEST_KEY = "test-key"
+"""The key the tests' server accepts (the `server` fixture in conftest.py)."""
 WORD_RE = re.compile(r"[a-z0-9]+")
-AZURE_PATH = re.compile(r"^/openai/deployments/(?P<deployment>[^/]+)/embeddings$")
+AZURE_PATH = re.compile(r"^/openai/deployments/(?P<deployment>[^/]+)/(?P<endpoint>embeddings|chat/completions)$")
+JSON_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
+PHASE_HEADER = "x-refdoc-phase"
+HALLUCINATED = "frobnicate_the_widgets"
 
 
 def vector_for(text: str, dim: int = DEFAULT_DIM) -> np.ndarray:
@@ -64,6 +76,20 @@ class Recorded:
     status: int = 0
 
     @property
+    def phase(self) -> str:
+        """The build phase the client named in its header (chat requests)."""
+        return self.headers.get(PHASE_HEADER, "")
+
+    @property
+    def messages(self) -> list[dict]:
+        return self.body.get("messages", []) if isinstance(self.body, dict) else []
+
+    @property
+    def prompt(self) -> str:
+        """Every message's text, joined."""
+        return "\n".join(str(m.get("content", "")) for m in self.messages)
+
+    @property
     def inputs(self) -> list[str]:
         value = self.body.get("input", []) if isinstance(self.body, dict) else []
         return [value] if isinstance(value, str) else list(value)
@@ -75,13 +101,17 @@ class Fault:
 
     kind: `status` (answer `status` with `headers` and an OpenAI error body), `sleep`
     (wait `seconds`, then answer normally), `malformed` (200 with a body that is not
-    JSON), `wrong_dim` (vectors one longer than asked), `short` (one vector too few).
+    JSON), `wrong_dim` (vectors one longer than asked), `short` (one vector too few);
+    chat only: `invalid_json` (message text that is not JSON), `reply` (message text
+    `content`), `hallucinate` (the usual reply, naming `symbol` in every text).
     """
 
     kind: str
     status: int = 500
     headers: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    content: str = ""
+    symbol: str = HALLUCINATED
     times: int | None = 1
     when: Callable[[Recorded], bool] = lambda request: True
 
@@ -95,6 +125,9 @@ class OpenAIServer:
         """When set, requests carrying another key (Bearer or `api-key`) get 401."""
         self.requests: list[Recorded] = []
         self.faults: list[Fault] = []
+        self.active = 0
+        self.most_active = 0
+        """The most requests the server was answering at once."""
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
@@ -121,6 +154,18 @@ class OpenAIServer:
     def embedding_requests(self) -> list[Recorded]:
         with self._lock:
             return [r for r in self.requests if r.path.endswith("/embeddings")]
+
+    def chat_requests(self, phase: str | None = None) -> list[Recorded]:
+        """Chat requests, of one phase when given."""
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/chat/completions") and (phase is None or r.phase == phase)]
+
+    def chat_phases(self) -> dict[str, int]:
+        """Chat requests per phase."""
+        counts: dict[str, int] = {}
+        for request in self.chat_requests():
+            counts[request.phase] = counts.get(request.phase, 0) + 1
+        return dict(sorted(counts.items()))
 
     def reset(self) -> None:
         with self._lock:
@@ -155,6 +200,35 @@ class OpenAIServer:
         return bearer == f"Bearer {self.api_key}" or headers.get("api-key") == self.api_key
 
 
+class Sleeps(list):
+    """A RetryPolicy's sleep that records each delay and really waits it."""
+
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+        time.sleep(seconds)
+
+
+def chat_reply(request: Recorded, symbol: str = "") -> str:
+    """The server's answer to a chat request; `symbol`, when given, is named in every text."""
+    messages = request.messages
+    users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+    subject = (users[-1].strip().splitlines() or [""])[0][:80] if users else ""
+    digest = hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:8]
+    japanese = "Japanese" in request.prompt
+    extra = f" It relies on {symbol}()." if symbol else ""
+
+    def text(label: str) -> str:
+        if japanese:
+            return f"{label}の説明です。対象は「{subject}」で、この応答の識別子は{digest}です。{extra}".strip()
+        return f"LLM {label} for {subject} [{digest}]. This sentence pads the text so that it reads like prose.{extra}"
+
+    if request.body.get("response_format", {}).get("type") != "json_object":
+        return text("text")
+    system = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
+    keys = list(dict.fromkeys(JSON_KEY.findall(system))) or ["answer"]
+    return json.dumps({key: text(key) for key in keys}, ensure_ascii=False)
+
+
 def _error_body(message: str, kind: str, code: str | None = None) -> dict:
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
@@ -168,6 +242,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         owner: OpenAIServer = self.server.owner  # type: ignore[attr-defined]
+        with owner._lock:
+            owner.active += 1
+            owner.most_active = max(owner.most_active, owner.active)
+        try:
+            self._answer(owner)
+        finally:
+            with owner._lock:
+                owner.active -= 1
+
+    def _answer(self, owner: OpenAIServer) -> None:
         parts = urlsplit(self.path)
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
@@ -186,18 +270,50 @@ class _Handler(BaseHTTPRequestHandler):
         azure = AZURE_PATH.match(parts.path)
         if azure and not request.query.get("api-version"):
             return self._json(request, 404, _error_body("Resource not found", "invalid_request_error", "404"))
+        if parts.path == "/v1/chat/completions" or (azure and azure["endpoint"] == "chat/completions"):
+            return self._chat(request, fault)
         if parts.path == "/v1/embeddings" or azure:
             return self._embeddings(request, fault, owner)
         self._json(request, 404, _error_body(f"Unknown path {parts.path}", "invalid_request_error"))
 
-    def _embeddings(self, request: Recorded, fault: Fault | None, owner: OpenAIServer) -> None:
+    def _common_fault(self, request: Recorded, fault: Fault | None) -> bool:
+        """Answers `status` and `malformed` faults and sleeps `sleep` ones; True when answered."""
         if fault is not None and fault.kind == "status":
             message = {429: "Rate limit reached.", 500: "The server had an error."}.get(fault.status, "Error.")
-            return self._json(request, fault.status, _error_body(message, "server_error"), fault.headers)
+            self._json(request, fault.status, _error_body(message, "server_error"), fault.headers)
+            return True
         if fault is not None and fault.kind == "sleep":
             time.sleep(fault.seconds)
         if fault is not None and fault.kind == "malformed":
-            return self._send(request, 200, b'{"object": "list", "data": [', {"content-type": "application/json"})
+            self._send(request, 200, b'{"object": "list", "data": [', {"content-type": "application/json"})
+            return True
+        return False
+
+    def _chat(self, request: Recorded, fault: Fault | None) -> None:
+        if self._common_fault(request, fault):
+            return None
+        messages = request.messages
+        if not messages or not all(isinstance(m, dict) and m.get("role") and isinstance(m.get("content"), str) for m in messages):
+            return self._json(request, 400, _error_body("'messages' must be role/content objects", "invalid_request_error"))
+        kind = fault.kind if fault is not None else ""
+        if kind == "invalid_json":
+            content = '{"responsibility": "cut short'
+        elif kind == "reply":
+            content = fault.content
+        else:
+            content = chat_reply(request, fault.symbol if kind == "hallucinate" else "")
+        prompt_tokens = len(WORD_RE.findall(request.prompt.lower()))
+        completion_tokens = len(WORD_RE.findall(content.lower()))
+        self._json(request, 200, {
+            "id": f"chatcmpl-{len(content)}", "object": "chat.completion", "created": 0,
+            "model": request.body.get("model", ""),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens},
+        })
+
+    def _embeddings(self, request: Recorded, fault: Fault | None, owner: OpenAIServer) -> None:
+        if self._common_fault(request, fault):
+            return None
         texts = request.inputs
         if not texts or not all(isinstance(text, str) and text for text in texts):
             return self._json(request, 400, _error_body("'input' must be non-empty strings", "invalid_request_error"))

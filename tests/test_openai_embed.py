@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import write_repo
-from openai_server import OpenAIServer, vector_for
+from openai_server import OpenAIServer, Sleeps, vector_for
+from openai_server import TEST_KEY as KEY
 
 from refdoc_site.cli import main
 from refdoc_site.config import EmbeddingConfig, parse_config
@@ -31,34 +32,7 @@ from refdoc_site.providers.openai_embed import (
 from refdoc_site.search import SearchIndex
 from refdoc_site.store import Store
 
-KEY = "test-key"
 MODEL = "hash-bag-of-words"
-VARIABLES = (
-    "OPENAI_PROVIDER", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_EMBEDDING_MODEL", "OPENAI_API_VERSION",
-    "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_AD_TOKEN", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID",
-)
-
-
-@pytest.fixture(autouse=True)
-def no_api_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture()
-def server():
-    with OpenAIServer(api_key=KEY) as running:
-        yield running
-
-
-class Sleeps(list):
-    """A RetryPolicy's sleep that records each delay and really waits it."""
-
-    def __call__(self, seconds: float) -> None:
-        self.append(seconds)
-        time.sleep(seconds)
-
-
 def make_embedder(server: OpenAIServer, sleeps: Sleeps | None = None, timeout: float = 5.0, **environ: str) -> OpenAIEmbedder:
     policy = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05, timeout=timeout, sleep=sleeps if sleeps is not None else Sleeps())
     environ = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": server.base_url, "OPENAI_EMBEDDING_MODEL": MODEL, **environ}

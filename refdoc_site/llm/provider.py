@@ -1,0 +1,103 @@
+"""The chat provider: one narrow protocol, and its implementation over the `openai` client.
+
+The session (session.py) owns caching, concurrency, budgets and fallbacks; a provider only
+sends one conversation and returns the reply, retrying what may pass later. OpenAI, Azure
+OpenAI (deployment URLs with `api-version`) and any OpenAI-compatible server (vLLM,
+Ollama, llama.cpp, through a base URL) all go through `OpenAIChat`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from ..errors import ApiError
+from ..providers.openai_api import ApiSettings, MalformedResponse, RetryPolicy, call_with_retries, describe, make_client
+
+TEMPERATURE = 0.3
+JSON_FORMAT = {"type": "json_object"}
+PHASE_HEADER = "X-Refdoc-Phase"
+"""Names the build phase of each request, for proxies, logs and the tests' server."""
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    content: str
+    prompt_tokens: int
+    completion_tokens: int
+    """0 when the server did not report usage; the session then estimates."""
+    attempts: int = 1
+    """HTTP requests it took, retries included."""
+
+
+class ChatFailed(Exception):
+    """Every try of a request failed with something a later build may not see (429, 5xx, timeouts)."""
+
+    def __init__(self, reason: str, attempts: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.attempts = attempts
+
+
+class ChatProvider(Protocol):
+    where: str
+    """The server, as messages name it."""
+
+    def chat(self, messages: list[dict], *, model: str, json_output: bool, phase: str) -> ChatReply:
+        """One conversation's reply. Raises ApiError when no request can succeed (a rejected
+        key, an unknown model), ChatFailed when this one did not."""
+        ...
+
+
+MODEL_VARIABLES = {"summarizer": "OPENAI_SUMMARIZER_MODEL", "doc": "OPENAI_DOC_MODEL"}
+
+
+class OpenAIChat:
+    """Chat completions through the official client, temperature 0.3."""
+
+    def __init__(self, settings: ApiSettings, policy: RetryPolicy, model_variables: dict[str, str] | None = None) -> None:
+        self.settings = settings
+        self.policy = policy
+        self.where = settings.where
+        self.model_variables = model_variables or {}
+        """Model → the variable that names it, so an unknown model's message says what to set."""
+        self._client = None
+
+    @property
+    def client(self):
+        if self._client is None:
+            self._client = make_client(self.settings, self.policy.timeout)
+        return self._client
+
+    def chat(self, messages: list[dict], *, model: str, json_output: bool, phase: str) -> ChatReply:
+        settings = replace(self.settings, model=model, model_variable=self.model_variables.get(model, self.settings.model_variable))
+        attempts = 0
+
+        def request() -> ChatReply:
+            nonlocal attempts
+            attempts += 1
+            options = {"response_format": JSON_FORMAT} if json_output else {}
+            response = self.client.chat.completions.create(
+                model=model, messages=messages, temperature=TEMPERATURE,
+                extra_headers={PHASE_HEADER: phase}, **options,
+            )
+            try:
+                content = response.choices[0].message.content
+            except (AttributeError, IndexError, TypeError):
+                raise MalformedResponse("no choices in the reply") from None
+            if not isinstance(content, str):
+                raise MalformedResponse("a reply without text")
+            usage = getattr(response, "usage", None)
+            return ChatReply(
+                content,
+                int(getattr(usage, "prompt_tokens", 0) or 0),
+                int(getattr(usage, "completion_tokens", 0) or 0),
+            )
+
+        try:
+            reply = call_with_retries(request, settings, self.policy)
+        except ApiError:
+            raise
+        except Exception as error:  # a failed request falls back, never fatal
+            raise ChatFailed(f"{describe(error)}, after {attempts} attempt{'s' if attempts != 1 else ''}", attempts) from None
+        return replace(reply, attempts=attempts)

@@ -1,0 +1,386 @@
+"""The LLM session: what every phase that asks an LLM goes through.
+
+One session serves one build. It turns a conversation into a usable reply or into None,
+and never raises for a failed request: the caller then writes its extractive text, and
+the session counts the fallback. In order, a request is
+
+1. answered from the response cache when the same question was asked before (cache.py);
+2. not sent in a dry run (its tokens and cost are estimated instead), once the budget
+   (`--max-cost`) is spent, or after the key was rejected;
+3. sent through the provider (provider.py), which retries 429, 5xx and timeouts with
+   backoff and jitter, honouring Retry-After;
+4. checked: JSON replies must parse to an object that `validate` accepts; one repair
+   request shows the model its reply and the problem; a usable reply is cached.
+
+At most `concurrency` requests are in flight; `map()` runs a phase's items in threads.
+Tokens (as the server reports them, else estimated) and cost (price table in
+prices.json) are counted per phase in `report`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from ..config import Config, LlmConfig
+from ..errors import ApiError
+from ..providers.openai_api import ApiSettings, RetryPolicy
+from .cache import CachedReply, ResponseCache, request_key
+from .costs import PriceTable, estimate_prompt_tokens
+from .provider import JSON_FORMAT, TEMPERATURE, ChatFailed, ChatProvider, OpenAIChat
+
+log = logging.getLogger("refdoc_site")
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+DEFAULT_SUMMARIZER_MODEL = "gpt-4o-mini"
+DEFAULT_DOC_MODEL = "gpt-4o"
+SUMMARIZER_VARIABLE = "OPENAI_SUMMARIZER_MODEL"
+DOC_VARIABLE = "OPENAI_DOC_MODEL"
+TURNS_ON = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT")
+"""Environment variables whose presence turns the LLM on (as does `llm:` in refdoc.yml)."""
+HOW_TO_TURN_ON = (
+    "llm: off, summaries are extractive; to have an LLM write them set OPENAI_API_KEY, or OPENAI_BASE_URL "
+    "for a compatible server, or OPENAI_PROVIDER=azure with AZURE_OPENAI_API_KEY and AZURE_OPENAI_ENDPOINT"
+)
+REPAIR = (
+    "Your reply could not be used: {problem}. Reply again with only the corrected JSON object, "
+    "nothing before or after it."
+)
+FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class LlmSettings:
+    """Who answers, with which models, in which language, how fast and for how much."""
+
+    api: ApiSettings
+    """The server and key; its model is the summarizer model."""
+    summarizer_model: str
+    doc_model: str
+    language: str = "en"
+    concurrency: int = 4
+    max_cost: float = 0.0
+    """USD; 0 for no limit."""
+    prices: PriceTable = field(default_factory=PriceTable)
+
+    @classmethod
+    def resolve(
+        cls, config: LlmConfig | None, language: str = "en", max_cost: float | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> LlmSettings:
+        """From refdoc.yml's `llm:` and the environment; raises ApiError (one line) when unusable."""
+        config = config or LlmConfig()
+        env = os.environ if environ is None else environ
+        api = ApiSettings.resolve(
+            config.provider, config.summarizer_model, config.base_url,
+            model_variable=SUMMARIZER_VARIABLE, default_model=DEFAULT_SUMMARIZER_MODEL, environ=env,
+        )
+        doc_model = config.doc_model or env.get(DOC_VARIABLE, "") or DEFAULT_DOC_MODEL
+        return cls(
+            api, api.model, doc_model, language, config.concurrency,
+            config.max_cost if max_cost is None else max_cost, PriceTable(dict(config.prices)),
+        )
+
+    @property
+    def identity(self) -> str:
+        """What shapes the replies besides the prompts: a part of the build's digests."""
+        return f"{self.api.provider}|{self.summarizer_model}|{self.doc_model}|{self.language}"
+
+
+@dataclass
+class PhaseStats:
+    """One phase's account. In a dry run, requests, tokens and cost are estimates."""
+
+    requests: int = 0
+    """HTTP requests sent (or, in a dry run, that would be), retries and repairs included."""
+    cache_hits: int = 0
+    """Questions the cache answered: nothing sent."""
+    retries: int = 0
+    """Requests sent again after a 429, a 5xx or a timeout."""
+    repairs: int = 0
+    """Replies that were not usable and were asked again once."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    """USD, from the price table."""
+    unpriced: bool = False
+    """Some reply came from a model without a known price: `cost` is a lower bound."""
+    fallbacks: int = 0
+    """Items that got extractive text instead of the model's."""
+
+
+@dataclass
+class LlmReport:
+    where: str
+    models: tuple[str, str]
+    dry_run: bool = False
+    phases: dict[str, PhaseStats] = field(default_factory=dict)
+    fallback_reasons: Counter = field(default_factory=Counter)
+    stopped: str = ""
+    """Why the session stopped sending (budget, rejected key), or empty."""
+
+    def phase(self, name: str) -> PhaseStats:
+        return self.phases.setdefault(name, PhaseStats())
+
+    @property
+    def total(self) -> PhaseStats:
+        total = PhaseStats()
+        for stats in self.phases.values():
+            for name in ("requests", "cache_hits", "retries", "repairs", "prompt_tokens", "completion_tokens", "cost", "fallbacks"):
+                setattr(total, name, getattr(total, name) + getattr(stats, name))
+            total.unpriced = total.unpriced or stats.unpriced
+        return total
+
+    def lines(self) -> list[str]:
+        """The table the build prints at its end."""
+        title = "llm dry run, nothing sent; estimate" if self.dry_run else "llm"
+        lines = [f"{title}: {self.models[0]} (summaries), {self.models[1]} (documents) at {self.where}"]
+        header = ("phase", "requests", "cached", "retries", "repairs", "prompt tok", "compl. tok", "cost USD", "fallbacks")
+        rows = [header]
+        for name, stats in [*sorted(self.phases.items()), ("total", self.total)]:
+            cost = f"{stats.cost:.4f}" + ("+?" if stats.unpriced else "") if stats.cost or not stats.unpriced else "?"
+            rows.append((
+                name, str(stats.requests), str(stats.cache_hits), str(stats.retries), str(stats.repairs),
+                f"{stats.prompt_tokens:,}", f"{stats.completion_tokens:,}", cost, str(stats.fallbacks),
+            ))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+        for row in rows:
+            lines.append("  " + "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))))
+        if self.stopped:
+            lines.append(f"  stopped sending: {self.stopped}")
+        for reason, count in self.fallback_reasons.most_common(5):
+            lines.append(f"  extractive instead ({count}): {reason}")
+        return lines
+
+
+class LlmSession:
+    """Cached, concurrent, budgeted LLM calls for one build; see the module docstring."""
+
+    def __init__(
+        self, provider: ChatProvider, cache: ResponseCache, settings: LlmSettings, *, dry_run: bool = False
+    ) -> None:
+        self.provider = provider
+        self.cache = cache
+        self.settings = settings
+        self.summarizer_model = settings.summarizer_model
+        """Writes the chunk, file and module summaries."""
+        self.doc_model = settings.doc_model
+        """Writes the system summary and the documents (decisions, plans)."""
+        self.language = settings.language
+        """Output language of the prose: `en` or `ja` (refdoc.yml's `language`)."""
+        self.identity = settings.identity
+        """What shapes replies besides the prompts; goes into the digests of what depends on them."""
+        self.dry_run = dry_run
+        self.report = LlmReport(provider.where, (settings.summarizer_model, settings.doc_model), dry_run)
+        self._lock = threading.Lock()
+        self._in_flight = threading.Semaphore(settings.concurrency)
+        self._reserved = 0.0
+        self._spent = 0.0
+
+    # --- what callers use -------------------------------------------------------------------
+
+    def complete_json(
+        self, phase: str, messages: list[dict], *, model: str,
+        validate: Callable[[dict], str | None], expect_tokens: int = 200,
+    ) -> dict | None:
+        """The reply as a JSON object that `validate` accepts (it returns a problem or None),
+        or None: the caller writes extractive text, and the fallback is counted."""
+
+        def parse(content: str) -> tuple[dict | None, str | None]:
+            match = FENCE.match(content.strip())
+            try:
+                value = json.loads(match.group(1) if match else content)
+            except ValueError:
+                return None, "the reply is not valid JSON"
+            if not isinstance(value, dict):
+                return None, f"expected a JSON object, got {type(value).__name__}"
+            return value, validate(value)
+
+        return self._complete(phase, messages, model, True, parse, expect_tokens)
+
+    def complete_text(
+        self, phase: str, messages: list[dict], *, model: str,
+        validate: Callable[[str], str | None] | None = None, expect_tokens: int = 200,
+    ) -> str | None:
+        """The reply's text (stripped, not empty, accepted by `validate` if given), or None."""
+
+        def parse(content: str) -> tuple[str | None, str | None]:
+            text = content.strip()
+            if not text:
+                return None, "the reply is empty"
+            return text, validate(text) if validate else None
+
+        return self._complete(phase, messages, model, False, parse, expect_tokens)
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        """`[fn(item) for item in items]`, up to `concurrency` at a time, in order."""
+        items = list(items)
+        if len(items) <= 1 or self.settings.concurrency <= 1:
+            return [fn(item) for item in items]
+        with ThreadPoolExecutor(min(self.settings.concurrency, len(items)), thread_name_prefix="llm") as pool:
+            return list(pool.map(fn, items))
+
+    def note_fallback(self, phase: str, reason: str, count: int = 1) -> None:
+        """Count items that got extractive text for a reason of the caller's own."""
+        with self._lock:
+            self.report.phase(phase).fallbacks += count
+            self.report.fallback_reasons[f"{phase}: {reason}"] += count
+
+    @property
+    def complete(self) -> bool:
+        """True when no item of this build fell back and nothing was left unsent."""
+        return not self.dry_run and not self.report.total.fallbacks
+
+    def close(self) -> None:
+        self.cache.compact()
+
+    # --- inside -----------------------------------------------------------------------------
+
+    def _complete(self, phase: str, messages: list[dict], model: str, json_output: bool, parse, expect_tokens: int):
+        key = request_key(model, messages, TEMPERATURE, JSON_FORMAT if json_output else None)
+        cached = self.cache.get(key)
+        if cached is not None:
+            value, problem = parse(cached.content)
+            if problem is None:
+                with self._lock:
+                    self.report.phase(phase).cache_hits += 1
+                return value
+        prompt_estimate = estimate_prompt_tokens(messages)
+        if self.dry_run:
+            self._account(phase, model, prompt_estimate, expect_tokens, requests=1)
+            return None
+        refusal = self._reserve(model, prompt_estimate, expect_tokens)
+        if refusal:
+            self.note_fallback(phase, refusal)
+            return None
+        try:
+            reply = self._send(phase, messages, model, json_output)
+            if reply is None:
+                return None
+            value, problem = parse(reply.content)
+            if problem is not None:
+                with self._lock:
+                    self.report.phase(phase).repairs += 1
+                repair = [*messages, {"role": "assistant", "content": reply.content}, {"role": "user", "content": REPAIR.format(problem=problem)}]
+                reply = self._send(phase, repair, model, json_output)
+                if reply is None:
+                    return None
+                value, problem = parse(reply.content)
+                if problem is not None:
+                    self.note_fallback(phase, f"unusable reply twice ({problem})")
+                    return None
+            self.cache.put(CachedReply(key, phase, model, reply.content, reply.prompt_tokens, reply.completion_tokens))
+            return value
+        finally:
+            with self._lock:
+                self._reserved -= self._price(model, prompt_estimate, expect_tokens) or 0.0
+
+    def _send(self, phase: str, messages: list[dict], model: str, json_output: bool):
+        """The provider's reply, accounted; None (counted) when it failed or may not be sent."""
+        with self._lock:
+            stopped = self.report.stopped
+        if stopped:
+            self.note_fallback(phase, f"not sent: {stopped}")
+            return None
+        try:
+            with self._in_flight:
+                reply = self.provider.chat(messages, model=model, json_output=json_output, phase=phase)
+        except ChatFailed as failure:
+            self._account(phase, model, 0, 0, requests=failure.attempts, retries=failure.attempts - 1)
+            self.note_fallback(phase, failure.reason)
+            return None
+        except ApiError as error:  # a rejected key or an unknown model: no other request would pass
+            self._stop(str(error))
+            self._account(phase, model, 0, 0, requests=1)
+            self.note_fallback(phase, "not sent: " + self.report.stopped)
+            return None
+        prompt = reply.prompt_tokens or estimate_prompt_tokens(messages)
+        completion = reply.completion_tokens or estimate_prompt_tokens([{"content": reply.content}])
+        self._account(phase, model, prompt, completion, requests=reply.attempts, retries=reply.attempts - 1)
+        return reply
+
+    def _account(self, phase: str, model: str, prompt: int, completion: int, *, requests: int, retries: int = 0) -> None:
+        cost = self._price(model, prompt, completion)
+        with self._lock:
+            stats = self.report.phase(phase)
+            stats.requests += requests
+            stats.retries += retries
+            stats.prompt_tokens += prompt
+            stats.completion_tokens += completion
+            if cost is None:
+                stats.unpriced = stats.unpriced or bool(prompt or completion)
+            else:
+                stats.cost += cost
+                self._spent += cost
+
+    def _price(self, model: str, prompt: int, completion: int) -> float | None:
+        return self.settings.prices.cost(model, prompt, completion)
+
+    def _reserve(self, model: str, prompt: int, completion: int) -> str:
+        """Empty when a request may be sent within the budget (its estimate is reserved)."""
+        estimate = self._price(model, prompt, completion)
+        with self._lock:
+            if self.report.stopped:
+                return f"not sent: {self.report.stopped}"
+            if self.settings.max_cost > 0 and estimate is None:
+                self._stop_locked(f"max_cost: no price known for {model}; add it under llm: prices: in refdoc.yml")
+                return f"not sent: {self.report.stopped}"
+            if self.settings.max_cost > 0 and self._spent + self._reserved + estimate > self.settings.max_cost:
+                self._stop_locked(f"the budget of {self.settings.max_cost:g} USD is reached (max_cost)")
+                return f"not sent: {self.report.stopped}"
+            self._reserved += estimate or 0.0
+            return ""
+
+    def _stop(self, reason: str) -> None:
+        with self._lock:
+            self._stop_locked(reason)
+
+    def _stop_locked(self, reason: str) -> None:
+        if not self.report.stopped:
+            self.report.stopped = reason
+            log.warning("llm: %s; the rest of this build uses extractive text", reason)
+
+
+def open_session(
+    config: Config,
+    store_dir: Path,
+    *,
+    enabled: bool = True,
+    dry_run: bool = False,
+    max_cost: float | None = None,
+    environ: Mapping[str, str] | None = None,
+    policy: RetryPolicy | None = None,
+) -> tuple[LlmSession | None, str]:
+    """The build's LLM session, or None and the one line to show why the build is offline.
+
+    The LLM is on when refdoc.yml has `llm:` or the environment has a key, a base URL or an
+    Azure endpoint. Settings that cannot work (a missing key, no Azure endpoint) keep the
+    build offline and say what to set; they never stop the build.
+    """
+    env = os.environ if environ is None else environ
+    llm = config.llm
+    if not enabled or (llm is not None and not llm.enabled):
+        return None, ""
+    wanted = llm is not None or any(env.get(name) for name in TURNS_ON) or env.get("OPENAI_PROVIDER", "").lower() == "azure"
+    if not wanted:
+        return None, HOW_TO_TURN_ON
+    try:
+        settings = LlmSettings.resolve(llm, config.language, max_cost, env)
+    except ApiError as error:
+        return None, f"llm: {error}; summaries are extractive"
+    timeout = llm.timeout if llm is not None else LlmConfig().timeout
+    policy = policy or RetryPolicy(timeout=timeout)
+    variables = {settings.summarizer_model: SUMMARIZER_VARIABLE, settings.doc_model: DOC_VARIABLE}
+    provider = OpenAIChat(settings.api, policy, variables)
+    return LlmSession(provider, ResponseCache(store_dir), settings, dry_run=dry_run), ""

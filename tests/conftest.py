@@ -1,0 +1,26 @@
+"""Every test starts without the API environment: a key on the developer's machine or in CI
+must not turn the LLM or the API embedder on for tests that build offline. The `server`
+fixture is the local OpenAI API server of the API tests, accepting the key `TEST_KEY`."""
+
+from __future__ import annotations
+
+import pytest
+from openai_server import TEST_KEY, OpenAIServer
+
+API_VARIABLES = (
+    "OPENAI_PROVIDER", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_EMBEDDING_MODEL", "OPENAI_API_VERSION",
+    "OPENAI_SUMMARIZER_MODEL", "OPENAI_DOC_MODEL", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT",
+    "AZURE_OPENAI_AD_TOKEN", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID",
+)
+
+
+@pytest.fixture(autouse=True)
+def no_api_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in API_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture()
+def server():
+    with OpenAIServer(api_key=TEST_KEY) as running:
+        yield running
