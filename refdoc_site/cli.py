@@ -10,6 +10,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import __version__
@@ -57,13 +58,16 @@ def _parser() -> argparse.ArgumentParser:
         sub.set_defaults(run=run, out=None)
         return sub
 
-    for indexing in (
-        command("build", _build, "Run the whole pipeline and the MkDocs build.", out=True),
-        command("index", _index, "Discover, chunk, analyze and summarize changed files into the store."),
-    ):
+    build_command = command("build", _build, "Run the whole pipeline and the MkDocs build.", out=True)
+    build_command.add_argument("--dry-run", action="store_true", help="estimate the LLM's requests, tokens and cost; send nothing, build no site")
+    build_command.add_argument("--max-cost", type=float, metavar="USD", help="stop sending LLM requests at this cost; the rest is extractive (overrides llm: max_cost)")
+    index_command = command("index", _index, "Discover, chunk, analyze and summarize changed files into the store.")
+    for indexing in (build_command, index_command):
         _add_lsp_options(indexing)
         _add_embedder_option(indexing, None, "api: also store API vectors for query --embedder api (default: refdoc.yml's embedding)")
-    command("summarize", _summarize, "Build the file, module and system summaries from the store.")
+    summarize_command = command("summarize", _summarize, "Build the file, module and system summaries from the store.")
+    for writing in (build_command, index_command, summarize_command):
+        writing.add_argument("--no-llm", action="store_true", help="extractive summaries even when an LLM is configured")
     command("render", _render, "Render the Markdown pages and mkdocs.yml from the store.", out=True)
     command("stats", _stats, "Print chunking statistics of the store.")
     query = command("query", _query, "Search the indexed chunks (keyword and meaning).", first=("text", "what to look for"))
@@ -108,23 +112,62 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     return Workspace.create(repo, config, args.store, args.out)
 
 
+@contextmanager
+def _llm_session(args: argparse.Namespace, workspace: Workspace):
+    """The run's LLM session (or None), its line of notice, and its account at the end."""
+    from .llm import HOW_TO_TURN_ON, open_session
+
+    max_cost = getattr(args, "max_cost", None)
+    if max_cost is not None and max_cost < 0:
+        raise RefdocError(f"--max-cost: expected a cost in USD of at least 0, got {max_cost:g}")
+    session, notice = open_session(
+        workspace.config, workspace.store_dir, enabled=not args.no_llm,
+        dry_run=getattr(args, "dry_run", False), max_cost=max_cost,
+    )
+    if notice == HOW_TO_TURN_ON:
+        if args.command == "build":  # once a build; the phases run alone stay quiet
+            print(notice)
+    elif notice:
+        print(notice, file=sys.stderr)
+    try:
+        yield session
+    finally:
+        if session is not None:
+            session.close()
+            for line in session.report.lines():
+                print(line)
+
+
 def _build(args: argparse.Namespace) -> int:
     workspace = _workspace(args)
-    report = build(workspace)
-    _print_index(report.index)
-    timings = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in report.seconds.items())
-    print(f"site: {report.pages} pages built in {timings}")
-    print(f"open {report.site_dir / 'index.html'}")
+    with _llm_session(args, workspace) as llm:
+        if args.dry_run:
+            if llm is None:
+                print("dry run: no LLM configured, so nothing would be sent")
+                return 0
+            _print_index(index(workspace, llm=llm))
+            summarize(workspace, llm)
+            print("dry run: no request sent, no site built")
+            return 0
+        report = build(workspace, llm=llm)
+        _print_index(report.index)
+        timings = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in report.seconds.items())
+        print(f"site: {report.pages} pages built in {timings}")
+        print(f"open {report.site_dir / 'index.html'}")
     return 0
 
 
 def _index(args: argparse.Namespace) -> int:
-    _print_index(index(_workspace(args)))
+    workspace = _workspace(args)
+    with _llm_session(args, workspace) as llm:
+        _print_index(index(workspace, llm=llm))
     return 0
 
 
 def _summarize(args: argparse.Namespace) -> int:
-    hierarchy = summarize(_workspace(args))
+    workspace = _workspace(args)
+    with _llm_session(args, workspace) as llm:
+        hierarchy = summarize(workspace, llm)
     print(f"summaries: {len(hierarchy.files)} files, {len(hierarchy.modules)} modules, 1 system")
     print(hierarchy.system.text)
     return 0

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .analyze import Analyzer
@@ -41,6 +42,9 @@ from .site_search import write_search_data
 from .pages import module_page
 from .store import FileEntry, Store, StoreState
 from .summarize import ExtractiveSummarizer, Summarizer
+
+if TYPE_CHECKING:
+    from .llm import LlmSession
 
 log = logging.getLogger("refdoc_site")
 
@@ -118,8 +122,12 @@ def build(
     analyzer: Analyzer | None = None,
     summarizer: Summarizer | None = None,
     site: bool = True,
+    llm: LlmSession | None = None,
 ) -> BuildReport:
-    """The whole product: index the code, summarize it, render the pages, build the site."""
+    """The whole product: index the code, summarize it, render the pages, build the site.
+
+    With an LLM session (llm/), the model writes the summaries; without, they are extractive.
+    """
     seconds: dict[str, float] = {}
 
     def timed(name: str, phase):
@@ -128,8 +136,8 @@ def build(
         seconds[name] = time.perf_counter() - started
         return result
 
-    report = timed("index", lambda: index(workspace, analyzer, summarizer))
-    timed("summarize", lambda: summarize(workspace))
+    report = timed("index", lambda: index(workspace, analyzer, summarizer, llm=llm))
+    timed("summarize", lambda: summarize(workspace, llm))
     pages = timed("render", lambda: render(workspace))
     site_dir = timed("mkdocs", lambda: publish(workspace)) if site else workspace.out_dir
     return BuildReport(report, len(pages), site_dir, seconds)
@@ -144,8 +152,14 @@ def index(
     summarizer: Summarizer | None = None,
     embedder: Embedder | None = None,
     api_embedder=None,
+    llm: LlmSession | None = None,
 ) -> IndexReport:
     """Discover, chunk, analyze, summarize and embed changed files; store every document.
+
+    With an LLM session, the model rewrites the summary of every chunk that does not carry
+    one of its own yet: the changed chunks, and those a previous build left extractive (a
+    failed request, a spent budget). Unchanged chunks cost nothing: the session's cache
+    answers them.
 
     With an API embedder (given, or configured by `embedding:`), the store also gets an
     API vector per chunk, for the CLI's `--embedder api`; the documents keep the static
@@ -162,7 +176,7 @@ def index(
     config = workspace.config
     store = workspace.store
     previous = workspace.load_state()
-    fingerprint = _fingerprint(config, analyzer, summarizer, embedder)
+    fingerprint = _fingerprint(config, analyzer, summarizer, embedder, llm)
     reusable = previous.fingerprint == fingerprint
     previous_documents = previous.documents_by_path() if reusable else {}
 
@@ -198,14 +212,20 @@ def index(
         report.reprocessed += 1
     if owns_analyzer:
         analyzer.close()  # stops its language servers
+    rewritten: list[Document] = []
+    if llm is not None:
+        from .llm.summaries import summarize_chunks
+
+        rewritten = summarize_chunks(llm, [d for d in state.documents if d.summary.source != llm.summarizer_model])
     if embedder is not None:
-        report.failed += embed_documents(fresh, embedder)
+        fresh_ids = {id(d) for d in fresh}
+        report.failed += embed_documents(fresh + [d for d in rewritten if id(d) not in fresh_ids], embedder)
     report.removed = len(set(previous.files) - set(state.files))
     report.chunks = len(state.documents)
     for line in report.failed:
         log.warning(line)
     workspace._state = state
-    unchanged = reusable and not report.reprocessed and not report.removed and store.exists()
+    unchanged = reusable and not report.reprocessed and not report.removed and not rewritten and store.exists()
     if not unchanged:
         store.save(state)
     if api_embedder is not None:  # after the save: a key rejected now loses nothing built
@@ -304,11 +324,17 @@ def _file_entry(source: SourceFile, text: str, imports: list[str], documents: li
     )
 
 
-def _fingerprint(config: Config, analyzer: Analyzer, summarizer: Summarizer, embedder: Embedder | None) -> str:
+def _fingerprint(
+    config: Config, analyzer: Analyzer, summarizer: Summarizer, embedder: Embedder | None, llm: LlmSession | None = None
+) -> str:
     """What shapes a file's documents besides its content: settings, providers, our code."""
     settings = config.chunk_settings()
     embedder_name = embedder.name if embedder is not None else "none"
     shape = f"{__version__}|{settings}|{analyzer.name}|{summarizer.name}|{embedder_name}|{_code_digest()}"
+    if llm is not None:
+        from .llm.summaries import PROMPT_VERSION
+
+        shape += f"|{llm.identity}|{PROMPT_VERSION}"
     return hashlib.sha256(shape.encode()).hexdigest()[:16]
 
 
@@ -326,17 +352,22 @@ def _code_digest() -> str:
 # --- phase 2: summarize -------------------------------------------------------------------
 
 
-def summarize(workspace: Workspace) -> Hierarchy:
+def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
     """Build the graphs, the file → module → system summaries, decisions and plans.
 
-    Skipped when neither the indexed files, the configuration nor the commit changed.
+    Skipped when neither the indexed files, the configuration nor the commit changed (nor,
+    with an LLM, the chunk summaries). With an LLM session the model writes the file,
+    module and system prose; a run where some of it fell back to extractive text is not
+    recorded as done, so the next build asks again (the cache keeps what was answered).
     """
     store = workspace.store
     state = workspace.load_state()
     if not state.files:
         raise_missing_index(workspace)
     commit = _git_commit(workspace.repo)
-    digest = workspace.inputs_digest("summarize", commit)
+    llm_inputs = (llm.identity, _summaries_digest(state.documents)) if llm is not None else ()
+    digest = workspace.inputs_digest("summarize", commit, *llm_inputs)
+    fallbacks = llm.report.total.fallbacks if llm is not None else 0
     if _previous_digest(store, FACTS_NAME) == digest and (store.directory / HIERARCHY_NAME).exists():
         return Hierarchy.from_dict(store.read_json(HIERARCHY_NAME))
     graph = build_graph(
@@ -346,10 +377,21 @@ def summarize(workspace: Workspace) -> Hierarchy:
         workspace.config.module_depth or None,
     )
     hierarchy = build_hierarchy(state.files, state.documents, graph)
-    store.write_json(GRAPH_NAME, asdict(graph))
-    store.write_json(HIERARCHY_NAME, hierarchy.to_dict())
-    store.write_json(DECISIONS_NAME, collect_decisions(workspace.repo, state.files, graph))
-    store.write_json(PLANS_NAME, plan_milestones(state.documents, hierarchy, graph))
+    if llm is not None:
+        from .llm.summaries import summarize_hierarchy
+
+        hierarchy = summarize_hierarchy(llm, hierarchy, state.documents)
+    outputs = {
+        GRAPH_NAME: asdict(graph),
+        HIERARCHY_NAME: hierarchy.to_dict(),
+        DECISIONS_NAME: collect_decisions(workspace.repo, state.files, graph),
+        PLANS_NAME: plan_milestones(state.documents, hierarchy, graph),
+    }
+    for name, data in outputs.items():
+        store.write_json(name, data)
+    if llm is not None and (llm.dry_run or llm.report.total.fallbacks > fallbacks):
+        # Not done: the next build runs this phase again; the pages still change with the text.
+        digest = f"{digest}-partial-{hashlib.sha256(repr(outputs).encode()).hexdigest()[:12]}"
     discovery = store.read_json(DISCOVERY_NAME)
     skipped: dict[str, int] = {}
     for entry in discovery["skipped"]:
@@ -367,6 +409,13 @@ def summarize(workspace: Workspace) -> Hierarchy:
         },
     )
     return hierarchy
+
+
+def _summaries_digest(documents: list[Document]) -> str:
+    digest = hashlib.sha256()
+    for document in documents:
+        digest.update(repr(sorted(document.summary.to_dict().items())).encode())
+    return digest.hexdigest()
 
 
 def _previous_digest(store: Store, name: str) -> str:

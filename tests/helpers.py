@@ -34,3 +34,29 @@ def source_file(path: str, language: str, text: str):
 
     data = text.encode("utf-8")
     return SourceFile(path, language, len(data), hashlib.sha256(data).hexdigest())
+
+
+SHOP_SOURCES = {
+    "accounts/members.py": '''
+        def close_membership(member):
+            """Close a membership and revoke its access tokens."""
+            tokens.revoke(member.id)
+            member.active = False
+
+
+        def open_membership(email: str):
+            """Open a membership for a new email address."""
+            return members.add(email)
+    ''',
+    "billing/invoice.py": '''
+        def render_invoice(invoice) -> bytes:
+            """Format an invoice as a PDF document."""
+            return pdf.render(invoice)
+
+
+        def send_reminder(customer) -> None:
+            """Email a payment reminder to a customer."""
+            mail.send(customer)
+    ''',
+}
+"""Two modules of a small shop, for the tests of the API providers."""

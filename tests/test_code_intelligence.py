@@ -550,7 +550,7 @@ def test_lsp_options_on_the_command_line(tmp_path, monkeypatch):
     from refdoc_site import cli
 
     seen = []
-    monkeypatch.setattr(cli, "index", lambda workspace: seen.append(workspace.config.lsp) or _EmptyReport())
+    monkeypatch.setattr(cli, "index", lambda workspace, **_: seen.append(workspace.config.lsp) or _EmptyReport())
     repo = write_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
     for flags, mode in (([], "off"), (["--lsp"], "on"), (["--no-lsp"], "off"), (["--lsp-only"], "only")):
         assert cli.main(["index", str(repo), *flags]) == 0

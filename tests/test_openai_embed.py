@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import SHOP_SOURCES as SOURCES
 from helpers import write_repo
 from openai_server import OpenAIServer, Sleeps, vector_for
 from openai_server import TEST_KEY as KEY
@@ -212,29 +213,6 @@ def test_embedding_section_of_refdoc_yml_is_validated() -> None:
 
 # --- through the pipeline and the CLI -----------------------------------------------------
 
-SOURCES = {
-    "accounts/members.py": '''
-        def close_membership(member):
-            """Close a membership and revoke its access tokens."""
-            tokens.revoke(member.id)
-            member.active = False
-
-
-        def open_membership(email: str):
-            """Open a membership for a new email address."""
-            return members.add(email)
-    ''',
-    "billing/invoice.py": '''
-        def render_invoice(invoice) -> bytes:
-            """Format an invoice as a PDF document."""
-            return pdf.render(invoice)
-
-
-        def send_reminder(customer) -> None:
-            """Email a payment reminder to a customer."""
-            mail.send(customer)
-    ''',
-}
 
 
 @pytest.fixture()
@@ -274,7 +252,7 @@ def test_a_missing_key_is_one_clear_line_before_any_work(tmp_path: Path, capsys)
 def test_index_stores_api_vectors_beside_the_static_ones(api_environment: OpenAIServer, tmp_path: Path) -> None:
     repo = write_repo(tmp_path / "repo", SOURCES)
     assert main(["index", str(repo)]) == 0
-    assert not api_environment.requests  # the default path stays offline
+    assert not api_environment.embedding_requests()  # the default path makes no API vectors
     plain = [d.embedding for d in Store(repo / ".refdoc").load().documents]
 
     assert main(["index", str(repo), "--embedder", "api"]) == 0

@@ -57,6 +57,9 @@ REPAIR = (
     "Your reply could not be used: {problem}. Reply again with only the corrected JSON object, "
     "nothing before or after it."
 )
+GIVE_UP_AFTER = 5
+"""Requests failed in a row (each after its retries) after which a build stops sending: the
+server is down or overloaded, and every later request would cost its retries' waits too."""
 FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
@@ -187,6 +190,7 @@ class LlmSession:
         self._in_flight = threading.Semaphore(settings.concurrency)
         self._reserved = 0.0
         self._spent = 0.0
+        self._failed_in_a_row = 0
 
     # --- what callers use -------------------------------------------------------------------
 
@@ -299,12 +303,18 @@ class LlmSession:
         except ChatFailed as failure:
             self._account(phase, model, 0, 0, requests=failure.attempts, retries=failure.attempts - 1)
             self.note_fallback(phase, failure.reason)
+            with self._lock:
+                self._failed_in_a_row += 1
+                if self._failed_in_a_row >= GIVE_UP_AFTER:
+                    self._stop_locked(f"{self._failed_in_a_row} requests in a row failed (the last: {failure.reason})")
             return None
         except ApiError as error:  # a rejected key or an unknown model: no other request would pass
             self._stop(str(error))
             self._account(phase, model, 0, 0, requests=1)
             self.note_fallback(phase, "not sent: " + self.report.stopped)
             return None
+        with self._lock:
+            self._failed_in_a_row = 0
         prompt = reply.prompt_tokens or estimate_prompt_tokens(messages)
         completion = reply.completion_tokens or estimate_prompt_tokens([{"content": reply.content}])
         self._account(phase, model, prompt, completion, requests=reply.attempts, retries=reply.attempts - 1)

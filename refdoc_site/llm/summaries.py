@@ -1,0 +1,216 @@
+"""What the LLM writes for the summaries: chunk records, then file → module → system prose.
+
+Each level is written from the level below, never from whole files: a chunk from its own
+code and analysis, a file from its chunks' summaries, a module from its files' summaries,
+the system from its modules' summaries. Prompts leave out what changes when other code
+moves (line numbers, callers), so an edit asks again only for the changed chunks, their
+file, its module and the system; the response cache answers everything else.
+
+A reply is validated; text over the seed's length is cut at a sentence (or word) end
+rather than refused, since an LLM's count of characters is approximate. An item whose
+request fails keeps its extractive text, and the session counts it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ..hierarchy import FILE_PROSE, MODULE_PROSE, SYSTEM_PROSE
+from ..records import ChunkSummary, Document, FileSummary, Hierarchy, ModuleSummary
+from ..summarize import MAX_PROSE, MIN_PROSE, first_sentences
+from .session import LlmSession
+
+PROMPT_VERSION = "summaries-1"
+"""Part of the index fingerprint: a change to the prompts below asks every question again."""
+CHUNK_FIELDS = {
+    "responsibility": "what it is for and what it does",
+    "inputOutput": "what it takes and what it returns or produces",
+    "sideEffects": "files, network, database, processes or global state it touches, or that it has none",
+    "mainDependencies": "the functions, types and modules it relies on",
+    "notes": "what a maintainer should know: errors, concurrency, security, limits",
+}
+MAX_CODE_CHARS = 8000
+LISTED = 40
+"""Items listed at most in a prompt (calls, parts of a file, files of a module, modules)."""
+ROLE_PROSE = 160
+LANGUAGE_NAMES = {"en": "English", "ja": "Japanese"}
+
+ROLE = (
+    "You write a reference site that explains a code repository to its developers. "
+    "Say what the code does, using only what the message shows; never invent names of "
+    "files, modules, functions or types. Plain prose, no Markdown. Write in {language}."
+)
+
+
+def conversation(language: str, task: str, lines: Sequence[str]) -> list[dict]:
+    """The system message (role, language, task) and the user message of the non-empty lines."""
+    system = ROLE.format(language=LANGUAGE_NAMES.get(language, language)) + " " + task
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(line for line in lines if line)}]
+
+
+def listed(label: str, items: Sequence[str], separator: str = ", ") -> str:
+    """`label: a, b, c` for the first LISTED items, or empty when there are none."""
+    return f"{label}: {separator.join(items[:LISTED])}" if items else ""
+
+
+def chunk_messages(document: Document, language: str) -> list[dict]:
+    """The question for one chunk: its code and what the analysis found, no line numbers."""
+    chunk, metadata = document.chunk, document.metadata
+    example = ", ".join(f'"{key}": "{meaning}"' for key, meaning in CHUNK_FIELDS.items())
+    task = (
+        f"Reply with a JSON object with exactly these keys, each a string of {MIN_PROSE} to {MAX_PROSE} "
+        f"characters: {{{example}}}"
+    )
+    found = [
+        label for label, on in (("asynchronous", metadata.isAsync), ("can raise errors", metadata.throwsException)) if on
+    ]
+    if metadata.effects:
+        found.append("effects: " + ", ".join(metadata.effects))
+    if metadata.securityBoundary:
+        found.append("security boundary: " + metadata.securityBoundary)
+    return conversation(language, task, [
+        f"Chunk: {chunk.path} {chunk.kind.value} {chunk.symbol}",
+        f"Language: {chunk.language}",
+        f"Signature: {chunk.signature}" if chunk.signature else "",
+        f"Part {chunk.part} of a longer {chunk.kind.value}" if chunk.part else "",
+        listed("Imports used", metadata.imports),
+        listed("Calls", metadata.callees),
+        listed("Analysis found", found, "; "),
+        "Code:",
+        chunk.content[:MAX_CODE_CHARS],
+    ])
+
+
+def check_chunk_summary(value: dict) -> str | None:
+    """A problem with a chunk reply, or None; lists of strings are accepted (and joined)."""
+    problems = []
+    for key in CHUNK_FIELDS:
+        text = _text(value.get(key))
+        if text is None:
+            problems.append(f"{key}: expected a string, got {type(value.get(key)).__name__}")
+        elif key == "responsibility" and not text:
+            problems.append("responsibility: empty")
+    return "; ".join(problems) or None
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, str):
+        return " ".join(value.split())
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return ", ".join(" ".join(item.split()) for item in value)
+    return None
+
+
+def fit(text: str, limit: int) -> str:
+    """`text` within `limit` characters, cut at a sentence end where one fits, else a word."""
+    return text if len(text) <= limit else first_sentences(text, limit)
+
+
+def chunk_summary(value: dict, model: str) -> ChunkSummary:
+    texts = {key: fit(_text(value[key]) or "", MAX_PROSE) for key in CHUNK_FIELDS}
+    return ChunkSummary(**texts, source=model)
+
+
+def summarize_chunks(session: LlmSession, documents: Sequence[Document]) -> list[Document]:
+    """Give each document the model's summary where it answers; returns those that changed."""
+
+    def ask(document: Document) -> ChunkSummary | None:
+        value = session.complete_json(
+            "chunk", chunk_messages(document, session.language), model=session.summarizer_model,
+            validate=check_chunk_summary, expect_tokens=250,
+        )
+        return chunk_summary(value, session.summarizer_model) if value is not None else None
+
+    changed = []
+    for document, summary in zip(documents, session.map(ask, documents)):
+        if summary is not None and summary != document.summary:
+            document.summary = summary
+            changed.append(document)
+    return changed
+
+
+# --- file → module → system -------------------------------------------------------------
+
+
+def summary_task(limit: int, subject: str) -> str:
+    return f'Reply with a JSON object {{"summary": "{subject}"}} whose summary has at most {limit} characters.'
+
+
+def check_summary(value: dict) -> str | None:
+    text = value.get("summary")
+    if not isinstance(text, str) or not text.strip():
+        return f"summary: expected a non-empty string, got {type(text).__name__}"
+    return None
+
+
+def file_messages(summary: FileSummary, documents: Sequence[Document], language: str) -> list[dict]:
+    task = summary_task(FILE_PROSE, "the file's role, its public API and what it depends on")
+    parts = [
+        f"- {d.chunk.symbol} ({d.chunk.kind.value}): {d.summary.responsibility} {d.summary.inputOutput}"
+        for d in documents[:LISTED]
+    ]
+    return conversation(language, task, [
+        f"File: {summary.path}",
+        f"Language: {summary.language}; module: {summary.module or '(root)'}",
+        listed("Public API", summary.public_api),
+        listed("Imports from the repository", summary.imports),
+        listed("Other imports", summary.external_imports),
+        "Parts, as summarized:" if parts else "The file has no indexed parts.",
+        *parts,
+    ])
+
+
+def module_messages(module: ModuleSummary, files: dict[str, FileSummary], language: str) -> list[dict]:
+    task = summary_task(MODULE_PROSE, "the module's boundary, its responsibilities and the modules it uses")
+    return conversation(language, task, [
+        f"Module: {module.name or '(root)'} ({len(module.files)} file{'s' if len(module.files) != 1 else ''})",
+        listed("Uses modules", module.depends_on) or "Uses no other module.",
+        listed("Used by modules", module.used_by),
+        "Files, as summarized:",
+        *(f"- {path}: {files[path].text}" for path in module.files[:LISTED]),
+    ])
+
+
+def system_messages(hierarchy: Hierarchy, language: str) -> list[dict]:
+    system = hierarchy.system
+    task = summary_task(SYSTEM_PROSE, "the system's layers and domain boundaries, from entry points to foundations")
+    languages = ", ".join(f"{name} ({count})" for name, count in sorted(system.languages.items(), key=lambda kv: -kv[1]))
+    modules = sorted(hierarchy.modules.values(), key=lambda m: -m.lines)[:LISTED]
+    return conversation(language, task, [
+        f"Repository: {sum(system.languages.values())} files in {len(hierarchy.modules)} modules; files per language: {languages}",
+        *(listed(f"Layer {n + 1} (entry first)", layer) for n, layer in enumerate(system.layers)),
+        *(listed("Dependency cycle", cycle, " → ") for cycle in system.cycles[:LISTED]),
+        "Modules, as summarized (largest first):",
+        *(f"- {m.name or '(root)'}: {m.text}" for m in modules),
+    ])
+
+
+def summarize_hierarchy(session: LlmSession, hierarchy: Hierarchy, documents: Sequence[Document]) -> Hierarchy:
+    """The hierarchy with the model's prose for every file, module and the system, each
+    from the level below; an item the model does not answer keeps its extractive text."""
+    by_path: dict[str, list[Document]] = {}
+    for document in documents:
+        by_path.setdefault(document.chunk.path, []).append(document)
+
+    def ask(phase: str, messages: list[dict], limit: int) -> str | None:
+        value = session.complete_json(
+            phase, messages, model=session.summarizer_model, validate=check_summary, expect_tokens=limit // 3,
+        )
+        return fit(" ".join(value["summary"].split()), limit) if value is not None else None
+
+    def write_file(summary: FileSummary) -> FileSummary:
+        text = ask("file", file_messages(summary, by_path.get(summary.path, []), session.language), FILE_PROSE)
+        return replace(summary, text=text, role=first_sentences(text, ROLE_PROSE)) if text else summary
+
+    files = dict(zip(hierarchy.files, session.map(write_file, hierarchy.files.values())))
+
+    def write_module(module: ModuleSummary) -> ModuleSummary:
+        text = ask("module", module_messages(module, files, session.language), MODULE_PROSE)
+        return replace(module, text=text) if text else module
+
+    modules = dict(zip(hierarchy.modules, session.map(write_module, hierarchy.modules.values())))
+    result = Hierarchy(hierarchy.system, modules, files)
+    text = ask("system", system_messages(result, session.language), SYSTEM_PROSE)
+    return replace(result, system=replace(hierarchy.system, text=text)) if text else result
+
