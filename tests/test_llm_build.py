@@ -8,6 +8,7 @@ tells which request wrote it.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -139,16 +140,35 @@ def test_without_a_key_the_build_is_offline_and_says_once_how_to_turn_the_llm_on
     assert {d.summary.source for d in Store(repo / ".refdoc").load().documents} == {"extractive"}
 
 
-def test_a_rejected_key_is_one_line_and_the_site_is_built_extractively(llm_environment: OpenAIServer, tmp_path: Path, monkeypatch, capsys) -> None:
+def test_a_rejected_key_is_one_line_and_the_site_is_built_extractively(
+    llm_environment: OpenAIServer, tmp_path: Path, monkeypatch, capsys, caplog
+) -> None:
     repo = write_repo(tmp_path / "repo", SOURCES)
     monkeypatch.setenv("OPENAI_API_KEY", "wrong-key")
-    code, out, err = build(repo, capsys)
+    with caplog.at_level(logging.WARNING, logger="refdoc_site"):
+        code, out, err = build(repo, capsys)
     assert code == 0
     assert "Traceback" not in err
+    (line,) = [record.getMessage() for record in caplog.records]
+    assert line.startswith(f"llm: {llm_environment.base_url} rejected the API key (HTTP 401: Incorrect API key")
+    assert line.endswith("set OPENAI_API_KEY to a valid key; the rest of this build uses extractive text")
     assert f"stopped sending: {llm_environment.base_url} rejected the API key (HTTP 401" in out
     assert len(llm_environment.chat_requests()) <= 4  # the requests already in flight, never retried
     assert (tmp_path / "site" / "index.html").exists()
     assert "LLM " not in file_page(repo, "billing/invoice.py")
+
+
+def test_azure_mode_sends_every_request_to_its_deployment(server: OpenAIServer, tmp_path: Path, monkeypatch, capsys) -> None:
+    repo = write_repo(tmp_path / "repo", SOURCES)
+    for name, value in (("OPENAI_PROVIDER", "azure"), ("AZURE_OPENAI_ENDPOINT", server.endpoint),
+                        ("AZURE_OPENAI_API_KEY", TEST_KEY), ("OPENAI_API_VERSION", "2024-10-21"),
+                        ("OPENAI_SUMMARIZER_MODEL", "docs-mini")):
+        monkeypatch.setenv(name, value)
+    assert build(repo, capsys)[0] == 0
+    requests = server.chat_requests()
+    assert len(requests) == sum(counts(repo).values())
+    assert {(r.path, tuple(r.query["api-version"])) for r in requests} == {("/openai/deployments/docs-mini/chat/completions", ("2024-10-21",))}
+    assert "LLM summary for File: billing/invoice.py" in file_page(repo, "billing/invoice.py")
 
 
 def test_a_missing_azure_endpoint_is_one_line_and_the_build_goes_on(tmp_path: Path, monkeypatch, capsys) -> None:

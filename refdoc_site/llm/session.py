@@ -33,6 +33,7 @@ from typing import TypeVar
 
 from ..config import Config, LlmConfig
 from ..errors import ApiError
+from ..progress import progress
 from ..providers.openai_api import ApiSettings, RetryPolicy
 from .cache import CachedReply, ResponseCache, request_key
 from .costs import PriceTable, estimate_prompt_tokens
@@ -60,6 +61,8 @@ REPAIR = (
 GIVE_UP_AFTER = 5
 """Requests failed in a row (each after its retries) after which a build stops sending: the
 server is down or overloaded, and every later request would cost its retries' waits too."""
+NOT_SENT = "not sent: sending had stopped"
+"""The fallback reason of the requests after a stop; the report names the stop's reason once."""
 FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
@@ -227,24 +230,22 @@ class LlmSession:
 
         return self._complete(phase, messages, model, False, parse, expect_tokens)
 
-    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-        """`[fn(item) for item in items]`, up to `concurrency` at a time, in order."""
+    def map(self, fn: Callable[[T], R], items: Iterable[T], label: str = "") -> list[R]:
+        """`[fn(item) for item in items]`, up to `concurrency` at a time, in order; with a
+        `label`, a progress bar (or progress lines in CI logs) shows how far along it is."""
         items = list(items)
         if len(items) <= 1 or self.settings.concurrency <= 1:
-            return [fn(item) for item in items]
+            results: Iterable[R] = map(fn, items)
+            return list(progress(results, len(items), label, unit="items") if label else results)
         with ThreadPoolExecutor(min(self.settings.concurrency, len(items)), thread_name_prefix="llm") as pool:
-            return list(pool.map(fn, items))
+            results = pool.map(fn, items)
+            return list(progress(results, len(items), label, unit="items") if label else results)
 
     def note_fallback(self, phase: str, reason: str, count: int = 1) -> None:
         """Count items that got extractive text for a reason of the caller's own."""
         with self._lock:
             self.report.phase(phase).fallbacks += count
             self.report.fallback_reasons[f"{phase}: {reason}"] += count
-
-    @property
-    def complete(self) -> bool:
-        """True when no item of this build fell back and nothing was left unsent."""
-        return not self.dry_run and not self.report.total.fallbacks
 
     def close(self) -> None:
         self.cache.compact()
@@ -295,7 +296,7 @@ class LlmSession:
         with self._lock:
             stopped = self.report.stopped
         if stopped:
-            self.note_fallback(phase, f"not sent: {stopped}")
+            self.note_fallback(phase, NOT_SENT)
             return None
         try:
             with self._in_flight:
@@ -311,7 +312,7 @@ class LlmSession:
         except ApiError as error:  # a rejected key or an unknown model: no other request would pass
             self._stop(str(error))
             self._account(phase, model, 0, 0, requests=1)
-            self.note_fallback(phase, "not sent: " + self.report.stopped)
+            self.note_fallback(phase, "the key or model was refused")
             return None
         with self._lock:
             self._failed_in_a_row = 0
@@ -342,13 +343,13 @@ class LlmSession:
         estimate = self._price(model, prompt, completion)
         with self._lock:
             if self.report.stopped:
-                return f"not sent: {self.report.stopped}"
+                return NOT_SENT
             if self.settings.max_cost > 0 and estimate is None:
                 self._stop_locked(f"max_cost: no price known for {model}; add it under llm: prices: in refdoc.yml")
-                return f"not sent: {self.report.stopped}"
+                return NOT_SENT
             if self.settings.max_cost > 0 and self._spent + self._reserved + estimate > self.settings.max_cost:
                 self._stop_locked(f"the budget of {self.settings.max_cost:g} USD is reached (max_cost)")
-                return f"not sent: {self.report.stopped}"
+                return NOT_SENT
             self._reserved += estimate or 0.0
             return ""
 

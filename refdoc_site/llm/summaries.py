@@ -123,7 +123,7 @@ def summarize_chunks(session: LlmSession, documents: Sequence[Document]) -> list
         return chunk_summary(value, session.summarizer_model) if value is not None else None
 
     changed = []
-    for document, summary in zip(documents, session.map(ask, documents)):
+    for document, summary in zip(documents, session.map(ask, documents, "llm: chunks")):
         if summary is not None and summary != document.summary:
             document.summary = summary
             changed.append(document)
@@ -203,13 +203,13 @@ def summarize_hierarchy(session: LlmSession, hierarchy: Hierarchy, documents: Se
         text = ask("file", file_messages(summary, by_path.get(summary.path, []), session.language), FILE_PROSE)
         return replace(summary, text=text, role=first_sentences(text, ROLE_PROSE)) if text else summary
 
-    files = dict(zip(hierarchy.files, session.map(write_file, hierarchy.files.values())))
+    files = dict(zip(hierarchy.files, session.map(write_file, hierarchy.files.values(), "llm: files")))
 
     def write_module(module: ModuleSummary) -> ModuleSummary:
         text = ask("module", module_messages(module, files, session.language), MODULE_PROSE)
         return replace(module, text=text) if text else module
 
-    modules = dict(zip(hierarchy.modules, session.map(write_module, hierarchy.modules.values())))
+    modules = dict(zip(hierarchy.modules, session.map(write_module, hierarchy.modules.values(), "llm: modules")))
     result = Hierarchy(hierarchy.system, modules, files)
     text = ask("system", system_messages(result, session.language), SYSTEM_PROSE)
     return replace(result, system=replace(hierarchy.system, text=text)) if text else result
