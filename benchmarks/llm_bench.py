@@ -30,12 +30,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests"), str(HERE)]
 
-from openai_server import OpenAIServer  # noqa: E402
-from run import CORPORA, DEFAULT_CACHE, _table, fetch_all  # noqa: E402
+from openai_server import OpenAIServer
+from run import CORPORA, DEFAULT_CACHE, _table, fetch_all
 
-from refdoc_site.config import Config, LlmConfig  # noqa: E402
-from refdoc_site.llm import open_session  # noqa: E402
-from refdoc_site.pipeline import Workspace, index, render, summarize  # noqa: E402
+from refdoc_site.config import Config, LlmConfig
+from refdoc_site.llm import open_session
+from refdoc_site.pipeline import Workspace, index, render, summarize
 
 PHASES = ("chunk", "file", "module", "system")
 CHANGED_FILE = {"httpx": "httpx/_utils.py", "click": "click/utils.py"}

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import __version__
 from .config import Config, load_config, with_embedder, with_overrides
 from .errors import RefdocError
-from .pipeline import FACTS_NAME, DISCOVERY_NAME, Workspace, build, index, render, summarize
+from .pipeline import DISCOVERY_NAME, FACTS_NAME, Workspace, build, index, render, summarize
 from .stats import chunk_stats, format_stats
 
 log = logging.getLogger("refdoc_site")

@@ -17,6 +17,7 @@ from openai_server import TEST_KEY, OpenAIServer
 
 from refdoc_site import pages
 from refdoc_site.cli import main
+from refdoc_site.embed import default_embedder, document_text
 from refdoc_site.llm.summaries import CHUNK_FIELDS, check_chunk_summary, chunk_summary
 from refdoc_site.store import Store
 
@@ -127,8 +128,26 @@ def test_a_failed_request_falls_back_and_the_next_build_asks_only_for_it(llm_env
     code, out, _ = build(repo, capsys)
     assert llm_environment.chat_phases() == {"chunk": 1, "file": 1, "module": 1, "system": 1}
     assert "LLM responsibility for Chunk: billing/tax.py function tax_of" in file_page(repo, "billing/tax.py")
+    tax = next(d for d in Store(repo / ".refdoc").load().documents if d.chunk.symbol == "tax_of")
+    (vector,) = default_embedder().embed([document_text(tax)])  # embedded again with the model's text
+    assert tax.embedding == pytest.approx(vector.tolist(), abs=1e-3)
     llm_environment.reset()
     assert build(repo, capsys)[0] == 0 and llm_environment.chat_requests() == []
+
+
+def test_a_dead_server_loses_nothing_an_earlier_build_got(llm_environment: OpenAIServer, tmp_path: Path, capsys) -> None:
+    repo = write_repo(tmp_path / "repo", SOURCES)
+    assert build(repo, capsys)[0] == 0
+    members_before = file_page(repo, "accounts/members.py")
+    write_repo(repo, {"billing/tax.py": SOURCES["billing/tax.py"].replace("tax due", "tax owed")})
+    llm_environment.reset()
+    llm_environment.inject("status", status=503, headers=NO_WAIT, times=None)
+    assert build(repo, capsys)[0] == 0
+    assert file_page(repo, "accounts/members.py") == members_before  # the cache answers the unchanged file
+    assert "LLM summary for Module: accounts" in page(repo, "modules/accounts.md")
+    assert "LLM responsibility for Chunk: billing/invoice.py function send_reminder" in file_page(repo, "billing/invoice.py")
+    assert "The tax owed on an amount." in file_page(repo, "billing/tax.py")  # only what changed is extractive
+    assert (tmp_path / "site" / "index.html").exists()
 
 
 def test_without_a_key_the_build_is_offline_and_says_once_how_to_turn_the_llm_on(server: OpenAIServer, tmp_path: Path, capsys) -> None:
@@ -175,7 +194,7 @@ def test_a_missing_azure_endpoint_is_one_line_and_the_build_goes_on(tmp_path: Pa
     repo = write_repo(tmp_path / "repo", SOURCES)
     monkeypatch.setenv("OPENAI_PROVIDER", "azure")
     monkeypatch.setenv("AZURE_OPENAI_API_KEY", "k")
-    code, out, err = build(repo, capsys)
+    code, _, err = build(repo, capsys)
     assert code == 0
     assert err.strip() == "llm: Azure OpenAI: no endpoint; set AZURE_OPENAI_ENDPOINT (https://NAME.openai.azure.com); summaries are extractive"
 
@@ -223,6 +242,8 @@ def test_a_build_whose_server_dies_half_way_resumes_from_the_cache(llm_environme
     )
     code, out, _ = build(repo, capsys)
     assert code == 0 and "extractive instead" in out
+    sources = [d.summary.source for d in Store(repo / ".refdoc").load().documents]
+    assert sources.count("gpt-4o-mini") == 4  # what was answered before the server died is kept
     assert "stopped sending: 5 requests in a row failed (the last: HTTP 503: Error., after 4 attempts)" in out
     assert len(llm_environment.chat_requests()) == 4 + 5 * 4  # the dead server was not asked for every item
     llm_environment.faults.remove(dead)
@@ -247,7 +268,7 @@ def test_no_llm_keeps_the_build_offline(llm_environment: OpenAIServer, tmp_path:
     repo = write_repo(tmp_path / "repo", SOURCES)
     assert build(repo, capsys)[0] == 0
     llm_environment.reset()
-    code, out, _ = build(repo, capsys, "--no-llm")
+    code, _, _ = build(repo, capsys, "--no-llm")
     assert code == 0 and llm_environment.requests == []
     assert "LLM " not in file_page(repo, "billing/invoice.py")
 

@@ -12,7 +12,14 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from ..errors import ApiError
-from ..providers.openai_api import ApiSettings, MalformedResponse, RetryPolicy, call_with_retries, describe, make_client
+from ..providers.openai_api import (
+    ApiSettings,
+    MalformedResponse,
+    RetryPolicy,
+    call_with_retries,
+    describe,
+    make_client,
+)
 
 TEMPERATURE = 0.3
 JSON_FORMAT = {"type": "json_object"}
