@@ -12,14 +12,8 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from ..errors import ApiError
-from ..providers.openai_api import (
-    ApiSettings,
-    MalformedResponse,
-    RetryPolicy,
-    call_with_retries,
-    describe,
-    make_client,
-)
+from ..providers import openai_api
+from ..providers.openai_api import ApiSettings, RetryPolicy
 
 TEMPERATURE = 0.3
 JSON_FORMAT = {"type": "json_object"}
@@ -73,7 +67,7 @@ class OpenAIChat:
     @property
     def client(self):
         if self._client is None:
-            self._client = make_client(self.settings, self.policy.timeout)
+            self._client = openai_api.make_client(self.settings, self.policy.timeout)
         return self._client
 
     def chat(self, messages: list[dict], *, model: str, json_output: bool, phase: str) -> ChatReply:
@@ -91,9 +85,9 @@ class OpenAIChat:
             try:
                 content = response.choices[0].message.content
             except (AttributeError, IndexError, TypeError):
-                raise MalformedResponse("no choices in the reply") from None
+                raise openai_api.MalformedResponse("no choices in the reply") from None
             if not isinstance(content, str):
-                raise MalformedResponse("a reply without text")
+                raise openai_api.MalformedResponse("a reply without text")
             usage = getattr(response, "usage", None)
             return ChatReply(
                 content,
@@ -102,9 +96,9 @@ class OpenAIChat:
             )
 
         try:
-            reply = call_with_retries(request, settings, self.policy)
+            reply = openai_api.call_with_retries(request, settings, self.policy)
         except ApiError:
             raise
         except Exception as error:  # a failed request falls back, never fatal
-            raise ChatFailed(f"{describe(error)}, after {attempts} attempt{'s' if attempts != 1 else ''}", attempts) from None
+            raise ChatFailed(f"{openai_api.describe(error)}, after {attempts} attempt{'s' if attempts != 1 else ''}", attempts) from None
         return replace(reply, attempts=attempts)
