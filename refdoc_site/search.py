@@ -4,7 +4,9 @@ The same ranking runs in the CLI (`refdoc-site query`) and, in JavaScript, in th
 published site; `browser/` holds the scripts and the data both sides share (stop words, weights),
 and a parity test keeps them in step. The steps:
 
-1. query terms: lower-cased words and identifier parts, stop words dropped;
+1. query terms: lower-cased words and identifier parts, stop words dropped; a query in
+   Japanese first gets the English words of the programming terms it contains
+   (`browser/glossary-ja.tsv`), since the code and its summaries are in English;
 2. sparse: a Lunr query with, per term, an exact clause (through the stemmer), a prefix
    clause and, for longer terms, an edit-distance-1 clause;
 3. dense: cosine between the query's vector and every chunk vector;
@@ -41,6 +43,41 @@ def settings() -> dict:
 @cache
 def stop_words() -> frozenset[str]:
     return frozenset((ASSETS / "stopwords.txt").read_text(encoding="utf-8").split())
+
+
+@cache
+def glossary() -> dict[str, str]:
+    """Japanese programming terms (or verb stems) → English words, from the shared TSV."""
+    entries: dict[str, str] = {}
+    for line in (ASSETS / "glossary-ja.tsv").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            source, _, english = line.partition("\t")
+            entries[source] = english.strip()
+    return entries
+
+
+def with_glossary(text: str) -> str:
+    """The query followed by the English words of the glossary terms found in it.
+
+    The text is scanned left to right taking the longest entry that starts at each
+    position; text without non-ASCII characters is returned as it is.
+    """
+    if text.isascii():
+        return text
+    entries = glossary()
+    longest = max(map(len, entries))
+    found: list[str] = []
+    position = 0
+    while position < len(text):
+        for length in range(min(longest, len(text) - position), 0, -1):
+            english = entries.get(text[position : position + length])
+            if english is not None:
+                found.append(english)
+                position += length
+                break
+        else:
+            position += 1
+    return f"{text} {' '.join(found)}" if found else text
 
 
 def identifier_parts(word: str) -> list[str]:
@@ -254,6 +291,7 @@ class SearchIndex:
 
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
+        text = with_glossary(text)
         sparse = self.sparse_scores(text) if mode in ("sparse", "fused") else {}
         dense: dict[int, float] = {}
         if mode in ("dense", "fused") and embedder is not None and self.rows is not None:

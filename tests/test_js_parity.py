@@ -40,6 +40,10 @@ QUERIES = [
     "lunr index serialise",
     "hierarchy json system summary",
     "ドキュメント",
+    "設定ファイルを読み込んでオプションの既定値を決める関数",
+    "一時ファイルに書き込んでから置き換える処理",
+    "認証トークンを検証するミドルウェア",
+    "🙂 絵文字のあとのファイル名 parse_args",
     "the of and",
 ]
 
@@ -101,6 +105,24 @@ def test_query_terms_match_javascript_on_tricky_text() -> None:
         capture_output=True, text=True, check=True,
     )
     assert json.loads(result.stdout) == [query_terms(text) for text in texts]
+
+
+def test_glossary_expansion_matches_javascript() -> None:
+    if shutil.which("node") is None:
+        pytest.skip("needs node")
+    from refdoc_site.search import glossary, with_glossary
+
+    texts = ["設定ファイルを読み込む", "🙂一時ファイル🙂を削除", "plain ascii", "ｘ認証", "", "ユーザー名とパスワード"]
+    longest = max(map(len, glossary()))
+    script = (
+        "const S = require(process.argv[1]); const g = JSON.parse(require('fs').readFileSync(0, 'utf-8'));"
+        f"process.stdout.write(JSON.stringify(g.texts.map(t => S.withGlossary(t, g.glossary, {longest}))));"
+    )
+    result = subprocess.run(
+        ["node", "-e", script, str(ROOT / "refdoc_site/browser/refdoc-search.js")],
+        input=json.dumps({"texts": texts, "glossary": glossary()}), capture_output=True, text=True, check=True,
+    )
+    assert json.loads(result.stdout) == [with_glossary(text) for text in texts]
 
 
 def model_available() -> bool:

@@ -9,7 +9,7 @@ import pytest
 
 from refdoc_site.cli import main
 from refdoc_site.evaluate import LabelledQuery, Scores, evaluate
-from refdoc_site.search import SearchIndex, identifier_parts, query_terms
+from refdoc_site.search import SearchIndex, identifier_parts, query_terms, with_glossary
 from helpers import write_repo
 
 SOURCES = {
@@ -43,6 +43,18 @@ def indexed_repo(tmp_path: Path) -> Path:
 def test_identifiers_split_into_words() -> None:
     assert identifier_parts("parse_HTTPResponse2") == ["parse", "http", "response", "2"]
     assert query_terms("Delete the userAccount") == ["delete", "useraccount", "user", "account"]
+
+
+def test_japanese_terms_gain_their_english_words_longest_entry_first() -> None:
+    # 設定ファイル is one entry, longer than 設定 + ファイル; particles have none.
+    assert with_glossary("設定ファイルを読み込む") == "設定ファイルを読み込む config configuration file read load"
+    assert with_glossary("delete the user") == "delete the user"
+    assert with_glossary("ほげほげ") == "ほげほげ"
+
+
+def test_a_japanese_query_finds_english_code_by_keyword(indexed_repo: Path, capsys) -> None:
+    assert main(["query", "ユーザーを削除する関数", str(indexed_repo), "--json", "--mode", "sparse"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["symbol"] == "delete_user"
 
 
 def test_query_json_lists_hits_with_symbol_and_lines(indexed_repo: Path, capsys) -> None:

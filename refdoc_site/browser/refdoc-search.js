@@ -43,6 +43,31 @@
     return out;
   }
 
+  /* The query followed by the English words of the glossary terms found in it: scanned
+     left to right, the longest entry starting at each position (as search.py does). */
+  function withGlossary(text, glossary, longest) {
+    if (!glossary || /^[\x00-\x7f]*$/.test(text)) {
+      return text;
+    }
+    var found = [];
+    var position = 0;
+    while (position < text.length) {
+      var length = Math.min(longest, text.length - position);
+      for (; length > 0; length--) {
+        var english = glossary[text.substr(position, length)];
+        if (english !== undefined) {
+          found.push(english);
+          position += length;
+          break;
+        }
+      }
+      if (length === 0) {
+        position += 1;
+      }
+    }
+    return found.length ? text + " " + found.join(" ") : text;
+  }
+
   /* Distinct query terms in order, without stop words and single characters. */
   function queryTerms(text, stopWords) {
     var seen = Object.create(null);
@@ -103,7 +128,8 @@
   }
 
   /* data: {index (a lunr.Index), chunks, settings, stopWords, commonTerms (arrays),
-     vectors?, embedder?}. Common terms are stemmed and left out of the sparse query. */
+     glossary?, vectors?, embedder?}. Common terms are stemmed and left out of the sparse
+     query; the glossary maps Japanese terms to English words. */
   function Searcher(lunr, data) {
     this.lunr = lunr;
     this.index = data.index;
@@ -115,6 +141,14 @@
       stop[word] = true;
     });
     this.commonTerms = new Set(data.commonTerms || []);
+    this.glossary = Object.create(null);
+    var glossary = this.glossary;
+    var longest = 0;
+    Object.keys(data.glossary || {}).forEach(function (source) {
+      glossary[source] = data.glossary[source];
+      longest = Math.max(longest, source.length);
+    });
+    this.glossaryLongest = longest;
     this.vectors = data.vectors || null;
     this.embedder = data.embedder || null;
   }
@@ -172,9 +206,14 @@
     return dense;
   };
 
+  Searcher.prototype.expand = function (text) {
+    return withGlossary(text, this.glossaryLongest ? this.glossary : null, this.glossaryLongest);
+  };
+
   /* Ranked hits, one per symbol; mode is "sparse", "dense" or "fused". */
   Searcher.prototype.search = function (text, top, mode) {
     mode = mode || "fused";
+    text = this.expand(text);
     var sparse = mode === "sparse" || mode === "fused" ? this.sparseScores(text) : {};
     var dense = mode === "dense" || mode === "fused" ? this.denseScores(text) : {};
     var combined;
@@ -206,5 +245,5 @@
     return hits;
   };
 
-  return { terms: terms, queryTerms: queryTerms, identifierParts: identifierParts, fuse: fuse, Searcher: Searcher };
+  return { terms: terms, queryTerms: queryTerms, withGlossary: withGlossary, identifierParts: identifierParts, fuse: fuse, Searcher: Searcher };
 });
