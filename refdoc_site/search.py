@@ -11,6 +11,7 @@ and a parity test keeps them in step. The steps:
    clause and, for longer terms, an edit-distance-1 clause;
 3. dense: cosine between the query's vector and every chunk vector;
 4. fusion: each side's scores min-max normalised over its top candidates, then weighted;
+   chunks that name no symbol (module rest, Markdown sections, windows) weigh less;
 5. chunks of one symbol (windows of a long function) collapse into their best.
 """
 
@@ -298,8 +299,17 @@ class SearchIndex:
             scores = self.dense_scores(embedder.embed([text])[0])
             candidates = np.lexsort((np.arange(len(scores)), -scores))[: settings()["fusion"]["dense_candidates"]]
             dense = {int(i): float(scores[i]) for i in candidates}
-        combined = fuse(sparse, dense, settings()["fusion"]) if mode == "fused" else (sparse or dense)
+        if mode == "fused":
+            combined = self._weigh_kinds(fuse(sparse, dense, settings()["fusion"]))
+        else:
+            combined = sparse or dense
         return self._collapse(combined, sparse, dense, top)
+
+    def _weigh_kinds(self, scores: dict[int, float]) -> dict[int, float]:
+        """Chunks that name no symbol (a file's top-level rest, Markdown sections, windows)
+        rank below functions and classes on equal evidence."""
+        weights = settings()["fusion"]["kind_weights"]
+        return {p: score * weights.get(self.documents[p].chunk.kind.value, 1.0) for p, score in scores.items()}
 
     def _collapse(self, combined: dict[int, float], sparse: dict[int, float], dense: dict[int, float], top: int) -> list[Hit]:
         best: dict[tuple[str, str], Hit] = {}

@@ -122,3 +122,21 @@ def test_scores_average_reciprocal_ranks() -> None:
         scores.add(rank)
     assert scores.mrr == pytest.approx((1 + 0.5) / 4)
     assert scores.recall_10 == 0.5
+
+
+def test_on_equal_evidence_a_function_outranks_a_markdown_section(tmp_path: Path) -> None:
+    from refdoc_site.embed import default_embedder
+
+    embedder = default_embedder()
+    if embedder is None:
+        pytest.skip("the embedding model is not shipped in this checkout")
+    repo = write_repo(tmp_path / "repo", {
+        "notes.md": "# Purging\n\nPurge stale sessions from the cache.\n",
+        "store/cache.py": 'def evict(cache):\n    """Purge stale sessions from the cache."""\n    cache.clear()\n',
+    })
+    assert main(["index", str(repo)]) == 0
+    from refdoc_site.store import Store
+
+    documents = Store(repo / ".refdoc").load().documents
+    hits = SearchIndex.build(documents).search("purge stale sessions from the cache", 5, "fused", embedder)
+    assert [h.kind for h in hits[:2]] == ["function", "section"], hits

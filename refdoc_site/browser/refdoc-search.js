@@ -210,6 +210,19 @@
     return withGlossary(text, this.glossaryLongest ? this.glossary : null, this.glossaryLongest);
   };
 
+  /* Chunks that name no symbol rank below functions and classes on equal evidence. */
+  Searcher.prototype.weighKinds = function (scores) {
+    var weights = this.settings.fusion.kind_weights || {};
+    var chunks = this.chunks;
+    Object.keys(scores).forEach(function (key) {
+      var weight = weights[chunks[key].kind];
+      if (weight !== undefined) {
+        scores[key] = scores[key] * weight;
+      }
+    });
+    return scores;
+  };
+
   /* Ranked hits, one per symbol; mode is "sparse", "dense" or "fused". */
   Searcher.prototype.search = function (text, top, mode) {
     mode = mode || "fused";
@@ -218,7 +231,7 @@
     var dense = mode === "dense" || mode === "fused" ? this.denseScores(text) : {};
     var combined;
     if (mode === "fused") {
-      combined = fuse(sparse, dense, this.settings.fusion);
+      combined = this.weighKinds(fuse(sparse, dense, this.settings.fusion));
     } else {
       combined = Object.keys(sparse).length ? sparse : dense;
     }
