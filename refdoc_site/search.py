@@ -121,7 +121,7 @@ def stem(term: str) -> str:
 def index_terms(text: str) -> list[str]:
     """A field's terms as Lunr stores them: split identifiers, no stop words, stemmed."""
     stop = stop_words()
-    return [stem(term) for term in text.split() if term not in stop]
+    return [stem(term) if "_" not in term else term for term in text.split() if term not in stop]
 
 
 # --- what gets indexed --------------------------------------------------------------------
@@ -138,7 +138,30 @@ def sparse_fields(document: Document) -> dict[str, str]:
         "notes": f"{summary.notes} {chunk.docstring}",
         "body": _body_words(document),
     }
-    return {name: " ".join(terms(text)) for name, text in values.items()}
+    fields = {name: " ".join(terms(text)) for name, text in values.items()}
+    fields["phrases"] = _message_phrases(document)
+    return fields
+
+
+STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|' + r"'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`")
+PHRASE_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def phrase_terms(text: str) -> list[str]:
+    """Pairs of neighbouring words (`no_such`, `such_command`): what finds a quoted message."""
+    stop = stop_words()
+    words = PHRASE_WORD_RE.findall(text.lower())
+    return [f"{a}_{b}" for a, b in zip(words, words[1:]) if a not in stop or b not in stop]
+
+
+def _message_phrases(document: Document) -> str:
+    """Word pairs of the one-line string literals in a chunk's code (messages, not docstrings)."""
+    if document.chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW):
+        return ""
+    pairs: list[str] = []
+    for literal in STRING_RE.findall(document.chunk.content):
+        pairs.extend(phrase_terms(literal))
+    return " ".join(dict.fromkeys(pairs))
 
 
 def _body_words(document: Document) -> str:
@@ -260,7 +283,7 @@ class SearchIndex:
     def has_vectors(self) -> bool:
         return self.rows is not None
 
-    def sparse_scores(self, text: str) -> dict[int, float]:
+    def sparse_scores(self, text: str, phrase_text: str = "") -> dict[int, float]:
         """Lunr scores by document position for a query text."""
         from lunr.query import Query
 
@@ -273,7 +296,11 @@ class SearchIndex:
         # natural-language ones they only add noise (and time).
         expand = len(wanted) <= boosts["expand_max_terms"]
 
+        phrases = [p for p in phrase_terms(phrase_text or text)] if "phrases" in self.fields else []
+
         def build(query: Query) -> None:
+            for pair in phrases:
+                query.term(pair, boost=boosts["phrase"], use_pipeline=False, fields=["phrases"])
             for term in wanted:
                 query.term(term, boost=boosts["exact"])
                 if not expand:
@@ -292,23 +319,30 @@ class SearchIndex:
 
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
-        text = with_glossary(text)
-        sparse = self.sparse_scores(text) if mode in ("sparse", "fused") else {}
+        original, text = text, with_glossary(text)
+        sparse = self.sparse_scores(text, original) if mode in ("sparse", "fused") else {}
         dense: dict[int, float] = {}
         if mode in ("dense", "fused") and embedder is not None and self.rows is not None:
             scores = self.dense_scores(embedder.embed([text])[0])
             candidates = np.lexsort((np.arange(len(scores)), -scores))[: settings()["fusion"]["dense_candidates"]]
             dense = {int(i): float(scores[i]) for i in candidates}
         if mode == "fused":
-            combined = self._weigh_kinds(fuse(sparse, dense, settings()["fusion"]))
+            combined = self._weigh_kinds(fuse(sparse, dense, settings()["fusion"]), query_terms(text))
         else:
             combined = sparse or dense
         return self._collapse(combined, sparse, dense, top)
 
-    def _weigh_kinds(self, scores: dict[int, float]) -> dict[int, float]:
+    def _weigh_kinds(self, scores: dict[int, float], terms: list[str]) -> dict[int, float]:
         """Chunks that name no symbol (a file's top-level rest, Markdown sections, windows)
-        rank below functions and classes on equal evidence."""
-        weights = settings()["fusion"]["kind_weights"]
+        rank below functions and classes on equal evidence; a query that names the kind it
+        wants ("base class for…", "the function that…") lifts chunks of that kind."""
+        fusion = settings()["fusion"]
+        weights = dict(fusion["kind_weights"])
+        words = set(terms)
+        for cue in fusion["kind_cues"]:
+            if words.intersection(cue["words"]):
+                for kind in cue["kinds"]:
+                    weights[kind] = weights.get(kind, 1.0) * fusion["kind_cue_weight"]
         return {p: score * weights.get(self.documents[p].chunk.kind.value, 1.0) for p, score in scores.items()}
 
     def _collapse(self, combined: dict[int, float], sparse: dict[int, float], dense: dict[int, float], top: int) -> list[Hit]:

@@ -9,7 +9,7 @@ import pytest
 
 from refdoc_site.cli import main
 from refdoc_site.evaluate import LabelledQuery, Scores, evaluate
-from refdoc_site.search import SearchIndex, identifier_parts, query_terms, with_glossary
+from refdoc_site.search import SearchIndex, identifier_parts, phrase_terms, query_terms, with_glossary
 from helpers import write_repo
 
 SOURCES = {
@@ -140,3 +140,36 @@ def test_on_equal_evidence_a_function_outranks_a_markdown_section(tmp_path: Path
     documents = Store(repo / ".refdoc").load().documents
     hits = SearchIndex.build(documents).search("purge stale sessions from the cache", 5, "fused", embedder)
     assert [h.kind for h in hits[:2]] == ["function", "section"], hits
+
+
+def test_a_quoted_message_finds_the_code_that_says_it(tmp_path: Path, capsys) -> None:
+    repo = write_repo(tmp_path / "repo", {
+        "files.py": (
+            'def open_file(path):\n    """Open a file path for reading, or say it cannot."""\n    return open(path)\n\n\n'
+            'def load(name):\n    if not name:\n        raise ValueError("cannot open a file without a name")\n    return name\n'
+        ),
+    })
+    assert phrase_terms("Cannot open a file") == ["cannot_open", "open_a", "a_file"]
+    assert main(["index", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["query", "cannot open a file without a name", str(repo), "--json", "--mode", "sparse"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["symbol"] == "load"
+
+
+@pytest.mark.parametrize(("query", "kind"), [("the class that renders pages", "class"), ("the method that renders pages", "method")])
+def test_a_query_that_names_a_kind_lifts_chunks_of_that_kind(tmp_path: Path, query: str, kind: str) -> None:
+    from refdoc_site.embed import default_embedder
+    from refdoc_site.store import Store
+
+    embedder = default_embedder()
+    if embedder is None:
+        pytest.skip("the embedding model is not shipped in this checkout")
+    repo = write_repo(tmp_path / "repo", {
+        "pages.py": (
+            'class PageRenderer:\n    """Renders pages."""\n\n'
+            '    def render(self, pages):\n        """Render pages."""\n        return [p.upper() for p in pages]\n'
+        ),
+    })
+    assert main(["index", str(repo)]) == 0
+    hits = SearchIndex.build(Store(repo / ".refdoc").load().documents).search(query, 5, "fused", embedder)
+    assert hits[0].kind == kind, hits

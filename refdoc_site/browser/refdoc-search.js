@@ -68,6 +68,18 @@
     return found.length ? text + " " + found.join(" ") : text;
   }
 
+  /* Pairs of neighbouring words (no_such, such_command): what finds a quoted message. */
+  function phraseTerms(text, stopWords) {
+    var words = text.toLowerCase().match(/[a-z0-9]+/g) || [];
+    var pairs = [];
+    for (var i = 1; i < words.length; i++) {
+      if (!stopWords[words[i - 1]] || !stopWords[words[i]]) {
+        pairs.push(words[i - 1] + "_" + words[i]);
+      }
+    }
+    return pairs;
+  }
+
   /* Distinct query terms in order, without stop words and single characters. */
   function queryTerms(text, stopWords) {
     var seen = Object.create(null);
@@ -153,7 +165,7 @@
     this.embedder = data.embedder || null;
   }
 
-  Searcher.prototype.sparseScores = function (text) {
+  Searcher.prototype.sparseScores = function (text, phraseText) {
     var lunr = this.lunr;
     var common = this.commonTerms;
     var wanted = queryTerms(text, this.stopWords).filter(function (term) {
@@ -164,7 +176,11 @@
     }
     var clauses = this.settings.clauses;
     var expand = wanted.length <= clauses.expand_max_terms;
+    var phrases = this.index.fields.indexOf("phrases") >= 0 ? phraseTerms(phraseText || text, this.stopWords) : [];
     var results = this.index.query(function (query) {
+      phrases.forEach(function (pair) {
+        query.term(pair, { boost: clauses.phrase, usePipeline: false, fields: ["phrases"] });
+      });
       wanted.forEach(function (term) {
         query.term(term, { boost: clauses.exact });
         if (!expand) {
@@ -210,9 +226,19 @@
     return withGlossary(text, this.glossaryLongest ? this.glossary : null, this.glossaryLongest);
   };
 
-  /* Chunks that name no symbol rank below functions and classes on equal evidence. */
-  Searcher.prototype.weighKinds = function (scores) {
-    var weights = this.settings.fusion.kind_weights || {};
+  /* Chunks that name no symbol rank below functions and classes on equal evidence; a
+     query that names the kind it wants lifts chunks of that kind (as search.py does). */
+  Searcher.prototype.weighKinds = function (scores, terms) {
+    var fusion = this.settings.fusion;
+    var weights = Object.assign({}, fusion.kind_weights || {});
+    var words = new Set(terms);
+    (fusion.kind_cues || []).forEach(function (cue) {
+      if (cue.words.some(function (word) { return words.has(word); })) {
+        cue.kinds.forEach(function (kind) {
+          weights[kind] = (weights[kind] === undefined ? 1.0 : weights[kind]) * fusion.kind_cue_weight;
+        });
+      }
+    });
     var chunks = this.chunks;
     Object.keys(scores).forEach(function (key) {
       var weight = weights[chunks[key].kind];
@@ -226,12 +252,13 @@
   /* Ranked hits, one per symbol; mode is "sparse", "dense" or "fused". */
   Searcher.prototype.search = function (text, top, mode) {
     mode = mode || "fused";
+    var original = text;
     text = this.expand(text);
-    var sparse = mode === "sparse" || mode === "fused" ? this.sparseScores(text) : {};
+    var sparse = mode === "sparse" || mode === "fused" ? this.sparseScores(text, original) : {};
     var dense = mode === "dense" || mode === "fused" ? this.denseScores(text) : {};
     var combined;
     if (mode === "fused") {
-      combined = this.weighKinds(fuse(sparse, dense, this.settings.fusion));
+      combined = this.weighKinds(fuse(sparse, dense, this.settings.fusion), queryTerms(text, this.stopWords));
     } else {
       combined = Object.keys(sparse).length ? sparse : dense;
     }
@@ -258,5 +285,13 @@
     return hits;
   };
 
-  return { terms: terms, queryTerms: queryTerms, withGlossary: withGlossary, identifierParts: identifierParts, fuse: fuse, Searcher: Searcher };
+  return {
+    terms: terms,
+    queryTerms: queryTerms,
+    phraseTerms: phraseTerms,
+    withGlossary: withGlossary,
+    identifierParts: identifierParts,
+    fuse: fuse,
+    Searcher: Searcher
+  };
 });
