@@ -327,7 +327,11 @@ class SearchIndex:
             candidates = np.lexsort((np.arange(len(scores)), -scores))[: settings()["fusion"]["dense_candidates"]]
             dense = {int(i): float(scores[i]) for i in candidates}
         if mode == "fused":
-            combined = self._weigh_kinds(fuse(sparse, dense, settings()["fusion"]), query_terms(text))
+            weights = dict(settings()["fusion"])
+            if text != original:
+                # Glossary words are exact; the model reads Japanese poorly: lean on the words.
+                weights["sparse_weight"] = weights["translated_sparse_weight"]
+            combined = self._weigh_kinds(fuse(sparse, dense, weights), query_terms(text))
         else:
             combined = sparse or dense
         return self._collapse(combined, sparse, dense, top)

@@ -258,7 +258,12 @@
     var dense = mode === "dense" || mode === "fused" ? this.denseScores(text) : {};
     var combined;
     if (mode === "fused") {
-      combined = this.weighKinds(fuse(sparse, dense, this.settings.fusion), queryTerms(text, this.stopWords));
+      var weights = Object.assign({}, this.settings.fusion);
+      if (text !== original) {
+        // Glossary words are exact; the model reads Japanese poorly: lean on the words.
+        weights.sparse_weight = weights.translated_sparse_weight;
+      }
+      combined = this.weighKinds(fuse(sparse, dense, weights), queryTerms(text, this.stopWords));
     } else {
       combined = Object.keys(sparse).length ? sparse : dense;
     }
