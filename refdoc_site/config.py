@@ -20,6 +20,7 @@ from .languages import LANGUAGES
 CONFIG_NAME = "refdoc.yml"
 OUTPUT_LANGUAGES = ("en", "ja")
 LSP_MODES = ("off", "on", "only")
+LSP_ASK_POLICIES = ("all", "linkable", "ambiguous")
 EMBEDDING_PROVIDERS = ("openai", "azure")
 
 
@@ -69,6 +70,10 @@ class Config:
     lsp_budget: int = 600
     """Seconds the language servers may take over one build; when they are spent, the
     remaining files go to tree-sitter and regex. 0: no limit."""
+    lsp_ask: str = "linkable"
+    """Which call sites the servers are asked about with `lsp: on`: `all`, `linkable`
+    (those whose name some function, method or class of the repository bears) or
+    `ambiguous` (those whose name several bear)."""
     embedding: EmbeddingConfig | None = field(default=None, repr=False)
     """When set, the index phase also stores API vectors for `query --embedder api`. Out of
     the repr, which keys the summarize and render digests: no page depends on it."""
@@ -164,6 +169,7 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("mermaid_js", _string),
     _Option("lsp", _lsp_mode, _lsp_mode_name),
     _Option("lsp_budget", _int_at_least(0)),
+    _Option("lsp_ask", _one_of(LSP_ASK_POLICIES)),
     _Option("embedding", _embedding, lambda value: EmbeddingConfig(**value)),
 )
 LANGUAGE_KEYS = {"chunk_size": _int_at_least(16), "chunk_overlap": _int_at_least(0)}

@@ -8,9 +8,12 @@ most its time limit; it is then noticed in one log line and its files are left t
 next tiers.
 
 `LspAnalyzer` opens each file in its server, asks for the definition of every call site
-the tree-sitter query found, and records where each callee is defined (`path:line`) so
-that the call graph links the right chunk. Where the server's hover tells (TypeScript:
-`(): Promise<…>`), it also answers isAsync.
+the tree-sitter query found (or those of its `ask` policy), and records where each
+callee is defined (`path:line`) so that the call graph links the right chunk. Where the
+server's hover tells (TypeScript: `(): Promise<…>`), it also answers isAsync; jedi's
+hover and document symbols say `def later(x)` for an `async def`, so Python's isAsync
+stays with the fallback, and no server says whether a function raises, so
+throwsException always does. All servers together take at most the build's time budget.
 """
 
 from __future__ import annotations
@@ -257,15 +260,19 @@ class LspAnalyzer:
         budget_seconds: float = 0,
         ask: str = "all",
         definition_names: Mapping[str, int] | None = None,
+        config: Config | None = None,
     ) -> None:
         self.repo = repo.resolve()
         self.servers = servers
         self.pool = ServerPool(self.repo, servers, install)
         self.ask = ask
         """Which call sites the server is asked about (`ASK_POLICIES`)."""
+        self.name = LSP if ask == "all" else f"{LSP}-{ask}"
         self.definition_names = definition_names
         """How many functions, methods and classes of the repository bear each name; found
         by chunking the repository on first use when a policy needs it and none is given."""
+        self.config = config or Config()
+        """The build's settings: which files count, for `definition_names`."""
         self.budget_seconds = budget_seconds
         """Wall-clock seconds the servers may take over the whole build (`lsp_budget`); 0: no limit."""
         self.spent_seconds = 0.0
@@ -278,7 +285,7 @@ class LspAnalyzer:
         if spec is None or self.over_budget:
             return FileAnalysis.unanswered(chunks)
         sites = self._sites_to_ask(call_sites(source.language, text, chunks))
-        if not sites:
+        if not any(sites.values()) and not (sites and spec.async_hover):
             return FileAnalysis.unanswered(chunks)
         self._file_started = time.perf_counter()
         try:
@@ -305,18 +312,17 @@ class LspAnalyzer:
 
     def _sites_to_ask(self, sites: dict[str, list[CallSite]]) -> dict[str, list[CallSite]]:
         """The call sites whose called name has at least the policy's number of candidate
-        definitions in the repository; chunks left with none are dropped."""
+        definitions in the repository."""
         fewest = ASK_POLICIES[self.ask]
         if not fewest:
             return sites
         if self.definition_names is None:
-            self.definition_names = repository_definition_names(self.repo)
+            self.definition_names = repository_definition_names(self.repo, self.config)
         names = self.definition_names
-        kept = {
+        return {
             chunk_id: [site for site in chunk_sites if names.get(site.callee.rsplit(".", 1)[-1], 0) >= fewest]
             for chunk_id, chunk_sites in sites.items()
         }
-        return {chunk_id: chunk_sites for chunk_id, chunk_sites in kept.items() if chunk_sites}
 
     def _remaining_seconds(self) -> float:
         if not self.budget_seconds:
@@ -456,11 +462,16 @@ def _hover_text(hover: dict) -> str:
     return str(contents or "")
 
 
-def analyzer_for(mode: str, repo: Path, budget_seconds: float = 0) -> Analyzer:
-    """The analyzer of a `lsp` setting: `off`, `on` (servers, then syntax) or `only`,
-    the servers taking at most `budget_seconds` of the build (0: no limit)."""
+def analyzer_for(mode: str, repo: Path, config: Config | None = None) -> Analyzer:
+    """The analyzer of a `lsp` setting: `off`, `on` (servers, then syntax) or `only`.
+
+    The servers take at most `config.lsp_budget` seconds of the build; with `on` they are
+    asked about the call sites of `config.lsp_ask`, with `only` about all.
+    """
+    config = config or Config()
     if mode == "on":
-        return MergedAnalyzer([LspAnalyzer(repo, budget_seconds=budget_seconds), SyntaxAnalyzer()])
+        lsp = LspAnalyzer(repo, budget_seconds=config.lsp_budget, ask=config.lsp_ask, config=config)
+        return MergedAnalyzer([lsp, SyntaxAnalyzer()])
     if mode == "only":
-        return LspAnalyzer(repo, budget_seconds=budget_seconds)
+        return LspAnalyzer(repo, budget_seconds=config.lsp_budget, config=config)
     return SyntaxAnalyzer()

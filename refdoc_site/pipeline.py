@@ -156,7 +156,7 @@ def index(
 
         api_embedder = OpenAIEmbedder.from_config(workspace.config.embedding)  # a missing key stops here, before any work
     owns_analyzer = analyzer is None
-    analyzer = analyzer or analyzer_for(workspace.config.lsp, workspace.repo, workspace.config.lsp_budget)
+    analyzer = analyzer or analyzer_for(workspace.config.lsp, workspace.repo, workspace.config)
     summarizer = summarizer or ExtractiveSummarizer()
     embedder = embedder or default_embedder()
     config = workspace.config

@@ -25,10 +25,10 @@ from helpers import write_repo
 from refdoc_site.analyze import (
     LSP, REGEX, TREE_SITTER, SyntaxAnalyzer, as_written, file_imports, file_interface, merge_metadata,
 )
-from refdoc_site.config import Config
+from refdoc_site.config import LSP_ASK_POLICIES, Config
 from refdoc_site.graph import RepoGraph, build_graph
 from refdoc_site.languages.servers import SERVERS, ServerSpec, find_binary
-from refdoc_site.lsp import LspAnalyzer, analyzer_for
+from refdoc_site.lsp import ASK_POLICIES, LspAnalyzer, analyzer_for
 from refdoc_site.pipeline import Workspace, index
 from refdoc_site.records import Chunk, ChunkKind, ChunkSummary, Document, Metadata
 
@@ -576,7 +576,8 @@ def test_python_language_server_resolves_callees_across_files(tmp_path):
 
     repo = Indexed(tmp_path / "lsp", AMBIGUOUS_PYTHON, lsp="on")
     notify = repo.meta("pkg/main.py#notify")
-    assert notify.definitions == {"Queue": ["pkg/queue.py:1"], "queue.send": ["pkg/queue.py:2"], "json.dumps": [""]}
+    # `json.dumps` names no definition of the repository: not asked (lsp_ask: linkable)
+    assert notify.definitions == {"Queue": ["pkg/queue.py:1"], "queue.send": ["pkg/queue.py:2"]}
     assert notify.callees == ["Queue", "queue.send", "json.dumps"]
     assert notify.sources["callees"] == "lsp+tree-sitter" and notify.sources["definitions"] == LSP
     assert repo.calls("pkg/main.py#notify") == ["pkg/queue.py#Queue", "pkg/queue.py#Queue.send"]
@@ -605,6 +606,34 @@ def test_asking_only_about_ambiguous_calls_keeps_the_links_the_server_decides(tm
     assert repo.calls("pkg/main.py#notify") == ["pkg/queue.py#Queue", "pkg/queue.py#Queue.send"]
     assert repo.callers("pkg/mail.py#Mailer.send") == []
     assert "definitions" not in repo.meta("pkg/main.py#later").sources  # `notify` is unambiguous
+
+
+def test_what_the_servers_hover_tells_about_async(tmp_path):
+    """Why isAsync comes from jedi's fallback but from the TypeScript server: the hover texts."""
+    server_binary("jedi-language-server")
+    server_binary("typescript-language-server")
+    from refdoc_site.lsp import ServerPool, _hover_text
+
+    repo = write_repo(tmp_path, {"m.py": "async def later(x):\n    return x\n",
+                                 "m.ts": "export function load(): Promise<number> { return Promise.resolve(1); }\n"})
+    pool = ServerPool(repo.resolve(), install=False)
+    hovers = {}
+    try:
+        for name, path, column in (("jedi-language-server", "m.py", 10), ("typescript-language-server", "m.ts", 16)):
+            running = pool.server(next(s for s in SERVERS if s.name == name))
+
+            async def hover(server=running.server, path=path, column=column):
+                with server.open_file(path):
+                    return await server.request_hover(path, 0, column)
+
+            hovers[name] = _hover_text(pool.request(running, hover))
+    finally:
+        pool.close()
+    assert "def later(x)" in hovers["jedi-language-server"] and "async" not in hovers["jedi-language-server"]
+    assert "function load(): Promise<number>" in hovers["typescript-language-server"]
+    specs = {s.name: s for s in SERVERS}
+    assert not specs["jedi-language-server"].async_hover
+    assert re.search(specs["typescript-language-server"].async_hover, hovers["typescript-language-server"], re.M)
 
 
 def test_lsp_only_keeps_just_what_the_server_answered(tmp_path):
@@ -654,7 +683,7 @@ def test_typescript_language_server_resolves_callees_and_answers_async(tmp_path)
     assert repo.calls("src/api.ts#Api.price") == ["src/format.ts#formatPrice"]
     load = repo.meta("src/api.ts#Api.load")
     assert load.definitions["this.price"] == ["src/api.ts:4"]
-    assert load.definitions["fetch"] == [""]  # the DOM library: outside the repository
+    assert "fetch" not in load.definitions  # the DOM library's: no chunk bears the name, not asked
     assert repo.calls("src/api.ts#Api.load") == ["src/api.ts#Api.price"]
     assert repo.calls("src/api.ts#describe") == ["src/api.ts#Api.load"]
     assert repo.callers("src/api.ts#Api.load") == ["src/api.ts#describe"]
@@ -707,12 +736,14 @@ def test_gopls_resolves_a_call_into_another_package(tmp_path):
         lsp="on",
     )
     main = repo.meta("main.go#main")
-    assert main.definitions == {"println": [""], "store.Load": ["store/store.go:5"]}
+    assert main.definitions == {"store.Load": ["store/store.go:5"]}
     assert main.sources["definitions"] == LSP
     # by name, `Load` is in two packages; gopls says which
     assert repo.calls("main.go#main") == ["store/store.go#Load"]
     assert repo.callers("cache/cache.go#Load") == []
-    assert repo.meta("store/store.go#format").definitions == {"fmt.Sprintf": [""]}
+    only = Indexed(tmp_path / "only", {"go.mod": "module example.com/shop\n\ngo 1.19\n",
+                                       "main.go": "package main\n\nfunc main() {\n\tprintln(1)\n}\n"}, lsp="only")
+    assert only.meta("main.go#main").definitions == {"println": [""]}  # a builtin: outside the repository
 
 
 def test_clangd_resolves_a_method_by_the_type_of_its_receiver(tmp_path):
@@ -925,10 +956,17 @@ def test_lsp_budget_from_refdoc_yml_and_the_command_line(tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "index", lambda workspace: seen.append(workspace.config) or _EmptyReport())
     repo = write_repo(tmp_path / "repo", {"a.py": "x = 1\n", "refdoc.yml": "lsp: on\nlsp_budget: 45\n"})
     assert cli.main(["index", str(repo)]) == 0
-    assert (seen[-1].lsp, seen[-1].lsp_budget) == ("on", 45)
+    from_file = seen[-1]
+    assert (from_file.lsp, from_file.lsp_budget) == ("on", 45)
     assert cli.main(["index", str(repo), "--lsp-budget", "0"]) == 0
     assert seen[-1].lsp_budget == 0
-    assert analyzer_for("on", repo, 45).tiers[0].budget_seconds == 45
+    assert analyzer_for("on", repo, from_file).tiers[0].budget_seconds == 45
+    assert analyzer_for("on", repo, from_file).tiers[0].ask == "linkable"
+    assert seen[-1].lsp_ask == "linkable"
+    assert parse_config({"lsp_ask": "ambiguous"}).lsp_ask == "ambiguous"
+    assert tuple(ASK_POLICIES) == LSP_ASK_POLICIES
+    with pytest.raises(ConfigError, match="lsp_ask: expected one of all, linkable, ambiguous"):
+        parse_config({"lsp_ask": "some"})
 
 
 def test_a_missing_optional_server_is_skipped_quietly(tmp_path, caplog):
