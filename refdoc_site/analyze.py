@@ -40,11 +40,13 @@ class FileAnalysis:
     metadata: dict[str, Metadata] = field(default_factory=dict)
     """Per chunk id, for every chunk; a field the analyzer could not answer is left out
     of that chunk's `sources`."""
+    deferred: bool = False
+    """The analyzer would have looked at the file with more time: a later build asks again."""
 
     @classmethod
-    def unanswered(cls, chunks: list[Chunk]) -> FileAnalysis:
+    def unanswered(cls, chunks: list[Chunk], deferred: bool = False) -> FileAnalysis:
         """What a tier that could not look at the file returns."""
-        return cls(metadata={chunk.id: Metadata() for chunk in chunks})
+        return cls(metadata={chunk.id: Metadata() for chunk in chunks}, deferred=deferred)
 
 
 class Analyzer(Protocol):
@@ -144,7 +146,10 @@ class MergedAnalyzer:
 
     def analyze(self, source: SourceFile, text: str, chunks: list[Chunk]) -> FileAnalysis:
         results = [tier.analyze(source, text, chunks) for tier in self.tiers]
-        merged = FileAnalysis(imports=list(dict.fromkeys(name for result in results for name in result.imports)))
+        merged = FileAnalysis(
+            imports=list(dict.fromkeys(name for result in results for name in result.imports)),
+            deferred=any(result.deferred for result in results),
+        )
         for chunk in chunks:
             answers = [result.metadata[chunk.id] for result in results if chunk.id in result.metadata]
             merged.metadata[chunk.id] = merge_metadata(answers)

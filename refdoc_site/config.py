@@ -69,7 +69,8 @@ class Config:
     `only` (servers alone)."""
     lsp_budget: int = 600
     """Seconds the language servers may take over one build; when they are spent, the
-    remaining files go to tree-sitter and regex. 0: no limit."""
+    remaining files go to tree-sitter and regex, and the next build asks about them
+    again. 0: no limit."""
     lsp_ask: str = "linkable"
     """Which call sites the servers are asked about with `lsp: on`: `all`, `linkable`
     (those whose name some function, method or class of the repository bears) or

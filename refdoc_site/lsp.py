@@ -283,7 +283,7 @@ class LspAnalyzer:
     def analyze(self, source: SourceFile, text: str, chunks: list[Chunk]) -> FileAnalysis:
         spec = server_for(source.language, self.servers)
         if spec is None or self.over_budget:
-            return FileAnalysis.unanswered(chunks)
+            return FileAnalysis.unanswered(chunks, deferred=spec is not None)
         sites = self._sites_to_ask(call_sites(source.language, text, chunks))
         if not any(sites.values()) and not (sites and spec.async_hover):
             return FileAnalysis.unanswered(chunks)
@@ -330,14 +330,16 @@ class LspAnalyzer:
         return self.budget_seconds - self.spent_seconds - (time.perf_counter() - self._file_started)
 
     def _unanswered(self, chunks: list[Chunk], remaining: float) -> FileAnalysis:
-        """No answer for this file; when the budget ran out, none for any later file either."""
+        """No answer for this file; when the budget ran out, none for any later file
+        either, and each of them is deferred to the next build."""
         if remaining <= 0 and not self.over_budget:
             self.over_budget = True
             line = (f"language servers used their lsp_budget of {self.budget_seconds:g} s after "
-                    f"{self.answered_files} files; the remaining files use tree-sitter and regex")
+                    f"{self.answered_files} files; the remaining files use tree-sitter and regex, "
+                    "and the next build asks again")
             self.pool.notices.append(line)
             log.warning(line)
-        return FileAnalysis.unanswered(chunks)
+        return FileAnalysis.unanswered(chunks, deferred=self.over_budget)
 
     def close(self) -> None:
         self.pool.close()

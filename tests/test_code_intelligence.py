@@ -932,7 +932,7 @@ def test_the_lsp_budget_sends_the_rest_of_the_build_to_tree_sitter_saying_so_onc
     answered = sorted(p for p in files if repo.meta(f"{p}#f{p[1]}").sources["callees"] == "lsp+tree-sitter")
     assert 1 <= len(answered) <= 3, answered  # 2.5 s of budget, 1 s an answer, the start included
     assert notices[0] == (f"language servers used their lsp_budget of 2.5 s after {len(answered)} files; "
-                          "the remaining files use tree-sitter and regex")
+                          "the remaining files use tree-sitter and regex, and the next build asks again")
     for path in files:
         meta = repo.meta(f"{path}#f{path[1]}")
         assert meta.callees == [f"g{path[1]}"]
@@ -940,6 +940,15 @@ def test_the_lsp_budget_sends_the_rest_of_the_build_to_tree_sitter_saying_so_onc
             assert meta.sources["callees"] == TREE_SITTER
     assert repo.seconds < budget + 5
     assert lsp.spent_seconds < budget + 1
+
+    # the next build (same store, unchanged files) spends its budget on the deferred files only
+    analyzer = analyzer_for("on", tmp_path / "repo")
+    analyzer.tiers[0] = LspAnalyzer(tmp_path / "repo", servers=(spec,), install=False, budget_seconds=budget)
+    again = Indexed(tmp_path, files, analyzer=analyzer)
+    analyzer.close()
+    assert again.report.reused == len(answered) and again.report.reprocessed == len(files) - len(answered)
+    answered_again = sorted(p for p in files if again.meta(f"{p}#f{p[1]}").sources["callees"] == "lsp+tree-sitter")
+    assert set(answered) < set(answered_again)
 
 
 def test_lsp_budget_from_refdoc_yml_and_the_command_line(tmp_path, monkeypatch):
