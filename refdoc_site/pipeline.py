@@ -156,7 +156,7 @@ def index(
 
         api_embedder = OpenAIEmbedder.from_config(workspace.config.embedding)  # a missing key stops here, before any work
     owns_analyzer = analyzer is None
-    analyzer = analyzer or analyzer_for(workspace.config.lsp, workspace.repo)
+    analyzer = analyzer or analyzer_for(workspace.config.lsp, workspace.repo, workspace.config)
     summarizer = summarizer or ExtractiveSummarizer()
     embedder = embedder or default_embedder()
     config = workspace.config
@@ -177,7 +177,7 @@ def index(
     for source in found.files:
         report.source_bytes += source.size
         old = previous.files.get(source.path) if reusable else None
-        if old is None or old.sha256 != source.sha256:
+        if old is None or old.sha256 != source.sha256 or old.deferred:
             changed.append(source)
     job = _FileJob(workspace.repo, settings, analyzer, summarizer, indexed_at)
     processed = dict(zip((s.path for s in changed), _run_jobs(job, changed)))
@@ -261,7 +261,9 @@ class _FileJob:
                 failed.append(f"{source.path}:{chunk.start_line}: {chunk.symbol}: {error}; chunk skipped")
                 continue
             documents.append(Document(chunk, summary, metadata, [], self.indexed_at, source.sha256))
-        return _FileResult(documents, _file_entry(source, text, analysis.imports, documents), failed)
+        entry = _file_entry(source, text, analysis.imports, documents)
+        entry.deferred = analysis.deferred
+        return _FileResult(documents, entry, failed)
 
 
 _WORKER_JOB: _FileJob | None = None
