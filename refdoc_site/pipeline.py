@@ -320,7 +320,7 @@ def _code_digest() -> str:
     digest = hashlib.sha256()
     package = Path(__file__).parent
     for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".scm", ".json", ".txt") and "__pycache__" not in path.parts:
+        if path.suffix in (".py", ".scm", ".json", ".txt", ".tsv") and "__pycache__" not in path.parts:
             digest.update(path.read_bytes())
     return digest.hexdigest()
 
