@@ -25,6 +25,7 @@ import logging
 import random
 import sys
 import time
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,13 +35,13 @@ sys.path.insert(0, str(HERE))
 
 from run import CORPORA, DEFAULT_CACHE, _table, fetch_corpus  # noqa: E402
 
-from refdoc_site.analyze import SyntaxAnalyzer  # noqa: E402
+from refdoc_site.analyze import SyntaxAnalyzer, merge_metadata  # noqa: E402
 from refdoc_site.chunk import chunk_file  # noqa: E402
 from refdoc_site.config import Config  # noqa: E402
 from refdoc_site.discover import discover, read_text  # noqa: E402
 from refdoc_site.graph import build_graph  # noqa: E402
 from refdoc_site.languages.servers import SERVERS, find_binary  # noqa: E402
-from refdoc_site.lsp import LspAnalyzer  # noqa: E402
+from refdoc_site.lsp import DEFINITION_KINDS, LspAnalyzer  # noqa: E402
 from refdoc_site.records import ChunkKind, ChunkSummary, Document, Metadata  # noqa: E402
 
 SMALL_CORPUS_FILES = 60
@@ -71,7 +72,7 @@ def analyse(analyzer, files) -> tuple[dict[str, Metadata], dict[str, list[str]],
     return metadata, imports, time.perf_counter() - started
 
 
-def call_graph(files, metadata: dict[str, Metadata], imports: dict[str, list[str]]) -> dict[str, list[str]]:
+def call_graph(files, metadata: dict[str, Metadata], imports: dict[str, list[str]]):
     summary = ChunkSummary("", "", "", "", "")
     documents = [
         Document(chunk, summary, metadata.get(chunk.id, Metadata()), [], "")
@@ -79,10 +80,10 @@ def call_graph(files, metadata: dict[str, Metadata], imports: dict[str, list[str
         for chunk in chunks
     ]
     languages = {source.path: source.language for source, _text, _chunks in files}
-    return build_graph(languages, imports, documents).calls
+    return build_graph(languages, imports, documents)
 
 
-def bench(name: str, cache: Path, sample_files: int, seed: int) -> tuple[list[list[str]], list[str]]:
+def bench(name: str, cache: Path, sample_files: int, seed: int, policies: list[str]) -> tuple[list[list[str]], list[str]]:
     info = fetch_corpus(CORPORA[name], cache)
     repo = cache / f"corpus-{name}"
     files = load_corpus(repo)
@@ -97,32 +98,50 @@ def bench(name: str, cache: Path, sample_files: int, seed: int) -> tuple[list[li
 
     rows, notes = [], []
     syntax_imports: dict[str, list[str]] = {}
+    syntax_metadata: dict[str, Metadata] = {}
     edges: dict[str, dict[str, list[str]]] = {}
+    import_edges: dict[str, dict[str, list[str]]] = {}
     for tier, analyzer in (("regex", SyntaxAnalyzer(tree_sitter=False)), ("tree-sitter", SyntaxAnalyzer())):
         metadata, imports, seconds = analyse(analyzer, files)
-        syntax_imports = imports
-        edges[tier] = call_graph(files, metadata, imports)
+        syntax_imports, syntax_metadata = imports, metadata
+        graph = call_graph(files, metadata, imports)
+        edges[tier], import_edges[tier] = graph.calls, graph.file_imports
         rows.append([f"{name} {info['version']}", tier, str(len(files)), f"{total_kb:.0f}", f"{seconds:.2f}",
                      f"{total_kb / seconds:.0f}", str(_edge_count(edges[tier], sampled_paths)),
                      str(_edge_count(edges[tier], None))])
+    notes.append(_imports_note(name, import_edges["tree-sitter"], import_edges["regex"]))
 
     spec = replace(next(s for s in SERVERS if s.name == "jedi-language-server"), request_seconds=LSP_REQUEST_SECONDS)
     if find_binary(spec, install=False) is None:
         notes.append(f"{name}: jedi-language-server not installed; no lsp row")
         return rows, notes
-    lsp = LspAnalyzer(repo, servers=(spec,), install=False)
-    try:
-        metadata, _imports, seconds = analyse(lsp, sampled)
-    finally:
-        lsp.close()
-    notes.extend(f"{name}: {line}" for line in lsp.pool.notices)
-    # Imports as the syntax tiers read them: the LSP tier's edges come from definitions.
-    edges["lsp"] = call_graph(files, metadata, syntax_imports)
-    sites = sum(len(m.definitions) for m in metadata.values())
-    rows.append([f"{name} {info['version']}", "lsp", str(len(sampled)), f"{sample_kb:.0f}", f"{seconds:.2f}",
-                 f"{sample_kb / seconds:.1f}", str(_edge_count(edges["lsp"], sampled_paths)), "-"])
-    notes.append(f"{name}: lsp resolved {sites} distinct callees in {len(sampled)} files "
-                 f"({seconds / max(sites, 1) * 1000:.0f} ms each)")
+    names = Counter(c.name for _s, _t, chunks in files for c in chunks if c.kind in DEFINITION_KINDS and c.part <= 1)
+    merged_tiers = []
+    for policy in policies:
+        lsp = LspAnalyzer(repo, servers=(spec,), install=False, ask=policy, definition_names=names)
+        try:
+            metadata, _imports, seconds = analyse(lsp, sampled)
+        finally:
+            lsp.close()
+        notes.extend(f"{name}: {line}" for line in lsp.pool.notices)
+        sites = sum(len(m.definitions) for m in metadata.values())
+        if policy == "all":
+            # The reference: the server alone, with imports as the syntax tiers read them.
+            tier = "lsp"
+            edges[tier] = call_graph(files, metadata, syntax_imports).calls
+        else:
+            # What `lsp: on` stores: the server's answers merged with tree-sitter's.
+            tier = f"lsp {policy} + tree-sitter"
+            merged = {**syntax_metadata}
+            merged.update({cid: merge_metadata([m, syntax_metadata[cid]]) for cid, m in metadata.items()})
+            edges[tier] = call_graph(files, merged, syntax_imports).calls
+            merged_tiers.append(tier)
+        rows.append([f"{name} {info['version']}", tier, str(len(sampled)), f"{sample_kb:.0f}", f"{seconds:.2f}",
+                     f"{sample_kb / seconds:.1f}", str(_edge_count(edges[tier], sampled_paths)), "-"])
+        notes.append(f"{name}: {tier}: the server resolved {sites} distinct callees in {len(sampled)} files "
+                     f"({seconds / max(sites, 1) * 1000:.0f} ms each)")
+    if "lsp" not in edges:
+        return rows, notes
 
     functions = [
         chunk.id
@@ -130,7 +149,7 @@ def bench(name: str, cache: Path, sample_files: int, seed: int) -> tuple[list[li
         for chunk in chunks
         if chunk.kind in FUNCTION_KINDS and edges["lsp"].get(chunk.id)
     ]
-    for tier in ("tree-sitter", "regex"):
+    for tier in ("tree-sitter", "regex", *merged_tiers):
         found = agreed = expected = 0
         for chunk_id in functions:
             mine, truth = set(edges[tier].get(chunk_id, ())), set(edges["lsp"][chunk_id])
@@ -144,6 +163,15 @@ def bench(name: str, cache: Path, sample_files: int, seed: int) -> tuple[list[li
     return rows, notes
 
 
+def _imports_note(name: str, tree_sitter: dict[str, list[str]], regex: dict[str, list[str]]) -> str:
+    """How the file-to-file import edges of the two syntax tiers differ."""
+    ts_edges = {(path, target) for path, targets in tree_sitter.items() for target in targets}
+    regex_edges = {(path, target) for path, targets in regex.items() for target in targets}
+    differing = {path for path in tree_sitter if set(tree_sitter[path]) != set(regex.get(path, ()))}
+    return (f"{name}: import edges between files: tree-sitter {len(ts_edges)}, regex {len(regex_edges)}, "
+            f"both {len(ts_edges & regex_edges)}; {len(differing)} files differ")
+
+
 def _edge_count(calls: dict[str, list[str]], paths: set[str] | None) -> int:
     return sum(len(targets) for chunk_id, targets in calls.items() if paths is None or chunk_id.split("#", 1)[0] in paths)
 
@@ -154,12 +182,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="download cache (default: benchmarks/.cache)")
     parser.add_argument("--sample-files", type=int, default=40, help="Python files the LSP analyses in a large corpus")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--policies", default="all,ambiguous",
+                        help="which call sites the server is asked about, comma-separated (all is the reference)")
     args = parser.parse_args(argv)
+    policies = ["all", *(p.strip() for p in args.policies.split(",") if p.strip() and p.strip() != "all")]
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     rows, notes = [], []
     for name in [n.strip() for n in args.corpora.split(",") if n.strip()]:
         print(f"benchmarking {name} ...", flush=True)
-        corpus_rows, corpus_notes = bench(name, args.cache.resolve(), args.sample_files, args.seed)
+        corpus_rows, corpus_notes = bench(name, args.cache.resolve(), args.sample_files, args.seed, policies)
         rows += corpus_rows
         notes += corpus_notes
     print()

@@ -1,8 +1,9 @@
 """Analyze stage: metadata per chunk (imports, exports, callees, async, raising, effects).
 
 Analyzers sit behind the `Analyzer` protocol, in three tiers: a language server
-(`lsp.py`), tree-sitter call queries (`languages/queries/*-calls.scm`) and the regular
-expressions of `languages.patterns`, the last resort for files no grammar parses.
+(`lsp.py`), tree-sitter queries (`languages/queries/*-calls.scm` for call sites,
+`*-imports.scm` for imports and declared exports) and the regular expressions of
+`languages.patterns`, the last resort for rows and files no grammar parses.
 `SyntaxAnalyzer` is the offline pair (tree-sitter, then regex); `MergedAnalyzer` puts a
 language server in front of it with the seed's merge rules. Callers are not decided
 here: they come from the whole call graph (`graph.py`) once every file is analysed.
@@ -15,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .languages import calls_query, language_named, parse, patterns
+from .languages import analysis_query, language_named, parse, patterns
 from .records import Chunk, ChunkKind, Metadata, SourceFile
 
 LSP = "lsp"
@@ -39,11 +40,13 @@ class FileAnalysis:
     metadata: dict[str, Metadata] = field(default_factory=dict)
     """Per chunk id, for every chunk; a field the analyzer could not answer is left out
     of that chunk's `sources`."""
+    deferred: bool = False
+    """The analyzer would have looked at the file with more time: a later build asks again."""
 
     @classmethod
-    def unanswered(cls, chunks: list[Chunk]) -> FileAnalysis:
+    def unanswered(cls, chunks: list[Chunk], deferred: bool = False) -> FileAnalysis:
         """What a tier that could not look at the file returns."""
-        return cls(metadata={chunk.id: Metadata() for chunk in chunks})
+        return cls(metadata={chunk.id: Metadata() for chunk in chunks}, deferred=deferred)
 
 
 class Analyzer(Protocol):
@@ -83,13 +86,15 @@ class SyntaxAnalyzer:
         self.name = "syntax" if tree_sitter else REGEX
 
     def analyze(self, source: SourceFile, text: str, chunks: list[Chunk]) -> FileAnalysis:
-        imports = file_imports(source.language, text)
-        local_names = {name: _local_name(name) for name in imports}
-        public = _declared_public(source.language, text)
+        interface = file_interface(source.language, text, self.tree_sitter)
+        local_names = {name: _local_name(name) for name in interface.imports}
         sites = call_sites(source.language, text, chunks) if self.tree_sitter else {}
-        analysis = FileAnalysis(imports=imports)
+        analysis = FileAnalysis(imports=interface.imports)
         for chunk in chunks:
-            metadata = self._chunk_metadata(chunk, local_names, public)
+            metadata = self._chunk_metadata(chunk, local_names, interface.public)
+            if "imports" in metadata.sources:
+                metadata.sources["imports"] = interface.imports_tier
+                metadata.sources["exports"] = interface.exports_tier
             if chunk.id in sites:
                 metadata.callees = [s for s in dict.fromkeys(site.callee for site in sites[chunk.id]) if s != chunk.name]
                 metadata.sources["callees"] = TREE_SITTER
@@ -120,7 +125,7 @@ class SyntaxAnalyzer:
             callees=[c for c in calls_in(body) if c != chunk.name] if chunk.kind is not ChunkKind.CLASS else [],
             isAsync=bool(asynchronous.search(chunk.signature)),
             throwsException=throws,
-            securityBoundary=security_reason(chunk.signature + "\n" + body),
+            securityBoundary=security_reason(chunk.content, chunk.language),
             effects=effects,
             sources={name: REGEX for name in (*UNION_FIELDS, *FIRST_ANSWER_FIELDS)},
         )
@@ -141,7 +146,10 @@ class MergedAnalyzer:
 
     def analyze(self, source: SourceFile, text: str, chunks: list[Chunk]) -> FileAnalysis:
         results = [tier.analyze(source, text, chunks) for tier in self.tiers]
-        merged = FileAnalysis(imports=list(dict.fromkeys(name for result in results for name in result.imports)))
+        merged = FileAnalysis(
+            imports=list(dict.fromkeys(name for result in results for name in result.imports)),
+            deferred=any(result.deferred for result in results),
+        )
         for chunk in chunks:
             answers = [result.metadata[chunk.id] for result in results if chunk.id in result.metadata]
             merged.metadata[chunk.id] = merge_metadata(answers)
@@ -183,7 +191,7 @@ def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[
     call belongs to the innermost chunk around it (a class keeps none of its own).
     """
     spec = language_named(language)
-    query = calls_query(spec)
+    query = analysis_query(spec, "calls")
     if query is None or not chunks:
         return {}
     from tree_sitter import QueryCursor
@@ -260,8 +268,58 @@ def _inside(ranges: list[tuple[int, int]], offset: int) -> bool:
     return index >= 0 and ranges[index][0] <= offset < ranges[index][1]
 
 
-def file_imports(language: str, text: str) -> list[str]:
+@dataclass
+class FileInterface:
+    """What a file takes from others and declares public, and which tier read each."""
+
+    imports: list[str]
     """Import targets in the order written, without duplicates."""
+    public: set[str] | None
+    """Names the file declares public (`__all__`, `export`), None when it declares none."""
+    imports_tier: str = REGEX
+    exports_tier: str = REGEX
+
+
+def file_interface(language: str, text: str, tree_sitter: bool = True) -> FileInterface:
+    """Imports and declared exports: from the language's imports query where its grammar
+    parses the file, with regular expressions on the rows a syntax error covers and for
+    languages without a query."""
+    spec = language_named(language)
+    query = analysis_query(spec, "imports") if tree_sitter else None
+    if query is None:
+        return FileInterface(file_imports(language, text), _declared_public(language, text))
+    from tree_sitter import QueryCursor
+
+    tree = parse(spec, text)
+    found: list[tuple[int, list[str]]] = []
+    exports: list[tuple[int, str]] = []
+    declared = EXPORT_RULES.get(language) == "export"
+    for _pattern, captures in QueryCursor(query).matches(tree.root_node):
+        if "import" in captures:
+            module = _node_text(captures["import"][0]).strip("<>")
+            joiner = "" if module.endswith(".") else spec.member_separator
+            members = [f"{module}{joiner}{_node_text(member)}" for member in captures.get("member", ())]
+            found.append((captures["import"][0].start_point[0], [module, *members]))
+        exports.extend((n.start_byte, _node_text(n)) for n in captures.get("export", ()))
+        declared = declared or "declares" in captures
+    broken = _error_rows(tree.root_node)
+    for pattern in patterns.IMPORTS.get(language, ()) if broken else ():
+        for match in pattern.finditer(text):
+            row = text.count("\n", 0, match.start())
+            if row in broken:
+                found.append((row, _import_targets(language, match)))
+    found.sort(key=lambda item: item[0])
+    imports = list(dict.fromkeys(t for _, targets in found for t in targets if t and not t.startswith("__future__")))
+    public = {name for _, name in exports} if declared else None
+    return FileInterface(imports, public, TREE_SITTER, TREE_SITTER)
+
+
+def _node_text(node) -> str:
+    return node.text.decode("utf-8", errors="replace")
+
+
+def file_imports(language: str, text: str) -> list[str]:
+    """Import targets in the order written, without duplicates, by regular expressions."""
     found: list[str] = []
     for pattern in patterns.IMPORTS.get(language, ()):
         for match in pattern.finditer(text):
@@ -307,12 +365,19 @@ def calls_in(body: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def security_reason(text: str) -> str:
-    lowered = text.lower()
+def security_reason(text: str, language: str = "text") -> str:
+    """Why code sits on a security boundary (`subprocess (`subprocess.run`)`), or "".
+
+    The whole chunk counts, its decorators and definition line included; strings and
+    comments are read only by the reasons that look inside them (SQL text).
+    """
+    code = strip_strings_and_comments(text, language)
+    lowered = {False: code.lower(), True: text.lower()}
     for reason, pattern in patterns.SECURITY:
-        if not any(piece in lowered for piece in patterns.SECURITY_GATES[reason]):
+        reads_strings = reason in patterns.SECURITY_READS_STRINGS
+        if not any(piece in lowered[reads_strings] for piece in patterns.SECURITY_GATES[reason]):
             continue
-        match = pattern.search(text)
+        match = pattern.search(text if reads_strings else code)
         if match:
             return f"{reason} (`{match.group(0).strip()[:40]}`)"
     return ""

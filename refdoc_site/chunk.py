@@ -252,8 +252,15 @@ def _comment_above(node, spec: LanguageSpec, data: bytes) -> str:
     return strip_comment_markers("\n".join(_text(c, data) for c in comments))
 
 
+DOC_BLOCK_GAP = 2
+"""Blank lines allowed between a `/** … */` block and the definition it documents: JSDoc
+style often leaves one (koa, express)."""
+
+
 def _comments_above(node, spec: LanguageSpec) -> list:
-    """The comment (and attribute) nodes written directly above a node, first one first."""
+    """The comment (and attribute) nodes written directly above a node, first one first.
+
+    The nearest may stand a few blank lines away when it is a `/** … */` doc block."""
     comments = []
     expected_row = node.start_point[0]
     sibling = node.prev_sibling
@@ -264,7 +271,14 @@ def _comments_above(node, spec: LanguageSpec) -> list:
         last_row = sibling.end_point[0] - (
             sibling.end_point[1] == 0 and sibling.end_point[0] > sibling.start_point[0]
         )
-        if last_row < expected_row - 1:
+        gap = expected_row - 1 - last_row
+        doc_block = (
+            not comments
+            and gap <= DOC_BLOCK_GAP
+            and sibling.start_point[0] > 0  # a file's header block documents the file
+            and (sibling.text or b"").startswith(b"/**")
+        )
+        if gap > 0 and not doc_block:
             break
         comments.append(sibling)
         expected_row = sibling.start_point[0]

@@ -94,11 +94,12 @@ def _add_embedder_option(sub: argparse.ArgumentParser, default: str | None, help
 
 
 def _add_lsp_options(sub: argparse.ArgumentParser) -> None:
-    """`--lsp`, `--no-lsp`, `--lsp-only`: the `lsp` setting of refdoc.yml for one run."""
+    """`--lsp`, `--no-lsp`, `--lsp-only`, `--lsp-budget`: the `lsp` settings of refdoc.yml for one run."""
     modes = sub.add_mutually_exclusive_group()
     modes.add_argument("--lsp", dest="lsp", action="store_const", const="on", help="analyze with language servers where they run, then tree-sitter and regex (slower)")
     modes.add_argument("--no-lsp", dest="lsp", action="store_const", const="off", help="analyze with tree-sitter and regex only (the default)")
     modes.add_argument("--lsp-only", dest="lsp", action="store_const", const="only", help="analyze with language servers alone")
+    sub.add_argument("--lsp-budget", dest="lsp_budget", type=int, metavar="SECONDS", help="time the language servers may take in this build; then tree-sitter (default: refdoc.yml's lsp_budget, 600; 0: no limit)")
 
 
 def _workspace(args: argparse.Namespace) -> Workspace:
@@ -106,7 +107,8 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     if not repo.is_dir():
         raise RefdocError(f"{repo}: not a directory; pass the repository folder to document")
     config = with_overrides(
-        load_config(repo, args.config), chunk_size=args.chunk_size, chunk_overlap=args.overlap, lsp=getattr(args, "lsp", None)
+        load_config(repo, args.config), chunk_size=args.chunk_size, chunk_overlap=args.overlap, lsp=getattr(args, "lsp", None),
+        lsp_budget=getattr(args, "lsp_budget", None),
     )
     config = with_embedder(config, getattr(args, "embedder", None))
     return Workspace.create(repo, config, args.store, args.out)

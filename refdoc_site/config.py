@@ -20,6 +20,7 @@ from .languages import LANGUAGES
 CONFIG_NAME = "refdoc.yml"
 OUTPUT_LANGUAGES = ("en", "ja")
 LSP_MODES = ("off", "on", "only")
+LSP_ASK_POLICIES = ("all", "linkable", "ambiguous")
 EMBEDDING_PROVIDERS = ("openai", "azure")
 LLM_PROVIDERS = ("openai", "azure")
 
@@ -96,6 +97,14 @@ class Config:
     """Language servers for the analysis: `off` (tree-sitter and regex only, the fast
     offline default), `on` (servers first where they run, then the other tiers) or
     `only` (servers alone)."""
+    lsp_budget: int = 600
+    """Seconds the language servers may take over one build; when they are spent, the
+    remaining files go to tree-sitter and regex, and the next build asks about them
+    again. 0: no limit."""
+    lsp_ask: str = "linkable"
+    """Which call sites the servers are asked about with `lsp: on`: `all`, `linkable`
+    (those whose name some function, method or class of the repository bears) or
+    `ambiguous` (those whose name several bear)."""
     embedding: EmbeddingConfig | None = field(default=None, repr=False)
     """When set, the index phase also stores API vectors for `query --embedder api`. Out of
     the repr, which keys the summarize and render digests: no page depends on it."""
@@ -224,6 +233,15 @@ def _llm_config(value: dict) -> LlmConfig:
     return LlmConfig(**converted)
 
 
+def _lsp_mode_name(value: Any) -> Any:
+    """YAML reads a bare `on`/`off` as true/false: they mean the modes of those names."""
+    return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
+
+
+def _lsp_mode(value: Any) -> str | None:
+    return _one_of(LSP_MODES)(_lsp_mode_name(value))
+
+
 def _shown(value: Any) -> str:
     if isinstance(value, str):
         return repr(value)
@@ -242,7 +260,9 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("chunk_overlap", _int_at_least(0)),
     _Option("module_depth", _int_at_least(1)),
     _Option("mermaid_js", _string),
-    _Option("lsp", _one_of(LSP_MODES)),
+    _Option("lsp", _lsp_mode, _lsp_mode_name),
+    _Option("lsp_budget", _int_at_least(0)),
+    _Option("lsp_ask", _one_of(LSP_ASK_POLICIES)),
     _Option("embedding", _section(EmbeddingConfig, _embedding_key), lambda value: EmbeddingConfig(**value)),
     _Option("llm", _section(LlmConfig, _llm_key), _llm_config),
 )

@@ -8,9 +8,12 @@ most its time limit; it is then noticed in one log line and its files are left t
 next tiers.
 
 `LspAnalyzer` opens each file in its server, asks for the definition of every call site
-the tree-sitter query found, and records where each callee is defined (`path:line`) so
-that the call graph links the right chunk. Where the server's hover tells (TypeScript:
-`(): Promise<…>`), it also answers isAsync.
+the tree-sitter query found (or those of its `ask` policy), and records where each
+callee is defined (`path:line`) so that the call graph links the right chunk. Where the
+server's hover tells (TypeScript: `(): Promise<…>`), it also answers isAsync; jedi's
+hover and document symbols say `def later(x)` for an `async def`, so Python's isAsync
+stays with the fallback, and no server says whether a function raises, so
+throwsException always does. All servers together take at most the build's time budget.
 """
 
 from __future__ import annotations
@@ -20,13 +23,16 @@ import atexit
 import logging
 import re
 import threading
-from collections.abc import Awaitable, Callable
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
 from .analyze import LSP, Analyzer, CallSite, FileAnalysis, MergedAnalyzer, SyntaxAnalyzer, call_sites
 from .languages.servers import SERVERS, ServerSpec, find_binary, server_for
+from .config import Config
 from .records import Chunk, ChunkKind, Metadata, SourceFile
 
 log = logging.getLogger("refdoc_site")
@@ -38,6 +44,10 @@ STOP_SECONDS = 5.0
 
 class ServerFailed(Exception):
     """A language server did not start, did not answer in time, or exited."""
+
+
+class OutOfTime(ServerFailed):
+    """A language server did not answer within the time it was given."""
 
 
 @dataclass
@@ -84,10 +94,17 @@ class ServerPool:
         self._running[spec.name] = running
         return running
 
-    def request(self, running: _Running, work: Callable[[], Awaitable[Any]]) -> Any:
-        """Run one file's requests on the server within its time limit."""
+    def request(self, running: _Running, work: Callable[[], Awaitable[Any]], seconds: float | None = None) -> Any:
+        """Run one file's requests on the server within its time limit, or within
+        `seconds` when that is shorter; running out of those alone leaves the server up."""
+        limit = running.spec.request_seconds if seconds is None else min(seconds, running.spec.request_seconds)
         try:
-            return self._await(running, work(), running.spec.request_seconds, "answer")
+            return self._await(running, work(), limit, "answer")
+        except OutOfTime:
+            if limit < running.spec.request_seconds:
+                raise
+            self._fail(running, f"did not answer within {limit:g} s")
+            raise
         except ServerFailed as error:
             self._fail(running, str(error))
             raise
@@ -144,7 +161,7 @@ class ServerPool:
             remaining = deadline - loop.time()
             if remaining <= 0:
                 task.cancel()
-                raise ServerFailed(f"did not {doing} within {seconds:g} s")
+                raise OutOfTime(f"did not {doing} within {seconds:g} s")
             await asyncio.wait({task}, timeout=min(POLL_SECONDS, remaining))
         try:
             return task.result()
@@ -235,27 +252,94 @@ class LspAnalyzer:
 
     name = LSP
 
-    def __init__(self, repo: Path, servers: tuple[ServerSpec, ...] = SERVERS, install: bool = True) -> None:
+    def __init__(
+        self,
+        repo: Path,
+        servers: tuple[ServerSpec, ...] = SERVERS,
+        install: bool = True,
+        budget_seconds: float = 0,
+        ask: str = "all",
+        definition_names: Mapping[str, int] | None = None,
+        config: Config | None = None,
+    ) -> None:
         self.repo = repo.resolve()
         self.servers = servers
         self.pool = ServerPool(self.repo, servers, install)
+        self.ask = ask
+        """Which call sites the server is asked about (`ASK_POLICIES`)."""
+        self.name = LSP if ask == "all" else f"{LSP}-{ask}"
+        self.definition_names = definition_names
+        """How many functions, methods and classes of the repository bear each name; found
+        by chunking the repository on first use when a policy needs it and none is given."""
+        self.config = config or Config()
+        """The build's settings: which files count, for `definition_names`."""
+        self.budget_seconds = budget_seconds
+        """Wall-clock seconds the servers may take over the whole build (`lsp_budget`); 0: no limit."""
+        self.spent_seconds = 0.0
+        self.answered_files = 0
+        self.over_budget = False
+        self._file_started = 0.0
 
     def analyze(self, source: SourceFile, text: str, chunks: list[Chunk]) -> FileAnalysis:
         spec = server_for(source.language, self.servers)
-        if spec is None:
+        if spec is None or self.over_budget:
+            return FileAnalysis.unanswered(chunks, deferred=spec is not None)
+        sites = self._sites_to_ask(call_sites(source.language, text, chunks))
+        if not any(sites.values()) and not (sites and spec.async_hover):
             return FileAnalysis.unanswered(chunks)
-        sites = call_sites(source.language, text, chunks)
-        if not sites:
-            return FileAnalysis.unanswered(chunks)
+        self._file_started = time.perf_counter()
+        try:
+            return self._answer(spec, source.path, text, chunks, sites)
+        finally:
+            self.spent_seconds += time.perf_counter() - self._file_started
+
+    def _answer(
+        self, spec: ServerSpec, path: str, text: str, chunks: list[Chunk], sites: dict[str, list[CallSite]]
+    ) -> FileAnalysis:
         running = self.pool.server(spec)
-        if running is None:
-            return FileAnalysis.unanswered(chunks)
+        remaining = self._remaining_seconds()
+        if running is None or remaining <= 0:
+            return self._unanswered(chunks, remaining)
         lines = text.splitlines()
         try:
-            answers = self.pool.request(running, lambda: self._ask(running, source.path, lines, chunks, sites))
+            answers = self.pool.request(running, lambda: self._ask(running, path, lines, chunks, sites), remaining)
+        except OutOfTime:
+            return self._unanswered(chunks, 0)
         except ServerFailed:
             return FileAnalysis.unanswered(chunks)
-        return self._analysis(source.path, chunks, sites, *answers)
+        self.answered_files += 1
+        return self._analysis(path, chunks, sites, *answers)
+
+    def _sites_to_ask(self, sites: dict[str, list[CallSite]]) -> dict[str, list[CallSite]]:
+        """The call sites whose called name has at least the policy's number of candidate
+        definitions in the repository."""
+        fewest = ASK_POLICIES[self.ask]
+        if not fewest:
+            return sites
+        if self.definition_names is None:
+            self.definition_names = repository_definition_names(self.repo, self.config)
+        names = self.definition_names
+        return {
+            chunk_id: [site for site in chunk_sites if names.get(site.callee.rsplit(".", 1)[-1], 0) >= fewest]
+            for chunk_id, chunk_sites in sites.items()
+        }
+
+    def _remaining_seconds(self) -> float:
+        if not self.budget_seconds:
+            return float("inf")
+        return self.budget_seconds - self.spent_seconds - (time.perf_counter() - self._file_started)
+
+    def _unanswered(self, chunks: list[Chunk], remaining: float) -> FileAnalysis:
+        """No answer for this file; when the budget ran out, none for any later file
+        either, and each of them is deferred to the next build."""
+        if remaining <= 0 and not self.over_budget:
+            self.over_budget = True
+            line = (f"language servers used their lsp_budget of {self.budget_seconds:g} s after "
+                    f"{self.answered_files} files; the remaining files use tree-sitter and regex, "
+                    "and the next build asks again")
+            self.pool.notices.append(line)
+            log.warning(line)
+        return FileAnalysis.unanswered(chunks, deferred=self.over_budget)
 
     def close(self) -> None:
         self.pool.close()
@@ -337,6 +421,31 @@ class LspAnalyzer:
         return analysis
 
 
+ASK_POLICIES = {"all": 0, "linkable": 1, "ambiguous": 2}
+"""Per policy, how many definitions of its name in the repository a call site needs for
+the server to be asked about it. `linkable`: calls that could link to a chunk at all
+(not builtins or libraries); `ambiguous`: calls that name matching cannot settle alone."""
+
+
+def repository_definition_names(repo: Path, config: Config | None = None) -> Counter[str]:
+    """How many functions, methods and classes of the repository bear each name."""
+    from .chunk import chunk_file
+    from .discover import discover, read_text
+
+    config = config or Config()
+    names: Counter[str] = Counter()
+    for source in discover(repo, config).files:
+        try:
+            chunks = chunk_file(source, read_text(repo, source.path), config.chunk_settings())
+        except Exception:  # a file the index will skip and count is no candidate either
+            continue
+        names.update(c.name for c in chunks if c.kind in DEFINITION_KINDS and c.part <= 1)
+    return names
+
+
+DEFINITION_KINDS = (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS)
+
+
 def _utf16_column(lines: list[str], row: int, byte_column: int) -> int:
     """LSP counts columns in UTF-16 code units; tree-sitter in bytes."""
     line = lines[row] if row < len(lines) else ""
@@ -355,10 +464,16 @@ def _hover_text(hover: dict) -> str:
     return str(contents or "")
 
 
-def analyzer_for(mode: str, repo: Path) -> Analyzer:
-    """The analyzer of a `lsp` setting: `off`, `on` (servers, then syntax) or `only`."""
+def analyzer_for(mode: str, repo: Path, config: Config | None = None) -> Analyzer:
+    """The analyzer of a `lsp` setting: `off`, `on` (servers, then syntax) or `only`.
+
+    The servers take at most `config.lsp_budget` seconds of the build; with `on` they are
+    asked about the call sites of `config.lsp_ask`, with `only` about all.
+    """
+    config = config or Config()
     if mode == "on":
-        return MergedAnalyzer([LspAnalyzer(repo), SyntaxAnalyzer()])
+        lsp = LspAnalyzer(repo, budget_seconds=config.lsp_budget, ask=config.lsp_ask, config=config)
+        return MergedAnalyzer([lsp, SyntaxAnalyzer()])
     if mode == "only":
-        return LspAnalyzer(repo)
+        return LspAnalyzer(repo, budget_seconds=config.lsp_budget, config=config)
     return SyntaxAnalyzer()

@@ -170,7 +170,7 @@ def index(
 
         api_embedder = OpenAIEmbedder.from_config(workspace.config.embedding)  # a missing key stops here, before any work
     owns_analyzer = analyzer is None
-    analyzer = analyzer or analyzer_for(workspace.config.lsp, workspace.repo)
+    analyzer = analyzer or analyzer_for(workspace.config.lsp, workspace.repo, workspace.config)
     summarizer = summarizer or ExtractiveSummarizer()
     embedder = embedder or default_embedder()
     config = workspace.config
@@ -191,7 +191,7 @@ def index(
     for source in found.files:
         report.source_bytes += source.size
         old = previous.files.get(source.path) if reusable else None
-        if old is None or old.sha256 != source.sha256:
+        if old is None or old.sha256 != source.sha256 or old.deferred:
             changed.append(source)
     job = _FileJob(workspace.repo, settings, analyzer, summarizer, indexed_at)
     processed = dict(zip((s.path for s in changed), _run_jobs(job, changed)))
@@ -281,7 +281,9 @@ class _FileJob:
                 failed.append(f"{source.path}:{chunk.start_line}: {chunk.symbol}: {error}; chunk skipped")
                 continue
             documents.append(Document(chunk, summary, metadata, [], self.indexed_at, source.sha256))
-        return _FileResult(documents, _file_entry(source, text, analysis.imports, documents), failed)
+        entry = _file_entry(source, text, analysis.imports, documents)
+        entry.deferred = analysis.deferred
+        return _FileResult(documents, entry, failed)
 
 
 _WORKER_JOB: _FileJob | None = None
@@ -344,7 +346,7 @@ def _code_digest() -> str:
     digest = hashlib.sha256()
     package = Path(__file__).parent
     for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".scm", ".json", ".txt") and "__pycache__" not in path.parts:
+        if path.suffix in (".py", ".scm", ".json", ".txt", ".tsv") and "__pycache__" not in path.parts:
             digest.update(path.read_bytes())
     return digest.hexdigest()
 

@@ -4,11 +4,14 @@ The same ranking runs in the CLI (`refdoc-site query`) and, in JavaScript, in th
 published site; `browser/` holds the scripts and the data both sides share (stop words, weights),
 and a parity test keeps them in step. The steps:
 
-1. query terms: lower-cased words and identifier parts, stop words dropped;
+1. query terms: lower-cased words and identifier parts, stop words dropped; a query in
+   Japanese first gets the English words of the programming terms it contains
+   (`browser/glossary-ja.tsv`), since the code and its summaries are in English;
 2. sparse: a Lunr query with, per term, an exact clause (through the stemmer), a prefix
    clause and, for longer terms, an edit-distance-1 clause;
 3. dense: cosine between the query's vector and every chunk vector;
 4. fusion: each side's scores min-max normalised over its top candidates, then weighted;
+   chunks that name no symbol (module rest, Markdown sections, windows) weigh less;
 5. chunks of one symbol (windows of a long function) collapse into their best.
 """
 
@@ -41,6 +44,41 @@ def settings() -> dict:
 @cache
 def stop_words() -> frozenset[str]:
     return frozenset((ASSETS / "stopwords.txt").read_text(encoding="utf-8").split())
+
+
+@cache
+def glossary() -> dict[str, str]:
+    """Japanese programming terms (or verb stems) → English words, from the shared TSV."""
+    entries: dict[str, str] = {}
+    for line in (ASSETS / "glossary-ja.tsv").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            source, _, english = line.partition("\t")
+            entries[source] = english.strip()
+    return entries
+
+
+def with_glossary(text: str) -> str:
+    """The query followed by the English words of the glossary terms found in it.
+
+    The text is scanned left to right taking the longest entry that starts at each
+    position; text without non-ASCII characters is returned as it is.
+    """
+    if text.isascii():
+        return text
+    entries = glossary()
+    longest = max(map(len, entries))
+    found: list[str] = []
+    position = 0
+    while position < len(text):
+        for length in range(min(longest, len(text) - position), 0, -1):
+            english = entries.get(text[position : position + length])
+            if english is not None:
+                found.append(english)
+                position += length
+                break
+        else:
+            position += 1
+    return f"{text} {' '.join(found)}" if found else text
 
 
 def identifier_parts(word: str) -> list[str]:
@@ -83,7 +121,7 @@ def stem(term: str) -> str:
 def index_terms(text: str) -> list[str]:
     """A field's terms as Lunr stores them: split identifiers, no stop words, stemmed."""
     stop = stop_words()
-    return [stem(term) for term in text.split() if term not in stop]
+    return [stem(term) if "_" not in term else term for term in text.split() if term not in stop]
 
 
 # --- what gets indexed --------------------------------------------------------------------
@@ -100,7 +138,30 @@ def sparse_fields(document: Document) -> dict[str, str]:
         "notes": f"{summary.notes} {chunk.docstring}",
         "body": _body_words(document),
     }
-    return {name: " ".join(terms(text)) for name, text in values.items()}
+    fields = {name: " ".join(terms(text)) for name, text in values.items()}
+    fields["phrases"] = _message_phrases(document)
+    return fields
+
+
+STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|' + r"'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`")
+PHRASE_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def phrase_terms(text: str) -> list[str]:
+    """Pairs of neighbouring words (`no_such`, `such_command`): what finds a quoted message."""
+    stop = stop_words()
+    words = PHRASE_WORD_RE.findall(text.lower())
+    return [f"{a}_{b}" for a, b in zip(words, words[1:]) if a not in stop or b not in stop]
+
+
+def _message_phrases(document: Document) -> str:
+    """Word pairs of the one-line string literals in a chunk's code (messages, not docstrings)."""
+    if document.chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW):
+        return ""
+    pairs: list[str] = []
+    for literal in STRING_RE.findall(document.chunk.content):
+        pairs.extend(phrase_terms(literal))
+    return " ".join(dict.fromkeys(pairs))
 
 
 def _body_words(document: Document) -> str:
@@ -222,7 +283,7 @@ class SearchIndex:
     def has_vectors(self) -> bool:
         return self.rows is not None
 
-    def sparse_scores(self, text: str) -> dict[int, float]:
+    def sparse_scores(self, text: str, phrase_text: str = "") -> dict[int, float]:
         """Lunr scores by document position for a query text."""
         from lunr.query import Query
 
@@ -235,7 +296,11 @@ class SearchIndex:
         # natural-language ones they only add noise (and time).
         expand = len(wanted) <= boosts["expand_max_terms"]
 
+        phrases = [p for p in phrase_terms(phrase_text or text)] if "phrases" in self.fields else []
+
         def build(query: Query) -> None:
+            for pair in phrases:
+                query.term(pair, boost=boosts["phrase"], use_pipeline=False, fields=["phrases"])
             for term in wanted:
                 query.term(term, boost=boosts["exact"])
                 if not expand:
@@ -254,14 +319,35 @@ class SearchIndex:
 
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
-        sparse = self.sparse_scores(text) if mode in ("sparse", "fused") else {}
+        original, text = text, with_glossary(text)
+        sparse = self.sparse_scores(text, original) if mode in ("sparse", "fused") else {}
         dense: dict[int, float] = {}
         if mode in ("dense", "fused") and embedder is not None and self.rows is not None:
             scores = self.dense_scores(embedder.embed([text])[0])
             candidates = np.lexsort((np.arange(len(scores)), -scores))[: settings()["fusion"]["dense_candidates"]]
             dense = {int(i): float(scores[i]) for i in candidates}
-        combined = fuse(sparse, dense, settings()["fusion"]) if mode == "fused" else (sparse or dense)
+        if mode == "fused":
+            weights = dict(settings()["fusion"])
+            if text != original:
+                # Glossary words are exact; the model reads Japanese poorly: lean on the words.
+                weights["sparse_weight"] = weights["translated_sparse_weight"]
+            combined = self._weigh_kinds(fuse(sparse, dense, weights), query_terms(text))
+        else:
+            combined = sparse or dense
         return self._collapse(combined, sparse, dense, top)
+
+    def _weigh_kinds(self, scores: dict[int, float], terms: list[str]) -> dict[int, float]:
+        """Chunks that name no symbol (a file's top-level rest, Markdown sections, windows)
+        rank below functions and classes on equal evidence; a query that names the kind it
+        wants ("base class for…", "the function that…") lifts chunks of that kind."""
+        fusion = settings()["fusion"]
+        weights = dict(fusion["kind_weights"])
+        words = set(terms)
+        for cue in fusion["kind_cues"]:
+            if words.intersection(cue["words"]):
+                for kind in cue["kinds"]:
+                    weights[kind] = weights.get(kind, 1.0) * fusion["kind_cue_weight"]
+        return {p: score * weights.get(self.documents[p].chunk.kind.value, 1.0) for p, score in scores.items()}
 
     def _collapse(self, combined: dict[int, float], sparse: dict[int, float], dense: dict[int, float], top: int) -> list[Hit]:
         best: dict[tuple[str, str], Hit] = {}

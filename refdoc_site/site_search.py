@@ -1,9 +1,9 @@
 """Search data for the published site: what the browser needs to rank like the CLI.
 
 Written into the MkDocs project's `docs/` next to the pages: the serialised Lunr index,
-the chunk table (page, anchor, signature, summary), the shared settings and stop words,
-and, when the chunks carry vectors, the vectors and the static model that embeds the
-query. The worker scripts go to `docs/assets/refdoc/`.
+the chunk table (page, anchor, signature, summary), the shared settings, stop words and
+Japanese glossary, and, when the chunks carry vectors, the vectors and the static model
+that embeds the query. The worker scripts go to `docs/assets/refdoc/`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 from .embed import MODEL_FILE, VOCAB_FILE
 from .pages import chunk_anchor, file_page
 from .records import Document
-from .search import ASSETS, SearchIndex, settings, stop_words
+from .search import ASSETS, SearchIndex, glossary, settings, stop_words
 
 DATA_DIR = "search/refdoc"
 SCRIPTS_DIR = "assets/refdoc"
@@ -44,6 +44,7 @@ def write_search_data(documents: list[Document], docs_dir: Path, embedder_direct
         "settings": settings(),
         "stopWords": sorted(stop_words()),
         "commonTerms": sorted(index.common_terms),
+        "glossary": glossary(),
         "model": None,
         "vectors": None,
     }

@@ -42,6 +42,9 @@ class FileEntry:
     lines: int
     imports: list[str] = field(default_factory=list)
     chunk_ids: list[str] = field(default_factory=list)
+    deferred: bool = False
+    """A tier left the file to a later build (the language servers' budget ran out):
+    the next build analyses it again although its content did not change."""
 
 
 @dataclass

@@ -70,6 +70,10 @@ def search(browser, url: str, query: str) -> tuple[list[tuple[str, str]], list[s
     page.goto(url)
     page.click(".md-search__input")
     page.keyboard.type(query, delay=10)
+    if not query.isascii():
+        # Characters outside the keyboard's layout arrive as text input, with no key events;
+        # a user's input method ends with a key press, which Material's keyup listener sees.
+        page.keyboard.press("Space")
     page.wait_for_selector(".md-search-result__item", timeout=10_000)
     links = [(a.get_attribute("href"), a.inner_text()) for a in page.query_selector_all(".md-search-result__link")]
     page.close()
@@ -110,3 +114,8 @@ def test_meaning_finds_what_no_keyword_names(browser, site_url) -> None:
     assert any(href.endswith("#chunk-UserService.delete-user") for href, _ in links)
     assert any(url.endswith("/search/refdoc/vectors.bin") for url in requests)
     assert any(url.endswith("/search/refdoc/model/embeddings.bin") for url in requests)
+
+
+def test_a_japanese_query_finds_the_english_code(browser, site_url) -> None:
+    links, _ = search(browser, site_url, "ユーザーを削除する")
+    assert any(href.endswith("#chunk-UserService.delete-user") for href, _ in links), links

@@ -205,6 +205,40 @@ def test_javascript():
     assert_folded(chunks, "res.send", "inner")
 
 
+JSDOC_GAPS = source(
+    """
+    /**
+     * The request prototype (a file header, not a docstring).
+     */
+
+    module.exports = {
+      /**
+       * Parse the X-Forwarded-For list when proxies are trusted.
+       */
+
+      get ips() {
+        return this.header.split(",");
+      },
+
+      // a section comment, two lines above
+
+      get ip() {
+        return this.ips[0];
+      },
+    };
+    """
+)
+
+
+def test_a_jsdoc_block_one_blank_line_above_still_documents_the_member():
+    chunks = chunk("lib/request.js", "javascript", JSDOC_GAPS)
+    found = by_symbol(chunks)
+    assert found["ips"].docstring == "Parse the X-Forwarded-For list when proxies are trusted."
+    assert found["ip"].docstring == ""  # a plain line comment with a gap stays apart
+    module = [c for c in chunks if c.kind is ChunkKind.MODULE]
+    assert all("X-Forwarded-For" not in c.content for c in module)
+
+
 # --- TypeScript and TSX -----------------------------------------------------------------
 
 TYPESCRIPT = source(

@@ -10,20 +10,25 @@ scripts/test.sh fills) and are skipped, saying why, only when a binary is missin
 from __future__ import annotations
 
 import logging
+import re
 import stat
 import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from textwrap import dedent
 
 import pytest
+import yaml
 
 from helpers import write_repo
-from refdoc_site.analyze import LSP, REGEX, TREE_SITTER, SyntaxAnalyzer, as_written, merge_metadata
-from refdoc_site.config import Config
+from refdoc_site.analyze import (
+    LSP, REGEX, TREE_SITTER, SyntaxAnalyzer, as_written, file_imports, file_interface, merge_metadata,
+)
+from refdoc_site.config import LSP_ASK_POLICIES, Config
 from refdoc_site.graph import RepoGraph, build_graph
 from refdoc_site.languages.servers import SERVERS, ServerSpec, find_binary
-from refdoc_site.lsp import LspAnalyzer, analyzer_for
+from refdoc_site.lsp import ASK_POLICIES, LspAnalyzer, analyzer_for
 from refdoc_site.pipeline import Workspace, index
 from refdoc_site.records import Chunk, ChunkKind, ChunkSummary, Document, Metadata
 
@@ -256,6 +261,128 @@ def test_regex_tier_alone_reads_prose_as_calls_where_tree_sitter_does_not(tmp_pa
     assert regex.meta("m.py#f").sources["callees"] == REGEX
 
 
+IMPORTS_AND_EXPORTS = {
+    "python": (
+        '''
+        """Shows how:
+
+        import not_an_import
+        """
+        from __future__ import annotations
+        import os.path, sys as system
+        from . import sibling
+        from ..core.models import (User,  # the account
+                                   Group as Team)
+        from helpers import *
+
+        __all__ = ["load"]
+        __all__ += ("save",)
+
+
+        def load():
+            import json
+            return json
+        ''',
+        ["os.path", "sys", ".", ".sibling", "..core.models", "..core.models.User", "..core.models.Group",
+         "helpers", "json"],
+        {"load", "save"},
+    ),
+    "typescript": (
+        """
+        import { a } from "./a";
+        import type { T } from "./types";
+        import "./polyfill";
+        // import { nope } from "./commented";
+        export { c as see } from "./c";
+        const d = require("d");
+
+        export async function load(): Promise<void> { await import("./lazy"); }
+        export const one = 1, two = 2;
+        export default class Store {}
+        export interface Shape {}
+        export type Id = string;
+        export enum Mode { A }
+        const hidden = 3;
+        export { hidden as shown };
+        """,
+        ["./a", "./types", "./polyfill", "./c", "d", "./lazy"],
+        {"see", "load", "one", "two", "Store", "Shape", "Id", "Mode", "shown"},
+    ),
+    "go": (
+        """
+        package main
+
+        import (
+            "fmt"
+            str "strings"
+        )
+        import "example.com/shop/store"
+
+        var banner = `
+        "not/an/import"
+        `
+        """,
+        ["fmt", "strings", "example.com/shop/store"],
+        None,
+    ),
+    "rust": (
+        """
+        use std::fs;
+        use crate::net::{client, server::listen, codec as wire};
+        pub use self::types::Id as Key;
+        use std::io::*;
+        mod util;
+        mod inline {}
+        extern crate serde;
+        """,
+        ["std::fs", "crate::net", "crate::net::client", "crate::net::server::listen", "crate::net::codec",
+         "self::types::Id", "std::io", "util", "serde"],
+        None,
+    ),
+    "java": (
+        """
+        import java.util.List;
+        import static org.junit.Assert.assertEquals;
+        import java.io.*;
+
+        class A {}
+        """,
+        ["java.util.List", "org.junit.Assert.assertEquals", "java.io"],
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(IMPORTS_AND_EXPORTS))
+def test_imports_and_exports_from_tree_sitter(language):
+    source, imports, public = IMPORTS_AND_EXPORTS[language]
+    interface = file_interface(language, dedent(source))
+    assert interface.imports == imports
+    assert interface.public == public
+    assert interface.imports_tier == TREE_SITTER
+
+
+def test_tree_sitter_reads_imports_the_regex_tier_gets_wrong():
+    python, _, _ = IMPORTS_AND_EXPORTS["python"]
+    # the regex tier reads the docstring's line as an import and misses the parenthesised names
+    regex = file_imports("python", dedent(python))
+    assert "not_an_import" in regex and "..core.models.User" not in regex
+    go, _, _ = IMPORTS_AND_EXPORTS["go"]
+    assert "not/an/import" in file_imports("go", dedent(go))
+    rust, _, _ = IMPORTS_AND_EXPORTS["rust"]
+    assert "crate::net::" in file_imports("rust", dedent(rust))
+
+
+def test_imports_on_rows_with_a_syntax_error_come_from_the_regex_tier(tmp_path):
+    source = "import os\n\ndef broken(:\n    import json\n\nfrom .models import User\n"
+    interface = file_interface("python", source)
+    assert interface.imports == ["os", "json", ".models", ".models.User"]
+    repo = Indexed(tmp_path, {"app.py": source, "lib.rb": "require 'json'\n\ndef run\n  JSON.parse(x)\nend\n"})
+    ruby = [d.metadata for d in repo.documents.values() if d.chunk.path == "lib.rb"]
+    assert repo.imports["lib.rb"] == ["json"] and all(m.sources["imports"] == REGEX for m in ruby)
+    assert repo.meta("app.py#broken").sources["imports"] == TREE_SITTER
+
+
 def test_called_expressions_read_as_dotted_names():
     assert as_written("self.client.send") == "self.client.send"
     assert as_written("a?.b") == "a.b"
@@ -263,6 +390,88 @@ def test_called_expressions_read_as_dotted_names():
     assert as_written("p->next") == "p.next"
     assert as_written("make().run") == "run"
     assert as_written("items[0].get") == "get"
+
+
+SECURITY_REPO = {
+    "web/views.py": '''
+        import hashlib, os, pickle, subprocess
+        from flask import request, send_file
+
+
+        def login(user, password):
+            return check(user, password)
+
+
+        def can_edit(user):
+            return user.has_perm("edit")
+
+
+        def digest(data):
+            return hashlib.sha256(data).hexdigest()
+
+
+        def client(settings):
+            return Client(api_key=settings.API_KEY)
+
+
+        def restore(blob):
+            return pickle.loads(blob)
+
+
+        def convert(name):
+            return subprocess.run(["convert", name])
+
+
+        def find(db, name):
+            return db.execute(f"SELECT * FROM users WHERE name = '{name}'")
+
+
+        def download():
+            return send_file(os.path.join(ROOT, request.args["name"]))
+
+
+        @app.route("/items")
+        def items():
+            return []
+
+
+        def describe():
+            """Says nothing about the password or eval(x) in prose."""
+            return "login with your password"  # nor in comments: pickle.loads(x)
+        ''',
+    "web/server.ts": """
+        app.get("/file", (req, res) => res.sendFile(path.join(root, req.params.name)));
+        """,
+    "web/handler.go": """
+        package web
+
+        func Serve(w http.ResponseWriter, r *http.Request) {
+            f, _ := os.Open(r.URL.Path)
+            defer f.Close()
+        }
+        """,
+}
+
+
+def test_security_boundaries_state_their_reason_for_every_category(tmp_path):
+    repo = Indexed(tmp_path, SECURITY_REPO)
+    reasons = {chunk_id.split("#")[1]: d.metadata.securityBoundary for chunk_id, d in repo.documents.items()
+               if chunk_id.startswith("web/views.py#") and chunk_id != "web/views.py#(module)"}
+    assert reasons == {
+        "login": "authentication (`login`)",
+        "can_edit": "authorisation (`has_perm`)",
+        "digest": "cryptography (`hashlib`)",
+        "client": "secrets (`api_key`)",
+        "restore": "deserialisation (`pickle.loads(`)",
+        "convert": "subprocess (`subprocess.run`)",
+        "find": "SQL (`execute(f\"SELECT`)",
+        "download": "file-system path from input (`send_file(os.path.join(ROOT, request.`)",
+        "items": "network entry point (`@app.route`)",
+        "describe": "",  # strings and comments are prose, not evidence
+    }
+    ts = [d.metadata.securityBoundary for d in repo.documents.values() if d.chunk.path == "web/server.ts"]
+    assert ts == ["file-system path from input (`sendFile(path.join(root, req.params`)"]
+    assert repo.meta("web/handler.go#Serve").securityBoundary == "file-system path from input (`os.Open(r.URL`)"
 
 
 # --- merge rules ---------------------------------------------------------------------------
@@ -367,7 +576,8 @@ def test_python_language_server_resolves_callees_across_files(tmp_path):
 
     repo = Indexed(tmp_path / "lsp", AMBIGUOUS_PYTHON, lsp="on")
     notify = repo.meta("pkg/main.py#notify")
-    assert notify.definitions == {"Queue": ["pkg/queue.py:1"], "queue.send": ["pkg/queue.py:2"], "json.dumps": [""]}
+    # `json.dumps` names no definition of the repository: not asked (lsp_ask: linkable)
+    assert notify.definitions == {"Queue": ["pkg/queue.py:1"], "queue.send": ["pkg/queue.py:2"]}
     assert notify.callees == ["Queue", "queue.send", "json.dumps"]
     assert notify.sources["callees"] == "lsp+tree-sitter" and notify.sources["definitions"] == LSP
     assert repo.calls("pkg/main.py#notify") == ["pkg/queue.py#Queue", "pkg/queue.py#Queue.send"]
@@ -378,6 +588,52 @@ def test_python_language_server_resolves_callees_across_files(tmp_path):
     assert repo.meta("pkg/main.py#later").isAsync is True
     assert repo.meta("pkg/main.py#later").sources["isAsync"] == REGEX
     assert repo.imports["pkg/main.py"] == ["json", ".mail", ".mail.Mailer", ".queue", ".queue.Queue"]
+
+
+def test_asking_only_about_ambiguous_calls_keeps_the_links_the_server_decides(tmp_path):
+    server_binary("jedi-language-server")
+    write_repo(tmp_path / "repo", AMBIGUOUS_PYTHON)
+    lsp = LspAnalyzer(tmp_path / "repo", ask="ambiguous")
+    analyzer = analyzer_for("on", tmp_path / "repo")
+    analyzer.tiers[0] = lsp
+    repo = Indexed(tmp_path, AMBIGUOUS_PYTHON, analyzer=analyzer)
+    analyzer.close()
+    assert lsp.definition_names["send"] == 2 and lsp.definition_names["Queue"] == 1
+    notify = repo.meta("pkg/main.py#notify")
+    # `send` has two definitions: asked; `Queue` one and `json.dumps` none: left to name matching
+    assert notify.definitions == {"queue.send": ["pkg/queue.py:2"]}
+    assert notify.callees == ["queue.send", "Queue", "json.dumps"]
+    assert repo.calls("pkg/main.py#notify") == ["pkg/queue.py#Queue", "pkg/queue.py#Queue.send"]
+    assert repo.callers("pkg/mail.py#Mailer.send") == []
+    assert "definitions" not in repo.meta("pkg/main.py#later").sources  # `notify` is unambiguous
+
+
+def test_what_the_servers_hover_tells_about_async(tmp_path):
+    """Why isAsync comes from jedi's fallback but from the TypeScript server: the hover texts."""
+    server_binary("jedi-language-server")
+    server_binary("typescript-language-server")
+    from refdoc_site.lsp import ServerPool, _hover_text
+
+    repo = write_repo(tmp_path, {"m.py": "async def later(x):\n    return x\n",
+                                 "m.ts": "export function load(): Promise<number> { return Promise.resolve(1); }\n"})
+    pool = ServerPool(repo.resolve(), install=False)
+    hovers = {}
+    try:
+        for name, path, column in (("jedi-language-server", "m.py", 10), ("typescript-language-server", "m.ts", 16)):
+            running = pool.server(next(s for s in SERVERS if s.name == name))
+
+            async def hover(server=running.server, path=path, column=column):
+                with server.open_file(path):
+                    return await server.request_hover(path, 0, column)
+
+            hovers[name] = _hover_text(pool.request(running, hover))
+    finally:
+        pool.close()
+    assert "def later(x)" in hovers["jedi-language-server"] and "async" not in hovers["jedi-language-server"]
+    assert "function load(): Promise<number>" in hovers["typescript-language-server"]
+    specs = {s.name: s for s in SERVERS}
+    assert not specs["jedi-language-server"].async_hover
+    assert re.search(specs["typescript-language-server"].async_hover, hovers["typescript-language-server"], re.M)
 
 
 def test_lsp_only_keeps_just_what_the_server_answered(tmp_path):
@@ -427,7 +683,7 @@ def test_typescript_language_server_resolves_callees_and_answers_async(tmp_path)
     assert repo.calls("src/api.ts#Api.price") == ["src/format.ts#formatPrice"]
     load = repo.meta("src/api.ts#Api.load")
     assert load.definitions["this.price"] == ["src/api.ts:4"]
-    assert load.definitions["fetch"] == [""]  # the DOM library: outside the repository
+    assert "fetch" not in load.definitions  # the DOM library's: no chunk bears the name, not asked
     assert repo.calls("src/api.ts#Api.load") == ["src/api.ts#Api.price"]
     assert repo.calls("src/api.ts#describe") == ["src/api.ts#Api.load"]
     assert repo.callers("src/api.ts#Api.load") == ["src/api.ts#describe"]
@@ -439,6 +695,135 @@ def test_typescript_language_server_resolves_callees_and_answers_async(tmp_path)
     assert repo.meta("src/format.ts#formatPrice").sources["throwsException"] == REGEX
     assert repo.imports["src/api.ts"] == ["./format"]
     assert repo.meta("src/api.ts#describe").exports == ["describe"]
+
+
+def test_gopls_resolves_a_call_into_another_package(tmp_path):
+    server_binary("gopls")
+    repo = Indexed(
+        tmp_path,
+        {
+            "go.mod": "module example.com/shop\n\ngo 1.19\n",
+            "store/store.go": """
+                package store
+
+                import "fmt"
+
+                func Load(name string) string {
+                    return format(name)
+                }
+
+                func format(name string) string {
+                    return fmt.Sprintf("<%s>", name)
+                }
+                """,
+            "cache/cache.go": """
+                package cache
+
+                func Load(name string) string {
+                    return name
+                }
+                """,
+            "main.go": """
+                package main
+
+                import "example.com/shop/store"
+
+                func main() {
+                    println(store.Load("x"))
+                }
+                """,
+        },
+        lsp="on",
+    )
+    main = repo.meta("main.go#main")
+    assert main.definitions == {"store.Load": ["store/store.go:5"]}
+    assert main.sources["definitions"] == LSP
+    # by name, `Load` is in two packages; gopls says which
+    assert repo.calls("main.go#main") == ["store/store.go#Load"]
+    assert repo.callers("cache/cache.go#Load") == []
+    only = Indexed(tmp_path / "only", {"go.mod": "module example.com/shop\n\ngo 1.19\n",
+                                       "main.go": "package main\n\nfunc main() {\n\tprintln(1)\n}\n"}, lsp="only")
+    assert only.meta("main.go#main").definitions == {"println": [""]}  # a builtin: outside the repository
+
+
+def test_clangd_resolves_a_method_by_the_type_of_its_receiver(tmp_path):
+    server_binary("clangd")
+    files = {
+        "cpp/queue.hpp": "#pragma once\nclass Queue {\npublic:\n    int send(int item) { return item; }\n};\n",
+        "cpp/mailer.hpp": "#pragma once\nclass Mailer {\npublic:\n    int send(int text) { return text + 1; }\n};\n",
+        "cpp/main.cpp": '#include "queue.hpp"\n#include "mailer.hpp"\n\nint notify(int x) {\n'
+        "    Queue queue;\n    return queue.send(x);\n}\n",
+    }
+    syntax = Indexed(tmp_path / "syntax", files)
+    assert syntax.calls("cpp/main.cpp#notify") == ["cpp/mailer.hpp#Mailer.send", "cpp/queue.hpp#Queue.send"]
+    repo = Indexed(tmp_path / "lsp", files, lsp="on")
+    assert repo.meta("cpp/main.cpp#notify").definitions == {"queue.send": ["cpp/queue.hpp:4"]}
+    assert repo.calls("cpp/main.cpp#notify") == ["cpp/queue.hpp#Queue.send"]
+
+
+# --- the pages that show it ---------------------------------------------------------------
+
+CYCLIC_REPO = {
+    "orders/__init__.py": "",
+    "orders/checkout.py": """
+        from billing.invoice import bill
+
+
+        async def checkout(cart):
+            if not cart:
+                raise ValueError("empty")
+            return await bill(cart)
+        """,
+    "billing/__init__.py": "",
+    "billing/invoice.py": """
+        from orders.checkout import checkout
+
+        __all__ = ["bill"]
+
+
+        async def bill(cart):
+            return sum(cart)
+
+
+        def retry(cart):
+            return checkout(cart)
+        """,
+}
+
+
+def test_pages_show_imports_exports_callers_callees_flags_and_the_module_cycle(tmp_path):
+    from refdoc_site.pipeline import render, summarize
+
+    repo = write_repo(tmp_path / "repo", CYCLIC_REPO)
+    workspace = Workspace.create(repo, Config(), tmp_path / "store", tmp_path / "site")
+    index(workspace)
+    summarize(workspace)
+    render(workspace)
+    docs = workspace.project_dir / "docs"
+    checkout = (docs / "files/orders/checkout.py.md").read_text(encoding="utf-8")
+    assert "## Imports\n\n- [billing/invoice.py](../billing/invoice.py.md)\n" in checkout
+    assert "- **Flags:** async; raises\n" in checkout
+    assert "- **Calls:** [bill](../billing/invoice.py.md#chunk-bill)" in checkout
+    assert "- **Called by:** [retry](../billing/invoice.py.md#chunk-retry)" in checkout
+    invoice = (docs / "files/billing/invoice.py.md").read_text(encoding="utf-8")
+    assert "## Exports\n\n`bill`\n" in invoice  # __all__ leaves retry out
+    assert "- **Calls:** [checkout](../orders/checkout.py.md#chunk-checkout)" in invoice
+
+    billing = (docs / "modules/billing.md").read_text(encoding="utf-8")
+    diagram = re.search(r"```(?:text|mermaid)\n(.*?)```", billing, re.DOTALL).group(1)
+    assert diagram.splitlines() == ["graph TD", '  m0["billing"]', '  m1["orders"]', "  m0 --> m1", "  m1 --> m0",
+                                    "  style m0 stroke-width:3px"]
+    assert "## Public API\n\n- [bill](../files/billing/invoice.py.md#chunk-bill) `async def bill(cart)`" in billing
+
+    overview = (docs / "index.md").read_text(encoding="utf-8")
+    assert "Thick borders mark modules caught in a dependency cycle." in overview
+    module_map = re.search(r"```(?:text|mermaid)\n(.*?)```", overview, re.DOTALL).group(1)
+    assert "  style m0 stroke-width:3px\n  style m1 stroke-width:3px" in module_map
+    assert "## Dependency cycles\n\n- [billing](modules/billing.md) ↔ [orders](modules/orders.md)" in overview
+
+    plans = (docs / "plans/milestones.md").read_text(encoding="utf-8")
+    assert "## Phase 1: Break dependency cycles between modules" in plans
+    assert "billing ↔ orders" in plans
 
 
 # --- servers that are missing, crash or hang ------------------------------------------------
@@ -481,8 +866,8 @@ def test_a_broken_server_costs_at_most_its_time_limit_and_one_line(tmp_path, cap
     assert not repo.report.failed
 
 
-CRASHING_AFTER_START = r"""
-import json, sys
+FAKE_SERVER_IO = r"""
+import json, sys, time
 
 def read():
     length = 0
@@ -508,8 +893,14 @@ while True:
     if message.get("method") == "initialize":
         send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": capabilities}})
     elif message.get("method") == "textDocument/definition":
-        sys.exit(7)
+        ON_DEFINITION
+    elif "id" in message:
+        send({"jsonrpc": "2.0", "id": message["id"], "result": None})
 """
+CRASHING_AFTER_START = FAKE_SERVER_IO.replace("ON_DEFINITION", "sys.exit(7)")
+SLOW_SERVER = FAKE_SERVER_IO.replace(
+    "ON_DEFINITION", 'time.sleep(1.0); send({"jsonrpc": "2.0", "id": message["id"], "result": []})'
+)
 
 
 def test_a_server_that_crashes_mid_build_is_noticed_once(tmp_path, caplog):
@@ -519,6 +910,72 @@ def test_a_server_that_crashes_mid_build_is_noticed_once(tmp_path, caplog):
     assert repo.seconds < LIMIT + 5
     assert repo.meta("shop/cart.py#Cart.checkout").callees == ["total"]
     assert all("definitions" not in d.metadata.sources for d in repo.documents.values())
+
+
+def test_the_lsp_budget_sends_the_rest_of_the_build_to_tree_sitter_saying_so_once(tmp_path, caplog):
+    script = tmp_path / "slow-server"
+    script.write_text(f"#!{sys.executable}\n" + SLOW_SERVER, encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    spec = ServerSpec("slow", languages=("python",), multilspy_language="python", command=str(script),
+                      optional=False, start_seconds=LIMIT, request_seconds=30)
+    budget = 2.5
+    lsp = LspAnalyzer(tmp_path / "repo", servers=(spec,), install=False, budget_seconds=budget)
+    analyzer = analyzer_for("on", tmp_path / "repo")
+    analyzer.tiers[0] = lsp
+    # one call site a file, each answered after a second
+    files = {f"m{n}.py": f"def f{n}():\n    return g{n}()\n" for n in range(8)}
+    with caplog.at_level(logging.INFO, logger="refdoc_site"):
+        repo = Indexed(tmp_path, files, analyzer=analyzer)
+        analyzer.close()
+    notices = [r.getMessage() for r in caplog.records if "lsp_budget" in r.getMessage()]
+    assert len(notices) == 1 and not [r for r in caplog.records if "language server slow" in r.getMessage()]
+    answered = sorted(p for p in files if repo.meta(f"{p}#f{p[1]}").sources["callees"] == "lsp+tree-sitter")
+    assert 1 <= len(answered) <= 3, answered  # 2.5 s of budget, 1 s an answer, the start included
+    assert notices[0] == (f"language servers used their lsp_budget of 2.5 s after {len(answered)} files; "
+                          "the remaining files use tree-sitter and regex, and the next build asks again")
+    for path in files:
+        meta = repo.meta(f"{path}#f{path[1]}")
+        assert meta.callees == [f"g{path[1]}"]
+        if path not in answered:
+            assert meta.sources["callees"] == TREE_SITTER
+    assert repo.seconds < budget + 5
+    assert lsp.spent_seconds < budget + 1
+
+    # the next build (same store, unchanged files) spends its budget on the deferred files only
+    analyzer = analyzer_for("on", tmp_path / "repo")
+    analyzer.tiers[0] = LspAnalyzer(tmp_path / "repo", servers=(spec,), install=False, budget_seconds=budget)
+    again = Indexed(tmp_path, files, analyzer=analyzer)
+    analyzer.close()
+    assert again.report.reused == len(answered) and again.report.reprocessed == len(files) - len(answered)
+    answered_again = sorted(p for p in files if again.meta(f"{p}#f{p[1]}").sources["callees"] == "lsp+tree-sitter")
+    assert set(answered) < set(answered_again)
+
+
+def test_lsp_budget_from_refdoc_yml_and_the_command_line(tmp_path, monkeypatch):
+    from refdoc_site import cli
+    from refdoc_site.config import parse_config
+    from refdoc_site.errors import ConfigError
+
+    assert parse_config({"lsp": "on", "lsp_budget": 30}).lsp_budget == 30
+    # YAML reads a bare on/off as a boolean
+    assert parse_config(yaml.safe_load("lsp: on")).lsp == "on" and parse_config(yaml.safe_load("lsp: off")).lsp == "off"
+    with pytest.raises(ConfigError, match="lsp_budget: expected a whole number of at least 0"):
+        parse_config({"lsp_budget": "soon"})
+    seen = []
+    monkeypatch.setattr(cli, "index", lambda workspace, **_: seen.append(workspace.config) or _EmptyReport())
+    repo = write_repo(tmp_path / "repo", {"a.py": "x = 1\n", "refdoc.yml": "lsp: on\nlsp_budget: 45\n"})
+    assert cli.main(["index", str(repo)]) == 0
+    from_file = seen[-1]
+    assert (from_file.lsp, from_file.lsp_budget) == ("on", 45)
+    assert cli.main(["index", str(repo), "--lsp-budget", "0"]) == 0
+    assert seen[-1].lsp_budget == 0
+    assert analyzer_for("on", repo, from_file).tiers[0].budget_seconds == 45
+    assert analyzer_for("on", repo, from_file).tiers[0].ask == "linkable"
+    assert seen[-1].lsp_ask == "linkable"
+    assert parse_config({"lsp_ask": "ambiguous"}).lsp_ask == "ambiguous"
+    assert tuple(ASK_POLICIES) == LSP_ASK_POLICIES
+    with pytest.raises(ConfigError, match="lsp_ask: expected one of all, linkable, ambiguous"):
+        parse_config({"lsp_ask": "some"})
 
 
 def test_a_missing_optional_server_is_skipped_quietly(tmp_path, caplog):

@@ -13,7 +13,7 @@ import pytest
 from refdoc_site.config import Config
 from refdoc_site.embed import matching_embedder
 from refdoc_site.pipeline import Workspace, index
-from refdoc_site.search import SearchIndex, query_terms
+from refdoc_site.search import SearchIndex, phrase_terms, query_terms
 from refdoc_site.site_search import DATA_DIR, write_search_data
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +40,15 @@ QUERIES = [
     "lunr index serialise",
     "hierarchy json system summary",
     "ドキュメント",
+    "設定ファイルを読み込んでオプションの既定値を決める関数",
+    "一時ファイルに書き込んでから置き換える処理",
+    "認証トークンを検証するミドルウェア",
+    "🙂 絵文字のあとのファイル名 parse_args",
     "the of and",
+    "not a labelled query",
+    "Azure OpenAI: no endpoint; set AZURE_OPENAI_ENDPOINT",
+    "base class for the analyzers",
+    "the function that splits identifiers",
 ]
 
 
@@ -90,17 +98,36 @@ def test_javascript_ranking_matches_python(search_data) -> None:
 def test_query_terms_match_javascript_on_tricky_text() -> None:
     if shutil.which("node") is None:
         pytest.skip("needs node")
-    texts = ["parse_HTTPResponse2 getEditor", "X.prototype.m", "été naïve café", "the AND of", "a_b__c", "ABCDef ghiJKL", "数字123abc"]
+    texts = ["No such command {name!r}.", "the of and", "KELVIN \u212a sign",
+             "parse_HTTPResponse2 getEditor", "X.prototype.m", "été naïve café", "the AND of", "a_b__c", "ABCDef ghiJKL", "数字123abc"]
     script = (
         "const S = require(process.argv[1]); const stop = require('fs').readFileSync(process.argv[2], 'utf-8').split(/\\s+/)"
         ".filter(Boolean).reduce((o, w) => (o[w] = true, o), {});"
-        "process.stdout.write(JSON.stringify(JSON.parse(process.argv[3]).map(t => S.queryTerms(t, stop))));"
+        "process.stdout.write(JSON.stringify(JSON.parse(process.argv[3]).map(t => [S.queryTerms(t, stop), S.phraseTerms(t, stop)])));"
     )
     result = subprocess.run(
         ["node", "-e", script, str(ROOT / "refdoc_site/browser/refdoc-search.js"), str(ROOT / "refdoc_site/browser/stopwords.txt"), json.dumps(texts)],
         capture_output=True, text=True, check=True,
     )
-    assert json.loads(result.stdout) == [query_terms(text) for text in texts]
+    assert json.loads(result.stdout) == [[query_terms(text), phrase_terms(text)] for text in texts]
+
+
+def test_glossary_expansion_matches_javascript() -> None:
+    if shutil.which("node") is None:
+        pytest.skip("needs node")
+    from refdoc_site.search import glossary, with_glossary
+
+    texts = ["設定ファイルを読み込む", "🙂一時ファイル🙂を削除", "plain ascii", "ｘ認証", "", "ユーザー名とパスワード"]
+    longest = max(map(len, glossary()))
+    script = (
+        "const S = require(process.argv[1]); const g = JSON.parse(require('fs').readFileSync(0, 'utf-8'));"
+        f"process.stdout.write(JSON.stringify(g.texts.map(t => S.withGlossary(t, g.glossary, {longest}))));"
+    )
+    result = subprocess.run(
+        ["node", "-e", script, str(ROOT / "refdoc_site/browser/refdoc-search.js")],
+        input=json.dumps({"texts": texts, "glossary": glossary()}), capture_output=True, text=True, check=True,
+    )
+    assert json.loads(result.stdout) == [with_glossary(text) for text in texts]
 
 
 def model_available() -> bool:

@@ -17,6 +17,7 @@ SAMPLES = [
     "global counter\nos.environ['A'] = '1'",
     "def login(password): jwt.decode(token); hashlib.sha256(); pickle.loads(data)",
     "@app.route('/x')\ndef view(): cursor.execute(\"select 1\")",
+    "send_file(os.path.join(root, request.args['f'])); fs.readFile(path.join(d, req.params.name))",
 ]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from refdoc_site.cli import main
 from refdoc_site.evaluate import LabelledQuery, Scores, evaluate
-from refdoc_site.search import SearchIndex, identifier_parts, query_terms
+from refdoc_site.search import SearchIndex, identifier_parts, phrase_terms, query_terms, with_glossary
 from helpers import write_repo
 
 SOURCES = {
@@ -43,6 +43,18 @@ def indexed_repo(tmp_path: Path) -> Path:
 def test_identifiers_split_into_words() -> None:
     assert identifier_parts("parse_HTTPResponse2") == ["parse", "http", "response", "2"]
     assert query_terms("Delete the userAccount") == ["delete", "useraccount", "user", "account"]
+
+
+def test_japanese_terms_gain_their_english_words_longest_entry_first() -> None:
+    # 設定ファイル is one entry, longer than 設定 + ファイル; particles have none.
+    assert with_glossary("設定ファイルを読み込む") == "設定ファイルを読み込む config configuration file read load"
+    assert with_glossary("delete the user") == "delete the user"
+    assert with_glossary("ほげほげ") == "ほげほげ"
+
+
+def test_a_japanese_query_finds_english_code_by_keyword(indexed_repo: Path, capsys) -> None:
+    assert main(["query", "ユーザーを削除する関数", str(indexed_repo), "--json", "--mode", "sparse"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["symbol"] == "delete_user"
 
 
 def test_query_json_lists_hits_with_symbol_and_lines(indexed_repo: Path, capsys) -> None:
@@ -110,3 +122,54 @@ def test_scores_average_reciprocal_ranks() -> None:
         scores.add(rank)
     assert scores.mrr == pytest.approx((1 + 0.5) / 4)
     assert scores.recall_10 == 0.5
+
+
+def test_on_equal_evidence_a_function_outranks_a_markdown_section(tmp_path: Path) -> None:
+    from refdoc_site.embed import default_embedder
+
+    embedder = default_embedder()
+    if embedder is None:
+        pytest.skip("the embedding model is not shipped in this checkout")
+    repo = write_repo(tmp_path / "repo", {
+        "notes.md": "# Purging\n\nPurge stale sessions from the cache.\n",
+        "store/cache.py": 'def evict(cache):\n    """Purge stale sessions from the cache."""\n    cache.clear()\n',
+    })
+    assert main(["index", str(repo)]) == 0
+    from refdoc_site.store import Store
+
+    documents = Store(repo / ".refdoc").load().documents
+    hits = SearchIndex.build(documents).search("purge stale sessions from the cache", 5, "fused", embedder)
+    assert [h.kind for h in hits[:2]] == ["function", "section"], hits
+
+
+def test_a_quoted_message_finds_the_code_that_says_it(tmp_path: Path, capsys) -> None:
+    repo = write_repo(tmp_path / "repo", {
+        "files.py": (
+            'def open_file(path):\n    """Open a file path for reading, or say it cannot."""\n    return open(path)\n\n\n'
+            'def load(name):\n    if not name:\n        raise ValueError("cannot open a file without a name")\n    return name\n'
+        ),
+    })
+    assert phrase_terms("Cannot open a file") == ["cannot_open", "open_a", "a_file"]
+    assert main(["index", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["query", "cannot open a file without a name", str(repo), "--json", "--mode", "sparse"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["symbol"] == "load"
+
+
+@pytest.mark.parametrize(("query", "kind"), [("the class that renders pages", "class"), ("the method that renders pages", "method")])
+def test_a_query_that_names_a_kind_lifts_chunks_of_that_kind(tmp_path: Path, query: str, kind: str) -> None:
+    from refdoc_site.embed import default_embedder
+    from refdoc_site.store import Store
+
+    embedder = default_embedder()
+    if embedder is None:
+        pytest.skip("the embedding model is not shipped in this checkout")
+    repo = write_repo(tmp_path / "repo", {
+        "pages.py": (
+            'class PageRenderer:\n    """Renders pages."""\n\n'
+            '    def render(self, pages):\n        """Render pages."""\n        return [p.upper() for p in pages]\n'
+        ),
+    })
+    assert main(["index", str(repo)]) == 0
+    hits = SearchIndex.build(Store(repo / ".refdoc").load().documents).search(query, 5, "fused", embedder)
+    assert hits[0].kind == kind, hits

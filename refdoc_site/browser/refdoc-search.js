@@ -43,6 +43,43 @@
     return out;
   }
 
+  /* The query followed by the English words of the glossary terms found in it: scanned
+     left to right, the longest entry starting at each position (as search.py does). */
+  function withGlossary(text, glossary, longest) {
+    if (!glossary || /^[\x00-\x7f]*$/.test(text)) {
+      return text;
+    }
+    var found = [];
+    var position = 0;
+    while (position < text.length) {
+      var length = Math.min(longest, text.length - position);
+      for (; length > 0; length--) {
+        var english = glossary[text.substr(position, length)];
+        if (english !== undefined) {
+          found.push(english);
+          position += length;
+          break;
+        }
+      }
+      if (length === 0) {
+        position += 1;
+      }
+    }
+    return found.length ? text + " " + found.join(" ") : text;
+  }
+
+  /* Pairs of neighbouring words (no_such, such_command): what finds a quoted message. */
+  function phraseTerms(text, stopWords) {
+    var words = text.toLowerCase().match(/[a-z0-9]+/g) || [];
+    var pairs = [];
+    for (var i = 1; i < words.length; i++) {
+      if (!stopWords[words[i - 1]] || !stopWords[words[i]]) {
+        pairs.push(words[i - 1] + "_" + words[i]);
+      }
+    }
+    return pairs;
+  }
+
   /* Distinct query terms in order, without stop words and single characters. */
   function queryTerms(text, stopWords) {
     var seen = Object.create(null);
@@ -103,7 +140,8 @@
   }
 
   /* data: {index (a lunr.Index), chunks, settings, stopWords, commonTerms (arrays),
-     vectors?, embedder?}. Common terms are stemmed and left out of the sparse query. */
+     glossary?, vectors?, embedder?}. Common terms are stemmed and left out of the sparse
+     query; the glossary maps Japanese terms to English words. */
   function Searcher(lunr, data) {
     this.lunr = lunr;
     this.index = data.index;
@@ -115,11 +153,19 @@
       stop[word] = true;
     });
     this.commonTerms = new Set(data.commonTerms || []);
+    this.glossary = Object.create(null);
+    var glossary = this.glossary;
+    var longest = 0;
+    Object.keys(data.glossary || {}).forEach(function (source) {
+      glossary[source] = data.glossary[source];
+      longest = Math.max(longest, source.length);
+    });
+    this.glossaryLongest = longest;
     this.vectors = data.vectors || null;
     this.embedder = data.embedder || null;
   }
 
-  Searcher.prototype.sparseScores = function (text) {
+  Searcher.prototype.sparseScores = function (text, phraseText) {
     var lunr = this.lunr;
     var common = this.commonTerms;
     var wanted = queryTerms(text, this.stopWords).filter(function (term) {
@@ -130,7 +176,11 @@
     }
     var clauses = this.settings.clauses;
     var expand = wanted.length <= clauses.expand_max_terms;
+    var phrases = this.index.fields.indexOf("phrases") >= 0 ? phraseTerms(phraseText || text, this.stopWords) : [];
     var results = this.index.query(function (query) {
+      phrases.forEach(function (pair) {
+        query.term(pair, { boost: clauses.phrase, usePipeline: false, fields: ["phrases"] });
+      });
       wanted.forEach(function (term) {
         query.term(term, { boost: clauses.exact });
         if (!expand) {
@@ -172,14 +222,48 @@
     return dense;
   };
 
+  Searcher.prototype.expand = function (text) {
+    return withGlossary(text, this.glossaryLongest ? this.glossary : null, this.glossaryLongest);
+  };
+
+  /* Chunks that name no symbol rank below functions and classes on equal evidence; a
+     query that names the kind it wants lifts chunks of that kind (as search.py does). */
+  Searcher.prototype.weighKinds = function (scores, terms) {
+    var fusion = this.settings.fusion;
+    var weights = Object.assign({}, fusion.kind_weights || {});
+    var words = new Set(terms);
+    (fusion.kind_cues || []).forEach(function (cue) {
+      if (cue.words.some(function (word) { return words.has(word); })) {
+        cue.kinds.forEach(function (kind) {
+          weights[kind] = (weights[kind] === undefined ? 1.0 : weights[kind]) * fusion.kind_cue_weight;
+        });
+      }
+    });
+    var chunks = this.chunks;
+    Object.keys(scores).forEach(function (key) {
+      var weight = weights[chunks[key].kind];
+      if (weight !== undefined) {
+        scores[key] = scores[key] * weight;
+      }
+    });
+    return scores;
+  };
+
   /* Ranked hits, one per symbol; mode is "sparse", "dense" or "fused". */
   Searcher.prototype.search = function (text, top, mode) {
     mode = mode || "fused";
-    var sparse = mode === "sparse" || mode === "fused" ? this.sparseScores(text) : {};
+    var original = text;
+    text = this.expand(text);
+    var sparse = mode === "sparse" || mode === "fused" ? this.sparseScores(text, original) : {};
     var dense = mode === "dense" || mode === "fused" ? this.denseScores(text) : {};
     var combined;
     if (mode === "fused") {
-      combined = fuse(sparse, dense, this.settings.fusion);
+      var weights = Object.assign({}, this.settings.fusion);
+      if (text !== original) {
+        // Glossary words are exact; the model reads Japanese poorly: lean on the words.
+        weights.sparse_weight = weights.translated_sparse_weight;
+      }
+      combined = this.weighKinds(fuse(sparse, dense, weights), queryTerms(text, this.stopWords));
     } else {
       combined = Object.keys(sparse).length ? sparse : dense;
     }
@@ -206,5 +290,13 @@
     return hits;
   };
 
-  return { terms: terms, queryTerms: queryTerms, identifierParts: identifierParts, fuse: fuse, Searcher: Searcher };
+  return {
+    terms: terms,
+    queryTerms: queryTerms,
+    phraseTerms: phraseTerms,
+    withGlossary: withGlossary,
+    identifierParts: identifierParts,
+    fuse: fuse,
+    Searcher: Searcher
+  };
 });

@@ -62,7 +62,8 @@
           chunks: parts[2],
           settings: config.settings,
           stopWords: config.stopWords,
-          commonTerms: config.commonTerms
+          commonTerms: config.commonTerms,
+          glossary: config.glossary
         };
         if (!config.model) {
           return new RefdocSearch.Searcher(self.lunr, data);
@@ -131,7 +132,7 @@
       load().then(function (searcher) {
         var hits = text ? searcher.search(text, TOP, "fused") : [];
         var terms = {};
-        RefdocSearch.queryTerms(text, searcher.stopWords).forEach(function (term) {
+        RefdocSearch.queryTerms(searcher.expand(text), searcher.stopWords).forEach(function (term) {
           terms[term] = true;
         });
         var items = toItems(hits, searcher.chunks, terms);

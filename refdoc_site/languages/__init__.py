@@ -11,9 +11,9 @@ marks definitions with captures:
 - `@receiver`: a Go method's receiver type, prefixed to the method's name;
 - `@body`: where the signature ends.
 
-A second, optional query file `queries/<name>-calls.scm` marks call sites for the
-analysis (see `queries/python-calls.scm`); languages without one fall back to regular
-expressions.
+Optional query files serve the analysis: `queries/<name>-calls.scm` marks call sites
+(see `queries/python-calls.scm`), `queries/<name>-imports.scm` imports and exports (see
+`queries/python-imports.scm`); languages without one fall back to regular expressions.
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ class LanguageSpec:
     """Regex substitutions that turn a name as written into the qualified-name form."""
     line_comment: tuple[str, ...] = ()
     """Line comment prefixes, for comment stripping and the regex tier."""
+    member_separator: str = "."
+    """Joins an imported name to its module (`.models` + `User` → `.models.User`)."""
     chunk_size: int | None = None
     """Per-language default token window size; None means the configured size."""
     chunk_overlap: int | None = None
@@ -71,10 +73,10 @@ class LanguageSpec:
     def query_paths(self) -> list[Path]:
         return [QUERY_DIR / f"{stem}.scm" for stem in (self.queries or (self.name,))]
 
-    @property
-    def calls_query_paths(self) -> list[Path]:
-        """The call-site query files that exist for this language's query stems."""
-        paths = [QUERY_DIR / f"{stem}-calls.scm" for stem in (self.queries or (self.name,))]
+    def analysis_query_paths(self, kind: str) -> list[Path]:
+        """The `<stem>-<kind>.scm` query files (`calls`, `imports`) that exist for this
+        language's query stems."""
+        paths = [QUERY_DIR / f"{stem}-{kind}.scm" for stem in (self.queries or (self.name,))]
         return [path for path in paths if path.exists()]
 
 
@@ -130,6 +132,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         comment_types=("line_comment", "block_comment"),
         name_rewrites=((r"::", "."),),
         line_comment=C_COMMENTS,
+        member_separator="::",
     ),
     LanguageSpec(
         "java",
@@ -256,9 +259,10 @@ def definition_query(spec: LanguageSpec):  # -> tree_sitter.Query | None
 
 
 @cache
-def calls_query(spec: LanguageSpec):  # -> tree_sitter.Query | None
+def analysis_query(spec: LanguageSpec, kind: str):  # -> tree_sitter.Query | None
+    """The language's `calls` or `imports` query, or None without a grammar or a file."""
     language = grammar(spec)
-    paths = spec.calls_query_paths
+    paths = spec.analysis_query_paths(kind)
     if language is None or not paths:
         return None
     from tree_sitter import Query

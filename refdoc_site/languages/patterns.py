@@ -117,24 +117,34 @@ matches: a cheap substring test that spares most chunks the regular expression."
 
 SECURITY: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("authentication", re.compile(r"(?i)\b(?:login|logout|authenticat\w*|password|passwd|credential\w*|session_?token|jwt|oauth\w*|bearer)\b")),
-    ("authorisation", re.compile(r"(?i)\b(?:authori[sz]\w*|permission\w*|is_admin|has_role|access_control|acl)\b")),
+    ("authorisation", re.compile(r"(?i)\b(?:authori[sz]\w*|\w*permission\w*|has_perms?|is_admin|is_staff|is_superuser|has_role|access_control|acl)\b")),
     ("cryptography", re.compile(r"(?i)\b(?:hashlib|hmac|crypto\w*|cipher\w*|encrypt\w*|decrypt\w*|bcrypt|sha256|signature_verify|secrets\.\w+)\b")),
     ("secrets", re.compile(r"(?i)\b(?:api_?key|secret_?key|private_?key|access_?token|client_secret)\b")),
     ("deserialisation", re.compile(r"\bpickle\.loads?\(|\byaml\.load\(|\bmarshal\.loads?\(|\bunserialize\(|\bObjectInputStream\b|\beval\(")),
     ("subprocess", EFFECTS["subprocess"]),
     ("SQL", re.compile(r"(?i)\b(?:execute|executemany|raw)\(\s*f?['\"]\s*(?:select|insert|update|delete)\b|\bcursor\(")),
+    ("file-system path from input", re.compile(
+        r"\b(?:open|send_file|send_from_directory|FileResponse|os\.path\.join|Path|path\.(?:join|resolve)|"
+        r"filepath\.Join|os\.Open|readFile(?:Sync)?|createReadStream|sendFile|new\s+File)\s*\("
+        r"[^)\n]*(?:\brequest\.|\breq\.(?:params|query|body)|\bparams\[|\bsys\.argv|\bprocess\.argv|"
+        r"\bFormValue\(|\br\.URL\b|\bgetParameter\(|\bupload\w*)"
+    )),
     ("network entry point", re.compile(r"@(?:app|router|bp|blueprint)\.(?:route|get|post|put|delete|patch)\b|\bapp\.(?:get|post|put|delete|use)\(|\bhttp\.HandleFunc\b|@(?:Get|Post|Request)Mapping\b|\.listen\(")),
 )
 """Why a chunk sits on a security boundary: the first matching reason is stated."""
 
 SECURITY_GATES: dict[str, tuple[str, ...]] = {
     "authentication": ("login", "logout", "authenticat", "password", "passwd", "credential", "token", "jwt", "oauth", "bearer"),
-    "authorisation": ("authori", "permission", "is_admin", "has_role", "access_control", "acl"),
+    "authorisation": ("authori", "permission", "has_perm", "is_admin", "is_staff", "is_superuser", "has_role", "access_control", "acl"),
     "cryptography": ("hashlib", "hmac", "crypto", "cipher", "encrypt", "decrypt", "bcrypt", "sha256", "signature_verify", "secrets."),
     "secrets": ("key", "token", "client_secret"),
     "deserialisation": ("pickle.", "yaml.load", "marshal.", "unserialize", "objectinputstream", "eval("),
     "subprocess": ("subprocess", "os.", "child_process", "exec", "spawn", "processbuilder", "runtime.", "std::process", "process.start", "popen"),
     "SQL": ("execute", "raw(", "cursor("),
+    "file-system path from input": ("request.", "req.", "params[", "argv", "formvalue(", "r.url", "getparameter(", "upload"),
     "network entry point": ("@app.", "@router.", "@bp.", "@blueprint.", "app.", "handlefunc", "mapping", ".listen("),
 }
 """For each reason, lower-case text of which at least one piece stands in any match."""
+SECURITY_READS_STRINGS = frozenset({"SQL"})
+"""Reasons whose evidence stands inside string literals; the others ignore strings and
+comments, so prose that mentions a password is not a boundary."""

@@ -33,6 +33,8 @@ class ServerSpec:
     """Installed into NPM_PREFIX when the command is missing and npm is present."""
     optional: bool = True
     """A missing optional server is skipped quietly; a missing required one is noticed."""
+    requires: tuple[str, ...] = ()
+    """Other executables the server needs on PATH to answer (gopls runs `go list`)."""
     async_hover: str = ""
     """Regex over the hover text of a definition's name meaning it is asynchronous;
     empty when the server's hover does not tell (jedi omits `async`)."""
@@ -59,7 +61,7 @@ SERVERS: tuple[ServerSpec, ...] = (
         optional=False,
         async_hover=r"^\s*(?:\(\w+\)\s*)?(?:[\w.]+\s+)*async\b|\)\s*:\s*Promise<",
     ),
-    ServerSpec("gopls", languages=("go",), multilspy_language="go", command="gopls"),
+    ServerSpec("gopls", languages=("go",), multilspy_language="go", command="gopls", requires=("go",)),
     ServerSpec("rust-analyzer", languages=("rust",), multilspy_language="rust", command="rust-analyzer"),
     ServerSpec("clangd", languages=("c", "cpp"), multilspy_language="cpp", command="clangd"),
 )
@@ -71,7 +73,10 @@ def server_for(language: str, servers: tuple[ServerSpec, ...] = SERVERS) -> Serv
 
 def find_binary(spec: ServerSpec, install: bool = True) -> str | None:
     """The server's executable: an absolute path, beside this Python, on PATH, or in the
-    npm cache (installed there first when `install` and npm is present)."""
+    npm cache (installed there first when `install` and npm is present). None when it is
+    missing or a tool it requires is."""
+    if not all(shutil.which(tool) for tool in spec.requires):
+        return None
     if os.path.isabs(spec.command):
         return spec.command if os.access(spec.command, os.X_OK) else None
     beside_python = Path(sys.executable).parent / spec.command

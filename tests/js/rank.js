@@ -17,6 +17,7 @@ const data = {
   settings: config.settings,
   stopWords: config.stopWords,
   commonTerms: config.commonTerms,
+  glossary: config.glossary,
 };
 if (config.model) {
   const bytes = (name) => {

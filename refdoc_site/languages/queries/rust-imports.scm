@@ -1,0 +1,13 @@
+; Imports (see python-imports.scm for the captures): `use` paths, one target per name of
+; a use list, `mod x;` and `extern crate`.
+(use_declaration argument: [(identifier) (scoped_identifier) (crate)] @import)
+(use_declaration argument: (use_as_clause path: (_) @import))
+(use_declaration argument: (use_wildcard (_) @import))
+(use_declaration argument: (scoped_use_list
+  path: (_) @import
+  list: (use_list [(identifier) (scoped_identifier)] @member)))
+(use_declaration argument: (scoped_use_list
+  path: (_) @import
+  list: (use_list (use_as_clause path: (_) @member))))
+(mod_item name: (identifier) @import !body)
+(extern_crate_declaration name: (identifier) @import)
