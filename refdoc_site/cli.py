@@ -1,4 +1,4 @@
-"""Command line: `refdoc-site build|index|summarize|render|stats`.
+"""Command line: `refdoc-site build|index|summarize|render|stats|query|plan|eval`.
 
 Every error the user can cause ends in one line on stderr and exit code 2; a configuration
 with several problems prints one line per problem.
@@ -16,7 +16,7 @@ from pathlib import Path
 from . import __version__
 from .config import Config, load_config, with_embedder, with_overrides
 from .errors import RefdocError
-from .pipeline import DISCOVERY_NAME, FACTS_NAME, Workspace, build, index, render, summarize
+from .pipeline import DISCOVERY_NAME, FACTS_NAME, Workspace, build, index, plan, publish, render, summarize
 from .stats import chunk_stats, format_stats
 
 log = logging.getLogger("refdoc_site")
@@ -75,6 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("--json", action="store_true", help="print the hits as JSON")
     query.add_argument("--mode", choices=("fused", "sparse", "dense"), default="fused", help="ranking (default fused)")
     _add_embedder_option(query, "static", EMBEDDER_HELP)
+    planning = command("plan", _plan, "Write plans/{request}.md: how to carry out a request, from the code the search finds for it.", out=True, first=("request", "what to change, e.g. \"add rate limiting to the API\""))
+    planning.add_argument("--site", action="store_true", help="also rebuild the HTML site (default: render the Markdown pages only)")
     evaluation = commands.add_parser("eval", help="Score the search on a labelled query set.")
     evaluation.add_argument("queries", type=Path, help="labelled queries, JSON lines")
     evaluation.add_argument("--corpus", type=Path, required=True, help="folder the queries are about")
@@ -204,16 +206,40 @@ def _stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _search_text(text: str, command: str, example: str) -> str:
+    """The query or request, stripped; an empty or overlong one is a one-line error."""
+    from .search import MAX_QUERY_CHARS
+
+    text = text.strip()
+    if not text:
+        raise RefdocError(f"{command}: empty; say what to look for, e.g. refdoc-site {command} \"{example}\"")
+    if len(text) > MAX_QUERY_CHARS:
+        raise RefdocError(f"{command}: {len(text)} characters, more than {MAX_QUERY_CHARS}; shorten it")
+    return text
+
+
+def _plan(args: argparse.Namespace) -> int:
+    request = _search_text(args.request, "plan", "add rate limiting to the API")
+    workspace = _workspace(args)
+    if not workspace.load_state().files:
+        raise RefdocError(f"{workspace.store.index_path}: no indexed files; run `refdoc-site index` (or `build`) first")
+    record, page = plan(workspace, request)
+    print(f"plan: {page}")
+    if not record["model"]:
+        print("plan: no LLM configured, so the page lists where the request lands in the code and proposes no changes; set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) to have the doc model write the plan")
+    if args.site:
+        print(f"open {publish(workspace) / 'index.html'}")
+    else:
+        print(f"build the site with: refdoc-site build (or mkdocs build -f {workspace.project_dir / 'mkdocs.yml'})")
+    return 0
+
+
 def _query(args: argparse.Namespace) -> int:
     import json
 
-    from .search import MAX_QUERY_CHARS, SearchIndex
+    from .search import SearchIndex
 
-    text = args.text.strip()
-    if not text:
-        raise RefdocError("query: empty; say what to look for, e.g. refdoc-site query \"parse the config\"")
-    if len(text) > MAX_QUERY_CHARS:
-        raise RefdocError(f"query: {len(text)} characters, more than {MAX_QUERY_CHARS}; shorten it")
+    text = _search_text(args.text, "query", "parse the config")
     if args.top < 1:
         raise RefdocError("--top: must be at least 1")
     workspace = _workspace(args)

@@ -105,6 +105,8 @@ class Config:
     """Which call sites the servers are asked about with `lsp: on`: `all`, `linkable`
     (those whose name some function, method or class of the repository bears) or
     `ambiguous` (those whose name several bear)."""
+    plans: tuple[str, ...] = ()
+    """Requests the build writes a plan for (`plans/{slug}.md`), as `refdoc-site plan` does."""
     embedding: EmbeddingConfig | None = field(default=None, repr=False)
     """When set, the index phase also stores API vectors for `query --embedder api`. Out of
     the repr, which keys the summarize and render digests: no page depends on it."""
@@ -139,6 +141,12 @@ def _globs(value: Any) -> str | None:
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return None
     return f"expected a list of glob strings, got {_shown(value)}"
+
+
+def _requests(value: Any) -> str | None:
+    if isinstance(value, list) and all(isinstance(item, str) and item.strip() for item in value):
+        return None
+    return f"expected a list of requests to plan for (non-empty strings), got {_shown(value)}"
 
 
 def _int_at_least(minimum: int) -> Callable[[Any], str | None]:
@@ -263,6 +271,7 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("lsp", _lsp_mode, _lsp_mode_name),
     _Option("lsp_budget", _int_at_least(0)),
     _Option("lsp_ask", _one_of(LSP_ASK_POLICIES)),
+    _Option("plans", _requests, lambda value: tuple(dict.fromkeys(item.strip() for item in value))),
     _Option("embedding", _section(EmbeddingConfig, _embedding_key), lambda value: EmbeddingConfig(**value)),
     _Option("llm", _section(LlmConfig, _llm_key), _llm_config),
 )

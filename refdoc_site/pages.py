@@ -6,7 +6,9 @@ and the page it points at are always named by the same rule.
 
 from __future__ import annotations
 
+import hashlib
 import re
+import unicodedata
 
 from .graph import ROOT_MODULE
 
@@ -27,3 +29,22 @@ def chunk_anchor(symbol: str, part: int = 0) -> str:
     """The HTML id of a chunk's heading on its file page."""
     slug = ANCHOR_UNSAFE.sub("-", symbol).strip("-") or "chunk"
     return f"chunk-{slug}" + (f"-part{part}" if part else "")
+
+
+RESERVED_PLAN_SLUGS = frozenset({"milestones"})
+PLAN_SLUG_CHARS = 60
+PLAN_SLUG_UNSAFE = re.compile(r"[^\w]+")
+"""Letters of any script stay (a Japanese query keeps its words); everything else is a dash."""
+
+
+def plan_slug(query: str) -> str:
+    """`"Add rate limiting!"` → `add-rate-limiting`; a slug that would clash or be empty gets a hash."""
+    text = unicodedata.normalize("NFKC", query).lower()
+    slug = PLAN_SLUG_UNSAFE.sub("-", text).strip("-_")[:PLAN_SLUG_CHARS].strip("-_")
+    if not slug or slug in RESERVED_PLAN_SLUGS:
+        slug = f"{slug or 'plan'}-{hashlib.sha256(query.encode()).hexdigest()[:8]}"
+    return slug
+
+
+def plan_page(slug: str) -> str:
+    return f"plans/{slug}.md"

@@ -16,7 +16,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +29,9 @@ from .discover import discover, read_text
 from .embed import Embedder, default_embedder, embed_documents, matching_embedder
 from .errors import SiteBuildError, StoreError
 from .evidence import collect_decisions
+from .context import plan_context
 from .graph import RepoGraph, build_graph
+from .grounding import NameIndex
 from .hierarchy import build_hierarchy
 from .lsp import analyzer_for
 from .plans import plan_milestones
@@ -39,9 +41,10 @@ from .render import SiteData, render_pages
 from .resources import mkdocs_template, templates_dir
 from .site import build_site, find_mermaid, write_project
 from .site_search import write_search_data
-from .pages import module_page
+from .pages import module_page, plan_page, plan_slug
 from .store import FileEntry, Store, StoreState
 from .summarize import ExtractiveSummarizer, Summarizer
+from .writers import expand_query, extractive_plan, write_decisions, write_milestones, write_plan
 
 if TYPE_CHECKING:
     from .llm import LlmSession
@@ -54,6 +57,12 @@ HIERARCHY_NAME = "summaries/hierarchy.json"
 DECISIONS_NAME = "decisions.json"
 PLANS_NAME = "plans.json"
 FACTS_NAME = "facts.json"
+WRITTEN_DIR = "written"
+"""What the doc model wrote, grounded (writers.py): `decisions.json`, `milestones.json`, and a
+plan per request under `plans/`."""
+WRITTEN_DECISIONS = f"{WRITTEN_DIR}/decisions.json"
+WRITTEN_MILESTONES = f"{WRITTEN_DIR}/milestones.json"
+WRITTEN_PLANS = f"{WRITTEN_DIR}/plans"
 
 
 @dataclass
@@ -391,6 +400,7 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
     }
     for name, data in outputs.items():
         store.write_json(name, data)
+    write_pages(workspace, hierarchy, outputs[DECISIONS_NAME], outputs[PLANS_NAME], llm)
     if llm is not None and (llm.dry_run or llm.report.total.fallbacks > fallbacks):
         # Not done: the next build runs this phase again; the pages still change with the text.
         digest = f"{digest}-partial-{hashlib.sha256(repr(outputs).encode()).hexdigest()[:12]}"
@@ -418,6 +428,74 @@ def _summaries_digest(documents: list[Document]) -> str:
     for document in documents:
         digest.update(repr(sorted(document.summary.to_dict().items())).encode())
     return digest.hexdigest()
+
+
+def write_pages(
+    workspace: Workspace, hierarchy: Hierarchy, decisions: list[dict], milestones: list[dict], llm: LlmSession | None
+) -> None:
+    """The pages the doc model writes from what the offline build found, and the configured plans.
+
+    Without a session, or when the model gives nothing usable (counted by the session), the
+    offline decision log and plan stay; a plan is then where its request lands in the code.
+    """
+    store = workspace.store
+    names = NameIndex(workspace.load_state().documents, hierarchy)
+    dry_run = llm is not None and llm.dry_run  # asks (to estimate), stores nothing
+    for name, write, found in ((WRITTEN_DECISIONS, write_decisions, decisions), (WRITTEN_MILESTONES, write_milestones, milestones)):
+        record = write(llm, found, hierarchy, names) if llm is not None else None
+        if record is not None:
+            store.write_json(name, record)
+        elif not dry_run:
+            (store.directory / name).unlink(missing_ok=True)
+    configured = {plan_slug(query): query for query in workspace.config.plans}
+    for stale in stored_plans(store):
+        if stale.get("origin") == "config" and stale["slug"] not in configured and not dry_run:
+            (store.directory / WRITTEN_PLANS / f"{stale['slug']}.json").unlink()
+    if configured:
+        planner = Planner(workspace, hierarchy, names, llm)
+        for query in configured.values():
+            planner.write(query, origin="config", store=not dry_run)
+
+
+@dataclass
+class Planner:
+    """Writes `plans/{slug}.md` records: the doc model's plan, or where the request lands."""
+
+    workspace: Workspace
+    hierarchy: Hierarchy
+    names: NameIndex
+    llm: LlmSession | None = None
+
+    @cached_property
+    def search(self):
+        from .search import SearchIndex
+
+        state = self.workspace.load_state()
+        return SearchIndex.build(state.documents), matching_embedder(state)
+
+    def write(self, query: str, origin: str = "cli", store: bool = True) -> dict:
+        """The plan record for `query`, stored under its slug (unless `store` is False)."""
+        search_index, embedder = self.search
+        expansion = expand_query(self.llm, query) if self.llm is not None else []
+        documents = self.workspace.load_state().documents
+        context = plan_context(query, documents, self.hierarchy, search_index, embedder, expansion=expansion)
+        record = write_plan(self.llm, context, self.names) if self.llm is not None else None
+        if record is None:
+            record = extractive_plan(context, self.workspace.config.language)
+        slug = plan_slug(query)
+        record = {"slug": slug, "origin": origin, **record}
+        if store:
+            self.workspace.store.write_json(f"{WRITTEN_PLANS}/{slug}.json", record)
+        return record
+
+
+def plan(workspace: Workspace, query: str, llm: LlmSession | None = None) -> tuple[dict, Path]:
+    """`refdoc-site plan`: write the plan for `query` and render the pages; returns it and its page."""
+    hierarchy = summarize(workspace, llm)
+    state = workspace.load_state()
+    record = Planner(workspace, hierarchy, NameIndex(state.documents, hierarchy), llm).write(query)
+    render(workspace)
+    return record, workspace.project_dir / "docs" / plan_page(record["slug"])
 
 
 def _previous_digest(store: Store, name: str) -> str:
@@ -456,7 +534,9 @@ def render(workspace: Workspace) -> list[str]:
     Skipped when the summaries, the templates and the site settings are unchanged.
     """
     mermaid = find_mermaid(workspace.repo, workspace.config.mermaid_js)
-    digest = workspace.inputs_digest("render", _previous_digest(workspace.store, FACTS_NAME), _templates_digest(), str(mermaid), str(workspace.out_dir))
+    digest = workspace.inputs_digest(
+        "render", _previous_digest(workspace.store, FACTS_NAME), _templates_digest(), _written_digest(workspace.store), str(mermaid), str(workspace.out_dir)
+    )
     docs_dir = workspace.project_dir / "docs"
     rendered = workspace.store.directory / RENDERED_NAME
     if _previous_digest(workspace.store, RENDERED_NAME) == digest and docs_dir.exists():
@@ -477,6 +557,7 @@ def render(workspace: Workspace) -> list[str]:
         site_url=workspace.config.site_url,
         language=workspace.config.language,
         modules=[(name, module_page(name)) for name in sorted(data.hierarchy.modules)],
+        plans=[(plan["query"], plan_page(plan["slug"])) for plan in data.plans],
         mermaid_script=mermaid,
     )
     workspace.store.write_json(RENDERED_NAME, {"inputs": digest, "pages": pages})
@@ -510,8 +591,15 @@ def _alongside(function, args: tuple, parallel: bool = True):
 
 def _templates_digest() -> str:
     digest = hashlib.sha256()
-    for path in sorted(templates_dir().rglob("*.jinja2")) + [mkdocs_template()]:
+    for path in sorted(templates_dir().rglob("*.jinja2")) + sorted(templates_dir().rglob("*.json")) + [mkdocs_template()]:
         digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _written_digest(store: Store) -> str:
+    digest = hashlib.sha256()
+    for path in sorted((store.directory / WRITTEN_DIR).rglob("*.json")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -530,7 +618,16 @@ def load_site_data(workspace: Workspace) -> SiteData:
         repo_url=workspace.config.repo_url,
         commit=facts.get("commit", ""),
         mermaid=find_mermaid(workspace.repo, workspace.config.mermaid_js) is not None,
+        written={name: store.read_json(path) for name, path in (("decisions", WRITTEN_DECISIONS), ("milestones", WRITTEN_MILESTONES)) if (store.directory / path).exists()},
+        plans=stored_plans(store),
+        language=workspace.config.language,
     )
+
+
+def stored_plans(store: Store) -> list[dict]:
+    """Every plan written so far, by slug."""
+    directory = store.directory / WRITTEN_PLANS
+    return [store.read_json(f"{WRITTEN_PLANS}/{path.name}") for path in sorted(directory.glob("*.json"))]
 
 
 # --- phase 4: site ------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from urllib.parse import quote
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from .graph import RepoGraph
-from .pages import chunk_anchor, file_page, module_page
+from .pages import chunk_anchor, file_page, module_page, plan_page
 from .records import ChunkKind, Document, Hierarchy
 from .resources import templates_dir
 
@@ -44,6 +44,13 @@ class SiteData:
     commit: str = ""
     mermaid: bool = False
     """Whether a local Mermaid script ships with the site; else diagrams show as text."""
+    written: dict = field(default_factory=dict)
+    """Pages the doc model wrote (writers.py), grounded: `decisions`, `milestones`; absent
+    ones render offline."""
+    plans: list[dict] = field(default_factory=list)
+    """Plans for queries (`refdoc-site plan`, `plans:` in refdoc.yml), by slug."""
+    language: str = "en"
+    """Language of the written pages' headings."""
 
 
 def render_pages(data: SiteData, docs_dir: Path) -> list[str]:
@@ -72,8 +79,11 @@ class _Pages:
     def all(self):
         data = self.data
         yield "index.md", self.render("index.md.jinja2", "index.md", module_map=self.module_map())
-        yield "decisions.md", self.render("decisions.md.jinja2", "decisions.md")
-        yield "plans/milestones.md", self.render("milestones.md.jinja2", "plans/milestones.md")
+        yield "decisions.md", self.written_or_offline("decisions", "decisions.md.jinja2", "decisions.md")
+        yield "plans/milestones.md", self.written_or_offline("milestones", "milestones.md.jinja2", "plans/milestones.md")
+        for plan in data.plans:
+            page = plan_page(plan["slug"])
+            yield page, self.render("written/plan.md.jinja2", page, plan=plan, labels=self.labels)
         yield "summaries/system.md", self.render("summaries/system.md.jinja2", "summaries/system.md")
         yield "summaries/modules.md", self.render("summaries/modules.md.jinja2", "summaries/modules.md")
         yield "summaries/files.md", self.render("summaries/files.md.jinja2", "summaries/files.md")
@@ -85,11 +95,28 @@ class _Pages:
             documents = sorted(self.by_path.get(path, []), key=lambda d: (d.chunk.start_line, d.chunk.part))
             yield page, self.render("file.md.jinja2", page, file=summary, documents=documents)
 
+    @property
+    def labels(self) -> dict[str, str]:
+        return written_labels(self.data.language)
+
+    def written_or_offline(self, name: str, offline_template: str, page: str) -> str:
+        written = self.data.written.get(name)
+        if written is None:
+            return self.render(offline_template, page)
+        return self.render(f"written/{offline_template}", page, written=written, labels=self.labels)
+
     def render(self, template: str, page: str, **context) -> str:
         here = posixpath.dirname(page) or "."
 
         def link(target_page: str, anchor: str = "") -> str:
             return _relative_url(target_page, here) + (f"#{anchor}" if anchor else "")
+
+        def cite_link(item: dict, shown: str = "") -> str:
+            label = code_span(shown) if shown else escape_text(item["label"])
+            return f"[{label}]({link(item['page'], item.get('anchor', ''))})" if item.get("page") else label
+
+        def grounded(segments: list[dict], links: bool = True) -> str:
+            return grounded_markdown(segments, link if links else None, self.labels["flagged"])
 
         def chunk_link(chunk_id: str) -> str:
             document = self.by_id.get(chunk_id)
@@ -103,6 +130,8 @@ class _Pages:
             page=page,
             link=link,
             chunk_link=chunk_link,
+            cite_link=cite_link,
+            grounded=grounded,
             chunk=lambda chunk_id: self.by_id.get(chunk_id),
             file_page=file_page,
             module_page=module_page,
@@ -165,6 +194,56 @@ def _environment() -> Environment:
     env.filters["anchor"] = chunk_anchor
     env.filters["plural"] = lambda count, word: f"{count} {word}{'' if count == 1 else 's'}"
     return env
+
+
+@lru_cache(maxsize=4)
+def written_labels(language: str) -> dict[str, str]:
+    """Headings and notes of the written pages in the output language (English when unknown)."""
+    labels = json.loads((templates_dir() / "written" / "labels.json").read_text(encoding="utf-8"))
+    return labels.get(language, labels["en"])
+
+
+def grounded_markdown(segments: list[dict], link, flagged_label: str) -> str:
+    """Grounded segments (grounding.py) as Markdown: prose escaped, names as code spans linked
+    to their pages, flagged names marked, a statement's citations in brackets after it.
+
+    `link(page, anchor)` makes a page-relative URL; None renders names and citations unlinked.
+    """
+    out: list[str] = []
+    citations: list[str] = []
+
+    def flush() -> None:
+        if citations:
+            out.append(" (" + "; ".join(citations) + ")")
+            citations.clear()
+
+    for segment in segments:
+        if "cite" in segment:
+            if link is not None:
+                target = segment["cite"]
+                label = escape_text(target["label"])
+                citations.append(f"[{label}]({link(target['page'], target.get('anchor', ''))})" if target.get("page") else label)
+            continue
+        flush()
+        if "text" in segment:
+            out.append(_escape_inline(segment["text"]))
+        elif segment.get("flagged"):
+            out.append(f"{code_span(segment['code'])} *({flagged_label})*")
+        elif segment.get("link") and link is not None:
+            target = segment["link"]
+            out.append(f"[{code_span(segment['code'])}]({link(target['page'], target.get('anchor', ''))})")
+        else:
+            out.append(code_span(segment["code"]))
+    flush()
+    return "".join(out).strip()
+
+
+def _escape_inline(text: str) -> str:
+    """Like `escape_text`, but a space at either end is kept: the text sits between other segments."""
+    escaped = escape_text(text)
+    if not escaped:
+        return " " if text and text.isspace() else ""
+    return (" " if text[:1].isspace() else "") + escaped + (" " if text[-1:].isspace() else "")
 
 
 def escape_text(value: object) -> str:

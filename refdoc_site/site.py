@@ -43,6 +43,7 @@ def write_project(
     language: str,
     modules: list[tuple[str, str]],
     mermaid_script: Path | None,
+    plans: list[tuple[str, str]] = (),
 ) -> Path:
     """Write `mkdocs.yml` (and local assets) next to the rendered `docs/`."""
     docs_dir = project_dir / "docs"
@@ -66,6 +67,7 @@ def write_project(
             site_dir=str(site_dir.resolve()),
             language=language,
             modules=modules,
+            plans=plans,
             extra_javascript=scripts,
         ),
         encoding="utf-8",

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 import textwrap
 from pathlib import Path
+
+SHOP_FIXTURE = Path(__file__).parent / "fixtures" / "golden_repo"
+"""The golden test's small multi-language repository."""
 
 
 def dedent(text: str) -> str:
@@ -60,3 +64,15 @@ SHOP_SOURCES = {
     ''',
 }
 """Two modules of a small shop, for the tests of the API providers."""
+
+
+def indexed_shop(root: Path, config=None):
+    """A copy of the golden fixture under `root`, indexed and summarized: (workspace, hierarchy)."""
+    from refdoc_site.config import Config
+    from refdoc_site.pipeline import Workspace, index, summarize
+
+    repo = root / "shop"
+    shutil.copytree(SHOP_FIXTURE, repo)
+    workspace = Workspace.create(repo, config or Config(site_name="Shop"), root / "store", root / "site")
+    index(workspace)
+    return workspace, summarize(workspace)
