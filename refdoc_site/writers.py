@@ -99,10 +99,10 @@ def write_decisions(session: JsonSession, decisions: list[dict], hierarchy: Hier
     grounder = Grounder(names, book)
     entries = []
     for item in reply["decisions"][:MAX_DECISIONS]:
-        cited = [i for name in ("context", "decision", "consequences") for i in book.cited_ids(item.get(name, ""))]
+        cited = [i for name in ("context", "decision", "consequences") for i in book.cited_ids(item.get(name, "")) if i.startswith("E")]
         entries.append({
             "title": grounder.ground(item["title"], statement=False),
-            "status": " ".join(str(item.get("status", "")).split()),
+            "status": grounder.ground(item.get("status", ""), statement=False),
             "context": grounder.ground(item.get("context", "")),
             "decision": grounder.ground(item["decision"]),
             "consequences": grounder.ground(item.get("consequences", "")),

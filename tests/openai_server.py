@@ -11,8 +11,11 @@ words point the same way and a test can rank by them itself. Chat replies are
 deterministic too (`chat_reply`): asked for JSON, the server answers an object with the
 keys of the JSON example in the prompt, each value naming the key, the first line of the
 last user message and a digest of the whole conversation, so a test can tell which
-question a page's text answers and a changed question gets a changed answer. A prompt that
-asks for Japanese gets Japanese. Every request is recorded (`requests`), and faults can be
+question a page's text answers and a changed question gets a changed answer. A prompt whose
+JSON example nests lists (a page's schema, refdoc_site/writers.py) gets an object of that
+shape whose texts follow the writers' rules: each names the first code name of the listed
+sources in backticks and cites the first source of every kind (`[S1, M1, C1]`). A prompt
+that asks for Japanese gets Japanese. Every request is recorded (`requests`), and faults can be
 injected (`inject`): an HTTP status with headers (429 with Retry-After, 500, ...), a sleep
 longer than the client's timeout, a malformed body, vectors of the wrong dimension or too
 few of them; for chat, a reply that is not JSON (`invalid_json`), a given reply
@@ -225,8 +228,54 @@ def chat_reply(request: Recorded, symbol: str = "") -> str:
     if request.body.get("response_format", {}).get("type") != "json_object":
         return text("text")
     system = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
+    example = _nested_example(system)
+    if example is not None:
+        return json.dumps(_page_reply(example, users[-1] if users else "", japanese, extra, text), ensure_ascii=False)
     keys = list(dict.fromkeys(JSON_KEY.findall(system))) or ["answer"]
     return json.dumps({key: text(key) for key in keys}, ensure_ascii=False)
+
+
+SOURCE_ID = re.compile(r"^\[([A-Z]\d+)\]", re.MULTILINE)
+BACKTICKED = re.compile(r"`([^`\n]+)`")
+
+
+def _nested_example(system: str) -> dict | None:
+    """The JSON example of a page's schema: the first object in the prompt that nests lists."""
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", system):
+        try:
+            value, _ = decoder.raw_decode(system, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict) and any(isinstance(v, (list, dict)) for v in value.values()):
+            return value
+    return None
+
+
+def _page_reply(example: Any, user: str, japanese: bool, extra: str, text: Callable[[str], str]) -> Any:
+    """A reply shaped like the example (lists of one item) whose texts follow a writer's rules:
+    each names the first code name of the sources in backticks and cites the first source of
+    every kind (`[S1, E1, M1]`), then `extra` (a hallucinated name, when injected)."""
+    sources = user.split("Sources:", 1)[-1]
+    firsts: dict[str, str] = {}
+    for source_id in SOURCE_ID.findall(sources):
+        firsts.setdefault(source_id[0], source_id)
+    cited = ", ".join(firsts.values())
+    name = next(iter(BACKTICKED.findall(sources)), "")
+
+    def shaped(value: Any, key: str) -> Any:
+        if isinstance(value, dict):
+            return {k: shaped(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [shaped(value[0], key)] if value else []
+        if not cited:  # no sources: a short word (a search term)
+            return f"{key}{hashlib.sha256(user.encode()).hexdigest()[:4]}"
+        base = text(key).replace(extra, "").strip()
+        if japanese:
+            return f"{base}対象は`{name}`です［{cited}］。{extra}".strip()
+        return f"{base} It concerns `{name}` [{cited}].{extra}"
+
+    return shaped(example, "answer")
 
 
 def _error_body(message: str, kind: str, code: str | None = None) -> dict:
