@@ -66,7 +66,9 @@ def _parser() -> argparse.ArgumentParser:
         _add_lsp_options(indexing)
         _add_embedder_option(indexing, None, "api: also store API vectors for query --embedder api (default: refdoc.yml's embedding)")
     summarize_command = command("summarize", _summarize, "Build the file, module and system summaries from the store.")
-    for writing in (build_command, index_command, summarize_command):
+    planning = command("plan", _plan, "Write plans/{request}.md: how to carry out a request, from the code the search finds for it.", out=True, first=("request", "what to change, e.g. \"add rate limiting to the API\""))
+    planning.add_argument("--site", action="store_true", help="also rebuild the HTML site (default: render the Markdown pages only)")
+    for writing in (build_command, index_command, summarize_command, planning):
         writing.add_argument("--no-llm", action="store_true", help="extractive summaries even when an LLM is configured")
     command("render", _render, "Render the Markdown pages and mkdocs.yml from the store.", out=True)
     command("stats", _stats, "Print chunking statistics of the store.")
@@ -74,9 +76,9 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("--top", type=int, default=10, help="number of hits (default 10)")
     query.add_argument("--json", action="store_true", help="print the hits as JSON")
     query.add_argument("--mode", choices=("fused", "sparse", "dense"), default="fused", help="ranking (default fused)")
+    query.add_argument("--expand", action="store_true", help="also search the terms the LLM expands the query to (needs an LLM; cached)")
+    query.set_defaults(no_llm=False)
     _add_embedder_option(query, "static", EMBEDDER_HELP)
-    planning = command("plan", _plan, "Write plans/{request}.md: how to carry out a request, from the code the search finds for it.", out=True, first=("request", "what to change, e.g. \"add rate limiting to the API\""))
-    planning.add_argument("--site", action="store_true", help="also rebuild the HTML site (default: render the Markdown pages only)")
     evaluation = commands.add_parser("eval", help="Score the search on a labelled query set.")
     evaluation.add_argument("queries", type=Path, help="labelled queries, JSON lines")
     evaluation.add_argument("--corpus", type=Path, required=True, help="folder the queries are about")
@@ -117,8 +119,9 @@ def _workspace(args: argparse.Namespace) -> Workspace:
 
 
 @contextmanager
-def _llm_session(args: argparse.Namespace, workspace: Workspace):
-    """The run's LLM session (or None), its line of notice, and its account at the end."""
+def _llm_session(args: argparse.Namespace, workspace: Workspace, account: bool = True):
+    """The run's LLM session (or None), its line of notice, and (unless not `account`) its
+    account at the end."""
     from .llm import HOW_TO_TURN_ON, open_session
 
     max_cost = getattr(args, "max_cost", None)
@@ -138,7 +141,7 @@ def _llm_session(args: argparse.Namespace, workspace: Workspace):
     finally:
         if session is not None:
             session.close()
-            for line in session.report.lines():
+            for line in session.report.lines() if account else ():
                 print(line)
 
 
@@ -223,14 +226,17 @@ def _plan(args: argparse.Namespace) -> int:
     workspace = _workspace(args)
     if not workspace.load_state().files:
         raise RefdocError(f"{workspace.store.index_path}: no indexed files; run `refdoc-site index` (or `build`) first")
-    record, page = plan(workspace, request)
-    print(f"plan: {page}")
-    if not record["model"]:
-        print("plan: no LLM configured, so the page lists where the request lands in the code and proposes no changes; set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) to have the doc model write the plan")
-    if args.site:
-        print(f"open {publish(workspace) / 'index.html'}")
-    else:
-        print(f"build the site with: refdoc-site build (or mkdocs build -f {workspace.project_dir / 'mkdocs.yml'})")
+    with _llm_session(args, workspace) as llm:
+        record, page = plan(workspace, request, llm)
+        print(f"plan: {page}")
+        if llm is None:
+            print("plan: no LLM configured, so the page lists where the request lands in the code and proposes no changes; set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) to have the doc model write the plan")
+        elif not record["model"]:
+            print("plan: the doc model gave no usable plan (see below), so the page lists where the request lands in the code", file=sys.stderr)
+        if args.site:
+            print(f"open {publish(workspace) / 'index.html'}")
+        else:
+            print(f"build the site with: refdoc-site build (or mkdocs build -f {workspace.project_dir / 'mkdocs.yml'})")
     return 0
 
 
@@ -246,6 +252,8 @@ def _query(args: argparse.Namespace) -> int:
     state = workspace.store.load()
     if not state.documents:
         raise RefdocError(f"{workspace.store.index_path}: no indexed chunks; run `refdoc-site index` first")
+    if args.expand:
+        text = _expanded(args, workspace, text)
     search_index, embedder = _dense_side(args.embedder, SearchIndex.build(state.documents), workspace, state, args.mode)
     hits = search_index.search(text, args.top, args.mode, embedder)
     if args.json:
@@ -258,6 +266,19 @@ def _query(args: argparse.Namespace) -> int:
         for rank, hit in enumerate(hits, start=1):
             print(f"{rank:>3}. {hit.score:.3f}  {hit.path}:{hit.start_line}-{hit.end_line}  {hit.symbol}  ({hit.kind})")
     return 0
+
+
+def _expanded(args: argparse.Namespace, workspace: Workspace, text: str) -> str:
+    """The query and the terms the LLM expands it to, said on stderr; the query alone without an LLM."""
+    from .writers import expand_query
+
+    with _llm_session(args, workspace, account=False) as llm:
+        if llm is None:
+            print("query: --expand needs an LLM (set OPENAI_API_KEY, or OPENAI_BASE_URL for a compatible server); searching the words as given", file=sys.stderr)
+            return text
+        terms = expand_query(llm, text)
+    print(f"expanded: {', '.join(terms) if terms else 'no terms (the LLM gave none); searching the words as given'}", file=sys.stderr)
+    return " ".join([text, *terms])
 
 
 def _dense_side(choice: str, search_index, workspace: Workspace, state, mode: str = "fused"):
