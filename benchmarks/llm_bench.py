@@ -10,7 +10,8 @@ replies, real HTTP, the real `openai` client) answers. Against one store, in ord
 - a full build; a no-change rebuild; a one-file change (a function added at the end of
   one file) rebuilt.
 
-For each run: the HTTP requests the server received, by phase (chunk/file/module/system),
+For each run: the HTTP requests the server received, by phase (chunk/file/module/system,
+and the decisions and milestones pages the doc model writes),
 the answers the cache gave, the tokens the server reported, and the wall time of the
 index, summarize and render phases (no MkDocs build: it never talks to the LLM). With
 `--latency`, the server waits that long before every answer, like a remote model would,
@@ -37,7 +38,7 @@ from refdoc_site.config import Config, LlmConfig
 from refdoc_site.llm import open_session
 from refdoc_site.pipeline import Workspace, index, render, summarize
 
-PHASES = ("chunk", "file", "module", "system")
+PHASES = ("chunk", "file", "module", "system", "decisions", "milestones")
 CHANGED_FILE = {"httpx": "httpx/_utils.py", "click": "click/utils.py"}
 ADDED = '\n\ndef _benchmark_marker(value: int) -> int:\n    """Return the value doubled (added by the LLM benchmark)."""\n    return value * 2\n'
 
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         changed.write_text(changed.read_text(encoding="utf-8") + ADDED, encoding="utf-8")
         rows.append([f"one-file change ({CHANGED_FILE[args.corpus]})", *run_once(repo, store, server, args)])
     print(f"\nLLM path on {args.corpus}, local test server, latency {args.latency:g} s, concurrency {args.concurrency}")
-    headers = ["run", "requests", "chunk/file/module/system", "cache hits", "prompt tok", "completion tok", "wall s"]
+    headers = ["run", "requests", "/".join(PHASES), "cache hits", "prompt tok", "completion tok", "wall s"]
     print(_table(headers, rows))
     return 0
 

@@ -83,6 +83,12 @@ def test_a_hallucinated_name_is_flagged_and_counted_while_real_names_stay_linked
     assert flagged and set(flagged) == {HALLUCINATED}
     assert f"names not found in the code are marked: `{HALLUCINATED}`." in decisions
     assert HALLUCINATED in workspace.store.read_json(WRITTEN_MILESTONES)["grounding"]["flagged_names"]
+    server.inject("hallucinate", symbol="UserService.purge_all", times=None, when=lambda request: request.phase == "plans")
+    record, written = plan(workspace, "delete a user", session_for(server, workspace))
+    proposal = written.read_text(encoding="utf-8")
+    assert "`UserService.purge_all()` *(not found in the code)*" in proposal
+    assert "[app/service.py:26–28](../files/app/service.py.md#chunk-UserService.delete-user)" in proposal
+    assert set(record["grounding"]["flagged_names"]) == {"UserService.purge_all"}
     publish(workspace)
 
 
