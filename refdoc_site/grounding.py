@@ -56,7 +56,9 @@ CODE_WORD = re.compile(
 )
 """Words outside backticks that can only be code; ASCII so that Japanese text bounds them."""
 SEGMENT = re.compile(f"{CITATION.pattern}|{BACKTICKED.pattern}|{CODE_WORD.pattern}", re.ASCII)
-NAME_SHAPE = re.compile(r"^[A-Za-z_$.][\w$.:/#@<>\-]*$", re.ASCII)
+AT_LINE = re.compile(r"^(.+?)(?::|#L)(\d+)(?:[-–]L?\d+)?$")
+"""A path with a line or a line range: `app/x.py:12`, `app/x.py:12-30`, `app/x.py#L12`."""
+NAME_SHAPE = re.compile(r"^[A-Za-z_$.][\w$.:/#@<>\-–]*$", re.ASCII)
 """What a backticked span must look like to be a name (not an expression or a command)."""
 IDENTIFIER = re.compile(r"[A-Za-z_$][\w$-]*", re.ASCII)
 LITERALS = frozenset(
@@ -204,7 +206,7 @@ def normalise_name(raw: str) -> str:
     """A backticked name as the index spells it: `Foo::bar()` → `Foo.bar`, `./app.py` → `app.py`."""
     name = raw.strip().strip(",;:")
     name = re.sub(r"\(.*\)$", "", name)
-    name = name.replace("::", ".").replace("#", ".").replace("->", ".")
+    name = re.sub(r"#(?!L\d)", ".", name.replace("::", ".").replace("->", "."))
     name = name.removeprefix("./")
     return name.rstrip(".")
 
@@ -254,6 +256,8 @@ class NameIndex:
             return Resolution("code")
         if found := self._file(name):
             return Resolution("file", file_link(found))
+        if at_line := self._at_line(name):
+            return at_line
         if name in self.modules:
             return Resolution("module", module_link(name))
         if found_chunk := self._chunk(name, list(prefer)):
@@ -295,17 +299,38 @@ class NameIndex:
                 return document
         return candidates[0]
 
+    def _at_line(self, name: str) -> Resolution | None:
+        """`app/x.py:12` or `app/x.py:12-30`: the chunk of that file holding the line, else the file."""
+        match = AT_LINE.match(name)
+        path = self._file(match.group(1)) if match else None
+        if path is None:
+            return None
+        line = int(match.group(2))
+        holding = [
+            d for d in self.documents if d.chunk.path == path and d.chunk.start_line <= line <= d.chunk.end_line
+        ]
+        if not holding:
+            return Resolution("file", file_link(path))
+        narrowest = min(holding, key=lambda d: (d.chunk.end_line - d.chunk.start_line, d.chunk.part))
+        return Resolution("chunk", chunk_link(narrowest))
+
     def _after_module_path(self, name: str) -> list[Document]:
-        """`app.service.OrderService.place` → `OrderService.place` in `app/service.py`."""
+        """`app.service.OrderService.place` → `OrderService.place` in `app/service.py`;
+        `app.OrderService` → `OrderService` in a file under `app/` (a package re-exporting it)."""
         parts = name.split(".")
         for cut in range(len(parts) - 1, 0, -1):
-            path = self.dotted_files.get(".".join(parts[:cut]))
+            prefix = ".".join(parts[:cut])
+            symbol = ".".join(parts[cut:])
+            path = self.dotted_files.get(prefix)
             if path is None and cut == 1:
                 path = next((p for p in self.basenames.get(parts[0] + ".py", [])), None)
             if path:
-                found = [d for d in self.symbols.get(".".join(parts[cut:]), []) if d.chunk.path == path]
-                if found:
-                    return found
+                found = [d for d in self.symbols.get(symbol, []) if d.chunk.path == path]
+            else:
+                directory = prefix.replace(".", "/") + "/"
+                found = [d for d in self.symbols.get(symbol, []) if d.chunk.path.startswith(directory)]
+            if found:
+                return found
         return []
 
     def _member(self, name: str) -> Resolution | None:

@@ -439,7 +439,8 @@ def write_pages(
     offline decision log and plan stay; a plan is then where its request lands in the code.
     """
     store = workspace.store
-    names = NameIndex(workspace.load_state().documents, hierarchy)
+    configured = {plan_slug(query): query for query in workspace.config.plans}
+    names = NameIndex(workspace.load_state().documents, hierarchy) if llm is not None or configured else None
     dry_run = llm is not None and llm.dry_run  # asks (to estimate), stores nothing
     for name, write, found in ((WRITTEN_DECISIONS, write_decisions, decisions), (WRITTEN_MILESTONES, write_milestones, milestones)):
         record = write(llm, found, hierarchy, names) if llm is not None else None
@@ -447,7 +448,6 @@ def write_pages(
             store.write_json(name, record)
         elif not dry_run:
             (store.directory / name).unlink(missing_ok=True)
-    configured = {plan_slug(query): query for query in workspace.config.plans}
     for stale in stored_plans(store):
         if stale.get("origin") == "config" and stale["slug"] not in configured and not dry_run:
             (store.directory / WRITTEN_PLANS / f"{stale['slug']}.json").unlink()

@@ -51,6 +51,21 @@ def test_names_in_other_spellings_resolve_to_the_same_chunk(shop) -> None:
     assert g.report.flagged_names == []
 
 
+def test_a_path_with_lines_links_the_chunk_holding_them_and_a_package_prefix_is_read(shop) -> None:
+    g = grounder(shop)
+    for spelling, anchor in (
+        ("app/service.py:27", "chunk-UserService.delete-user"),
+        ("app/service.py:26–28", "chunk-UserService.delete-user"),
+        ("app/service.py#L18", "chunk-UserService.create-user"),
+        ("app/service.py:9", ""),
+        ("app.UserService", "chunk-UserService"),
+    ):
+        link = next(s for s in g.ground(f"See `{spelling}`.") if "code" in s).get("link")
+        assert link is not None and link["page"] == "files/app/service.py.md" and link["anchor"] == anchor, spelling
+    assert g.report.flagged_names == []
+    assert next(s for s in g.ground("`web.UserService`") if "code" in s).get("flagged")
+
+
 def test_modules_files_and_typescript_and_go_symbols_link(shop) -> None:
     g = grounder(shop)
     segments = g.ground("`web/src` holds `ApiClient.getOrder`; `go/server` has `Server.Handle` in `server.go`.")
