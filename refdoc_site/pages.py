@@ -16,6 +16,9 @@ ANCHOR_UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 """Underscores go too: Markdown would read `__init__` inside an attribute list as bold."""
 
 
+SYSTEM_PAGE = "summaries/system.md"
+
+
 def file_page(path: str) -> str:
     """`src/app.py` → `files/src/app.py.md`; spaces and non-ASCII names are kept."""
     return f"files/{path}.md"

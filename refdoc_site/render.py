@@ -13,14 +13,14 @@ import posixpath
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from .graph import RepoGraph
-from .pages import chunk_anchor, file_page, module_page, plan_page
+from .pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
 from .records import ChunkKind, Document, Hierarchy
 from .resources import templates_dir
 
@@ -105,18 +105,40 @@ class _Pages:
             return self.render(offline_template, page)
         return self.render(f"written/{offline_template}", page, written=written, labels=self.labels)
 
+    @cached_property
+    def anchors(self) -> dict[str, set[str]]:
+        """Every page of the site that written pages link to, with the chunk anchors on it."""
+        pages: dict[str, set[str]] = {SYSTEM_PAGE: set()}
+        pages.update((module_page(name), set()) for name in self.data.hierarchy.modules)
+        pages.update((file_page(path), set()) for path in self.data.hierarchy.files)
+        for document in self.data.documents:
+            chunk = document.chunk
+            pages.setdefault(file_page(chunk.path), set()).add(chunk_anchor(chunk.symbol, chunk.part))
+        return pages
+
+    def exists(self, page: str, anchor: str = "") -> bool:
+        """Whether a stored link still points into this site: a plan written before the code
+        changed may name a chunk that is gone; its link is then shown as text."""
+        return page in self.anchors and (not anchor or anchor in self.anchors[page])
+
     def render(self, template: str, page: str, **context) -> str:
         here = posixpath.dirname(page) or "."
 
         def link(target_page: str, anchor: str = "") -> str:
             return _relative_url(target_page, here) + (f"#{anchor}" if anchor else "")
 
+        def url(target: dict) -> str | None:
+            """A stored link's URL from here, or None when its page or anchor is not in this site."""
+            page, anchor = target.get("page", ""), target.get("anchor", "")
+            return link(page, anchor) if self.exists(page, anchor) else None
+
         def cite_link(item: dict, shown: str = "") -> str:
             label = code_span(shown) if shown else escape_text(item["label"])
-            return f"[{label}]({link(item['page'], item.get('anchor', ''))})" if item.get("page") else label
+            address = url(item)
+            return f"[{label}]({address})" if address else label
 
         def grounded(segments: list[dict], links: bool = True) -> str:
-            return grounded_markdown(segments, link if links else None, self.labels["flagged"])
+            return grounded_markdown(segments, url if links else None, self.labels["flagged"])
 
         def chunk_link(chunk_id: str) -> str:
             document = self.by_id.get(chunk_id)
@@ -203,11 +225,12 @@ def written_labels(language: str) -> dict[str, str]:
     return labels.get(language, labels["en"])
 
 
-def grounded_markdown(segments: list[dict], link, flagged_label: str) -> str:
+def grounded_markdown(segments: list[dict], url, flagged_label: str) -> str:
     """Grounded segments (grounding.py) as Markdown: prose escaped, names as code spans linked
     to their pages, flagged names marked, a statement's citations in brackets after it.
 
-    `link(page, anchor)` makes a page-relative URL; None renders names and citations unlinked.
+    `url(target)` makes a page-relative URL of a stored link, or None where it has no page;
+    no `url` renders names and citations unlinked.
     """
     out: list[str] = []
     citations: list[str] = []
@@ -219,19 +242,19 @@ def grounded_markdown(segments: list[dict], link, flagged_label: str) -> str:
 
     for segment in segments:
         if "cite" in segment:
-            if link is not None:
-                target = segment["cite"]
-                label = escape_text(target["label"])
-                citations.append(f"[{label}]({link(target['page'], target.get('anchor', ''))})" if target.get("page") else label)
+            if url is not None:
+                address = url(segment["cite"])
+                label = escape_text(segment["cite"]["label"])
+                citations.append(f"[{label}]({address})" if address else label)
             continue
         flush()
+        address = url(segment["link"]) if url is not None and segment.get("link") else None
         if "text" in segment:
             out.append(_escape_inline(segment["text"]))
         elif segment.get("flagged"):
             out.append(f"{code_span(segment['code'])} *({flagged_label})*")
-        elif segment.get("link") and link is not None:
-            target = segment["link"]
-            out.append(f"[{code_span(segment['code'])}]({link(target['page'], target.get('anchor', ''))})")
+        elif address:
+            out.append(f"[{code_span(segment['code'])}]({address})")
         else:
             out.append(code_span(segment["code"]))
     flush()

@@ -100,10 +100,10 @@ def test_grounded_markdown_links_names_marks_flagged_ones_and_groups_citations()
         {"text": "."},
     ]
 
-    def link(page: str, anchor: str = "") -> str:
-        return f"../{page}#{anchor}"
+    def url(target: dict) -> str | None:
+        return f"../{target['page']}#{target['anchor']}" if target["page"] else None
 
-    assert grounded_markdown(segments, link, "not found in the code") == (
+    assert grounded_markdown(segments, url, "not found in the code") == (
         "Use [`A.b`](../files/x.py.md#chunk-A.b) not `A.zap` *(not found in the code)* \\*now\\* &lt;b&gt;"
         " ([x.py:1–2](../files/x.py.md#chunk-A.b); abc123 (2024-01-01))."
     )
@@ -154,3 +154,16 @@ def test_configured_plans_are_built_with_the_site_and_dropped_when_removed(tmp_p
     build(Workspace.create(repo, parse_config({"plans": ["normalize names"]})))
     assert (site / "plans/normalize-names/index.html").exists()
     assert not (site / "plans/ユーザーの削除").exists()
+
+
+def test_a_plan_written_before_the_code_changed_keeps_building_without_its_dead_links(tmp_path: Path) -> None:
+    repo = tmp_path / "shop"
+    shutil.copytree(FIXTURE, repo)
+    assert main(["index", str(repo)]) == 0
+    assert main(["plan", "delete a user", str(repo)]) == 0
+    service = repo / "app/service.py"
+    service.write_text(service.read_text(encoding="utf-8").replace("def delete_user", "def remove_user"), encoding="utf-8")
+    assert main(["build", str(repo)]) == 0
+    text = (repo / ".refdoc/mkdocs/docs/plans/delete-a-user.md").read_text(encoding="utf-8")
+    assert "1. `UserService.delete_user` (app/service.py:26–28)" in text, "the chunk is gone: no link to its anchor"
+    assert "[`UserService`](../files/app/service.py.md#chunk-UserService)" in text
