@@ -133,12 +133,12 @@ class _Pages:
             return link(page, anchor) if self.exists(page, anchor) else None
 
         def cite_link(item: dict, shown: str = "") -> str:
-            label = code_span(shown) if shown else escape_text(item["label"])
+            label = code_span(shown) if shown else escape_text(_shown_label(item, self.labels))
             address = url(item)
             return f"[{label}]({address})" if address else label
 
         def grounded(segments: list[dict], links: bool = True) -> str:
-            return grounded_markdown(segments, url if links else None, self.labels["flagged"])
+            return grounded_markdown(segments, url if links else None, self.labels)
 
         def chunk_link(chunk_id: str) -> str:
             document = self.by_id.get(chunk_id)
@@ -225,12 +225,13 @@ def written_labels(language: str) -> dict[str, str]:
     return labels.get(language, labels["en"])
 
 
-def grounded_markdown(segments: list[dict], url, flagged_label: str) -> str:
+def grounded_markdown(segments: list[dict], url, labels: dict[str, str]) -> str:
     """Grounded segments (grounding.py) as Markdown: prose escaped, names as code spans linked
     to their pages, flagged names marked, a statement's citations in brackets after it.
 
     `url(target)` makes a page-relative URL of a stored link, or None where it has no page;
-    no `url` renders names and citations unlinked.
+    no `url` renders names and citations unlinked. `labels` are the written pages' headings
+    and notes in the output language.
     """
     out: list[str] = []
     citations: list[str] = []
@@ -244,7 +245,7 @@ def grounded_markdown(segments: list[dict], url, flagged_label: str) -> str:
         if "cite" in segment:
             if url is not None:
                 address = url(segment["cite"])
-                label = escape_text(segment["cite"]["label"])
+                label = escape_text(_shown_label(segment["cite"], labels))
                 citations.append(f"[{label}]({address})" if address else label)
             continue
         flush()
@@ -252,13 +253,18 @@ def grounded_markdown(segments: list[dict], url, flagged_label: str) -> str:
         if "text" in segment:
             out.append(_escape_inline(segment["text"]))
         elif segment.get("flagged"):
-            out.append(f"{code_span(segment['code'])} *({flagged_label})*")
+            out.append(f"{code_span(segment['code'])} *({labels['flagged']})*")
         elif address:
             out.append(f"[{code_span(segment['code'])}]({address})")
         else:
             out.append(code_span(segment["code"]))
     flush()
     return "".join(out).strip()
+
+
+def _shown_label(target: dict, labels: dict[str, str]) -> str:
+    """A stored link's label; the system summary's in the output language."""
+    return labels["system_summary"] if target.get("page") == SYSTEM_PAGE else target["label"]
 
 
 def _escape_inline(text: str) -> str:

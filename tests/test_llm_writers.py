@@ -128,7 +128,7 @@ def test_japanese_output(server: OpenAIServer, tmp_path: Path) -> None:
     decisions = page(workspace, "decisions.md")
     assert decisions.splitlines()[4] == "# 設計判断の記録"
     assert "**背景.** contextの説明です。" in decisions and "**決定.**" in decisions and "**結果.**" in decisions
-    assert "対象は[`app`](modules/app.md)です" in decisions
+    assert "対象は[`app`](modules/app.md)です ([システムの概要](summaries/system.md); " in decisions
     assert "# リファクタリング計画" in page(workspace, "plans/milestones.md")
     proposal = page(workspace, "plans/ユーザーを削除する.md")
     assert "# 計画: ユーザーを削除する" in proposal and "## 変更案" in proposal

@@ -103,11 +103,12 @@ def test_grounded_markdown_links_names_marks_flagged_ones_and_groups_citations()
     def url(target: dict) -> str | None:
         return f"../{target['page']}#{target['anchor']}" if target["page"] else None
 
-    assert grounded_markdown(segments, url, "not found in the code") == (
+    labels = {"flagged": "not found in the code", "system_summary": "system summary"}
+    assert grounded_markdown(segments, url, labels) == (
         "Use [`A.b`](../files/x.py.md#chunk-A.b) not `A.zap` *(not found in the code)* \\*now\\* &lt;b&gt;"
         " ([x.py:1–2](../files/x.py.md#chunk-A.b); abc123 (2024-01-01))."
     )
-    assert grounded_markdown(segments, None, "?") == "Use `A.b` not `A.zap` *(?)* \\*now\\* &lt;b&gt;."
+    assert grounded_markdown(segments, None, {**labels, "flagged": "?"}) == "Use `A.b` not `A.zap` *(?)* \\*now\\* &lt;b&gt;."
 
 
 def test_plan_slugs_keep_words_of_any_script_and_avoid_clashes() -> None:
