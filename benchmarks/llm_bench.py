@@ -8,10 +8,12 @@ replies, real HTTP, the real `openai` client) answers. Against one store, in ord
 
 - a dry run: what a full build would send, estimated, with nothing sent;
 - a full build; a no-change rebuild; a one-file change (a function added at the end of
-  one file) rebuilt.
+  one file) rebuilt;
+- `refdoc-site plan` for one request (query expansion, then the plan from the top 20
+  chunks), and the same plan again.
 
 For each run: the HTTP requests the server received, by phase (chunk/file/module/system,
-and the decisions and milestones pages the doc model writes),
+the decisions and milestones pages the doc model writes, a plan's expansion and plan),
 the answers the cache gave, the tokens the server reported, and the wall time of the
 index, summarize and render phases (no MkDocs build: it never talks to the LLM). With
 `--latency`, the server waits that long before every answer, like a remote model would,
@@ -36,14 +38,17 @@ from run import CORPORA, DEFAULT_CACHE, _table, fetch_all
 
 from refdoc_site.config import Config, LlmConfig
 from refdoc_site.llm import open_session
-from refdoc_site.pipeline import Workspace, index, render, summarize
+from refdoc_site.pipeline import Workspace, index, plan, render, summarize
 
-PHASES = ("chunk", "file", "module", "system", "decisions", "milestones")
+PHASES = ("chunk", "file", "module", "system", "decisions", "milestones", "expand", "plans")
+PLAN_REQUEST = "add a rate limit to the client"
 CHANGED_FILE = {"httpx": "httpx/_utils.py", "click": "click/utils.py"}
 ADDED = '\n\ndef _benchmark_marker(value: int) -> int:\n    """Return the value doubled (added by the LLM benchmark)."""\n    return value * 2\n'
 
 
-def run_once(repo: Path, store: Path, server: OpenAIServer, args: argparse.Namespace, dry_run: bool = False) -> list[str]:
+def run_once(
+    repo: Path, store: Path, server: OpenAIServer, args: argparse.Namespace, dry_run: bool = False, request: str = ""
+) -> list[str]:
     server.reset()
     if args.latency:
         server.inject("sleep", seconds=args.latency, times=None)
@@ -53,10 +58,13 @@ def run_once(repo: Path, store: Path, server: OpenAIServer, args: argparse.Names
     if session is None:
         raise SystemExit(f"llm_bench: no session ({notice})")
     started = time.perf_counter()
-    index(workspace, llm=session)
-    summarize(workspace, session)
-    if not dry_run:
-        render(workspace)
+    if request:
+        plan(workspace, request, session)
+    else:
+        index(workspace, llm=session)
+        summarize(workspace, session)
+        if not dry_run:
+            render(workspace)
     seconds = time.perf_counter() - started
     session.close()
     report = session.report
@@ -97,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         changed = repo / CHANGED_FILE[args.corpus]
         changed.write_text(changed.read_text(encoding="utf-8") + ADDED, encoding="utf-8")
         rows.append([f"one-file change ({CHANGED_FILE[args.corpus]})", *run_once(repo, store, server, args)])
+        rows.append([f'plan "{PLAN_REQUEST}"', *run_once(repo, store, server, args, request=PLAN_REQUEST)])
+        rows.append(["the same plan again", *run_once(repo, store, server, args, request=PLAN_REQUEST)])
     print(f"\nLLM path on {args.corpus}, local test server, latency {args.latency:g} s, concurrency {args.concurrency}")
     headers = ["run", "requests", "/".join(PHASES), "cache hits", "prompt tok", "completion tok", "wall s"]
     print(_table(headers, rows))
