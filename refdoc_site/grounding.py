@@ -45,7 +45,7 @@ CITED_ID = re.compile(r"[A-Z]\d{1,5}")
 BACKTICKED = re.compile(r"`([^`\n]+)`")
 CODE_WORD = re.compile(
     r"(?<![\w./-])(?:"
-    r"[A-Za-z_][\w-]*(?:/[\w.-]+)+\.[A-Za-z0-9]{1,8}"  # a path with a directory and an extension
+    r"[A-Za-z_][\w-]*(?:/[\w.-]+)+\.[A-Za-z][A-Za-z0-9]{0,7}"  # a path with a directory and an extension
     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"  # dotted.name, dotted.call()
     r"|[A-Za-z_]\w*\(\)"  # call()
     r"|_*[A-Za-z][A-Za-z0-9]*_\w+"  # snake_case
@@ -241,9 +241,12 @@ class NameIndex:
 
     @cached_property
     def code_words(self) -> frozenset[str]:
-        """Every identifier written in the indexed code (fields, constants, callees, locals)."""
+        """Every identifier written in the indexed code (fields, constants, callees, locals);
+        not the prose of Markdown sections, which may name anything."""
         words: set[str] = set()
         for document in self.documents:
+            if document.chunk.kind is ChunkKind.SECTION:
+                continue
             words.update(IDENTIFIER.findall(document.chunk.content))
             words.update(IDENTIFIER.findall(document.chunk.signature))
         return frozenset(words)
@@ -268,6 +271,8 @@ class NameIndex:
         parts = [p for p in re.split(r"[./]+", name) if p]
         if parts and all(p in self.code_words or p in quoted for p in parts) and not self._known_owner(parts):
             return Resolution("code")
+        if any(p[0].isdigit() for p in parts):
+            return Resolution("code")  # a version or a protocol (`HTTP/1.1`, `v2.0`), not a name
         return Resolution("unknown")
 
     def _file(self, name: str) -> str | None:

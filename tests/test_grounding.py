@@ -79,7 +79,7 @@ def test_modules_files_and_typescript_and_go_symbols_link(shop) -> None:
 
 def test_unbackticked_code_words_are_checked_but_ordinary_dotted_words_are_not(shop) -> None:
     g = grounder(shop)
-    segments = g.ground("Like Node.js, e.g. the client, normalize_name trims and refund_everything() does not exist.")
+    segments = g.ground("Like Node.js over HTTP/1.1, e.g. the client, normalize_name trims and refund_everything() does not exist.")
     assert [s for s in segments if "code" in s] == [
         {"code": "normalize_name", "link": {"label": "app/util.py:1–3", "page": "files/app/util.py.md", "anchor": "chunk-normalize-name"}},
         {"code": "refund_everything()", "flagged": True},
@@ -93,9 +93,11 @@ def test_members_fields_and_context_names_are_not_flagged(shop) -> None:
     g = grounder(shop, book)
     # `self.users` is a field written in the class body; `requests` and `pyyaml` came with the context;
     # `os.path.join` is not in this code at all and names no class of it.
-    segments = g.ground("`UserService.users` keeps users; `pyyaml` and `requests` are dependencies; `None`; `--max-cost`; `os.path.join`.")
+    segments = g.ground("`UserService.users` keeps users; `pyyaml` and `requests` are dependencies; `None`; `--max-cost`; `HTTP/1.1`; `os.path.join`.")
     flagged = [s["code"] for s in segments if s.get("flagged")]
     assert flagged == ["os.path.join"]
+    # Words of Markdown prose are no code: `identified` is only in notes/, `cents` is in format.ts.
+    assert [s.get("flagged", False) for s in g.ground("`identified` `cents`") if "code" in s] == [True, False]
     member = next(s for s in segments if s.get("code") == "UserService.users")
     assert member["link"]["anchor"] == "chunk-UserService"
 
