@@ -119,17 +119,30 @@ def stem(term: str) -> str:
     return str(stemmer(Token(term)))
 
 
+@lru_cache(maxsize=200_000)
+def _word_index_terms(word: str) -> tuple[str, ...]:
+    """One word's index terms: whole and split, lower-cased, no stop words, stemmed."""
+    stop = stop_words()
+    return tuple(stem(term) for term in _word_terms(word) if term not in stop)
+
+
 def index_terms(text: str) -> list[str]:
     """A field's terms as Lunr stores them: split identifiers, no stop words, stemmed."""
-    stop = stop_words()
-    return [stem(term) if "_" not in term else term for term in text.split() if term not in stop]
+    out: list[str] = []
+    for word in IDENTIFIER_RE.findall(text):
+        out.extend(_word_index_terms(word))
+    return out
 
 
 # --- what gets indexed --------------------------------------------------------------------
 
 
-def sparse_fields(document: Document) -> dict[str, str]:
-    """The text of each sparse field for one chunk, already split into index terms."""
+def sparse_fields(document: Document) -> dict[str, list[str]]:
+    """The index terms of each sparse field for one chunk.
+
+    Words are split, filtered and stemmed like a query's (queries go through Lunr's
+    stemmer); the word pairs of `phrases` are matched as they are, so stay unstemmed.
+    """
     chunk, summary = document.chunk, document.summary
     values = {
         "name": f"{chunk.symbol} {chunk.name}",
@@ -139,7 +152,7 @@ def sparse_fields(document: Document) -> dict[str, str]:
         "notes": f"{summary.notes} {chunk.docstring}",
         "body": _body_words(document),
     }
-    fields = {name: " ".join(terms(text)) for name, text in values.items()}
+    fields = {name: index_terms(text) for name, text in values.items()}
     fields["phrases"] = _message_phrases(document)
     return fields
 
@@ -155,14 +168,14 @@ def phrase_terms(text: str) -> list[str]:
     return [f"{a}_{b}" for a, b in zip(words, words[1:]) if a not in stop or b not in stop]
 
 
-def _message_phrases(document: Document) -> str:
+def _message_phrases(document: Document) -> list[str]:
     """Word pairs of the one-line string literals in a chunk's code (messages, not docstrings)."""
     if document.chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW):
-        return ""
+        return []
     pairs: list[str] = []
     for literal in STRING_RE.findall(document.chunk.content):
         pairs.extend(phrase_terms(literal))
-    return " ".join(dict.fromkeys(pairs))
+    return list(dict.fromkeys(pairs))
 
 
 def _body_words(document: Document) -> str:
@@ -240,9 +253,9 @@ class SearchIndex:
         documents = [d for d in documents if d.chunk.kind is not ChunkKind.MODULE or d.chunk.content.strip()]
         rows = []
         for document in documents:
-            texts = sparse_fields(document)
-            rows.append({name: index_terms(texts[name]) for name in boosts})
-        # Terms arrive split, filtered and stemmed (index_terms); queries go through Lunr's
+            terms_by_field = sparse_fields(document)
+            rows.append({name: terms_by_field[name] for name in boosts})
+        # Terms arrive split, filtered and stemmed (sparse_fields); queries go through Lunr's
         # stemmer, in Python and in lunr.js, which load this same serialised pipeline.
         serialized = serialized_index(rows, boosts, decimals=SCORE_DECIMALS)
         vectors = scales = None
