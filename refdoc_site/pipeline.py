@@ -202,7 +202,9 @@ def index(
         old = previous.files.get(source.path) if reusable else None
         if old is None or old.sha256 != source.sha256 or old.deferred:
             changed.append(source)
-    job = _FileJob(workspace.repo, settings, analyzer, summarizer, indexed_at)
+    # Without an LLM the summaries are final in the worker, so the worker embeds them too;
+    # with one, the documents are embedded after the model has rewritten their summaries.
+    job = _FileJob(workspace.repo, settings, analyzer, summarizer, indexed_at, embedder if llm is None else None)
     processed = dict(zip((s.path for s in changed), _run_jobs(job, changed)))
     fresh: list[Document] = []
     for source in found.files:
@@ -226,7 +228,7 @@ def index(
         from .llm.summaries import summarize_chunks
 
         rewritten = summarize_chunks(llm, [d for d in state.documents if d.summary.source != llm.summarizer_model])
-    if embedder is not None:
+    if embedder is not None and llm is not None:
         fresh_ids = {id(d) for d in fresh}
         report.failed += embed_documents(fresh + [d for d in rewritten if id(d) not in fresh_ids], embedder)
     report.removed = len(set(previous.files) - set(state.files))
@@ -273,6 +275,8 @@ class _FileJob:
     analyzer: Analyzer
     summarizer: Summarizer
     indexed_at: str
+    embedder: Embedder | None = None
+    """Embeds the file's documents too, in the worker; None leaves it to the caller."""
 
     def __call__(self, source: SourceFile) -> _FileResult:
         try:
@@ -290,6 +294,8 @@ class _FileJob:
                 failed.append(f"{source.path}:{chunk.start_line}: {chunk.symbol}: {error}; chunk skipped")
                 continue
             documents.append(Document(chunk, summary, metadata, [], self.indexed_at, source.sha256))
+        if self.embedder is not None:
+            failed += embed_documents(documents, self.embedder)
         entry = _file_entry(source, text, analysis.imports, documents)
         entry.deferred = analysis.deferred
         return _FileResult(documents, entry, failed)
