@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from .errors import StoreError
 from .records import Document
 
@@ -87,7 +89,9 @@ class Store:
             with self.index_path.open(encoding="utf-8") as handle:
                 for number, line in enumerate(handle, start=1):
                     if line.strip():
-                        documents.append(Document.from_dict(json.loads(line)))
+                        # orjson reads the vectors about twice as fast as json; a rebuild
+                        # that changes nothing spends most of its time here.
+                        documents.append(Document.from_dict(orjson.loads(line)))
         except (json.JSONDecodeError, KeyError, TypeError) as error:
             raise StoreError(
                 f"{self.index_path}:{number}: unreadable document ({error}); delete the store directory to rebuild"
