@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from .languages import LanguageSpec, definition_query, language_named, parse
+from .languages.patterns import LICENSE_HEADER
 from .records import Chunk, ChunkKind, SourceFile
 from .tokens import count_tokens, windows
 
@@ -334,10 +335,7 @@ def _module_chunk(
     if spec.docstring == "python":
         docstring = _python_docstring(root, data)
     else:
-        first = root.named_children[0] if root.named_child_count else None
-        docstring = ""
-        if first is not None and first.type in spec.comment_types and first.start_point[0] in rows:
-            docstring = strip_comment_markers(_text(first, data))
+        docstring = _file_comment(root, spec, data, set(rows))
     return Chunk(
         id="",
         path=source.path,
@@ -351,6 +349,26 @@ def _module_chunk(
         content=content,
         docstring=docstring,
     )
+
+
+def _file_comment(root, spec: LanguageSpec, data: bytes, rows: set[int]) -> str:
+    """The first block of comments heading a file that is not licence boilerplate (a Go
+    package comment usually follows the licence; a block of `//` lines is one comment)."""
+    blocks: list[list] = []
+    for node in root.named_children:
+        if node.type not in spec.comment_types:
+            break
+        if node.start_point[0] not in rows:
+            continue
+        if blocks and node.start_point[0] <= blocks[-1][-1].end_point[0] + 1:
+            blocks[-1].append(node)
+        else:
+            blocks.append([node])
+    for block in blocks:
+        text = strip_comment_markers("\n".join(_text(node, data) for node in block))
+        if text and not LICENSE_HEADER.search(text):
+            return text
+    return ""
 
 
 def _split_if_oversized(

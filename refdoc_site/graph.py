@@ -48,11 +48,13 @@ def build_graph(
     imports: dict[str, list[str]],
     documents: Iterable[Document],
     module_depth: int | None = None,
+    go_modules: dict[str, str] | None = None,
 ) -> RepoGraph:
-    """`files` maps path → language; `imports` holds each file's imports as written."""
+    """`files` maps path → language; `imports` holds each file's imports as written;
+    `go_modules` maps a Go module path to the folder of its go.mod (`go_module_roots`)."""
     documents = list(documents)
     graph = RepoGraph()
-    resolver = _ImportResolver(files)
+    resolver = _ImportResolver(files, go_modules or {})
     for path in sorted(files):
         resolved, external = resolver.resolve(path, imports.get(path, []))
         graph.file_imports[path] = resolved
@@ -115,8 +117,9 @@ def assign_modules(paths: list[str], depth: int | None) -> dict[str, str]:
 class _ImportResolver:
     """Maps an import as written to repository files, per language family."""
 
-    def __init__(self, files: dict[str, str]) -> None:
+    def __init__(self, files: dict[str, str], go_modules: dict[str, str] | None = None) -> None:
         self.files = files
+        self.go_modules = sorted((go_modules or {}).items(), key=lambda item: -len(item[0]))
         self.paths = set(files)
         self.python_modules: dict[str, list[str]] = defaultdict(list)
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
@@ -189,13 +192,21 @@ class _ImportResolver:
         return []
 
     def _go(self, name: str) -> list[str]:
+        for module, folder in self.go_modules:
+            if name == module or name.startswith(module + "/"):
+                directory = posixpath.join(folder, name[len(module) :].lstrip("/")).strip("/")
+                return self._go_package(directory)
         parts = name.split("/")
         for start in range(len(parts)):
-            directory = "/".join(parts[start:])
-            members = [p for p in self.directories.get(directory, []) if p.endswith(".go") and not p.endswith("_test.go")]
+            members = self._go_package("/".join(parts[start:]))
             if members:
-                return sorted(members)[:1]
+                return members
         return []
+
+    def _go_package(self, directory: str) -> list[str]:
+        """A package stands for its first non-test file (one edge per imported package)."""
+        members = [p for p in self.directories.get(directory, []) if p.endswith(".go") and not p.endswith("_test.go")]
+        return sorted(members)[:1]
 
     def _rust(self, path: str, name: str) -> list[str]:
         pieces = [p for p in name.split("::") if p not in ("crate", "self", "super")]
@@ -211,6 +222,19 @@ class _ImportResolver:
     @staticmethod
     def _unique(matches: list[str]) -> list[str]:
         return matches if len(matches) == 1 else []
+
+
+GO_MODULE_LINE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
+
+
+def go_module_roots(go_mod_texts: dict[str, str]) -> dict[str, str]:
+    """Go module path → the folder holding its go.mod, from go.mod texts keyed by path."""
+    roots = {}
+    for path, text in go_mod_texts.items():
+        match = GO_MODULE_LINE.search(text)
+        if match:
+            roots[match.group(1).strip('"')] = posixpath.dirname(path)
+    return roots
 
 
 def _top_level_external(language: str, names: list[str]) -> list[str]:

@@ -7,9 +7,10 @@ the store directory, so the CLI can run any phase alone against the same store.
 from __future__ import annotations
 
 import hashlib
+import logging
 import multiprocessing
 import os
-import logging
+import posixpath
 import shutil
 import subprocess
 import time
@@ -30,7 +31,7 @@ from .embed import Embedder, default_embedder, embed_documents, matching_embedde
 from .errors import SiteBuildError, StoreError
 from .evidence import collect_decisions
 from .context import plan_context
-from .graph import RepoGraph, build_graph
+from .graph import RepoGraph, build_graph, go_module_roots
 from .grounding import NameIndex
 from .hierarchy import build_hierarchy
 from .lsp import analyzer_for
@@ -392,6 +393,7 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
         {path: entry.imports for path, entry in state.files.items()},
         state.documents,
         workspace.config.module_depth or None,
+        _go_modules(workspace.repo, state.files),
     )
     hierarchy = build_hierarchy(state.files, state.documents, graph)
     if llm is not None:
@@ -512,6 +514,18 @@ def _previous_digest(store: Store, name: str) -> str:
         return store.read_json(name).get("inputs", "")
     except StoreError:
         return ""
+
+
+def _go_modules(repo: Path, files) -> dict[str, str]:
+    """Go module paths of the repository's go.mod files, so module imports resolve locally."""
+    texts = {}
+    for path in files:
+        if posixpath.basename(path) == "go.mod":
+            try:
+                texts[path] = read_text(repo, path)
+            except OSError:  # gone since it was indexed: its imports stay external
+                continue
+    return go_module_roots(texts)
 
 
 def raise_missing_index(workspace: Workspace) -> None:

@@ -928,3 +928,32 @@ def test_small_file_without_grammar_is_one_window():
     chunks = chunk("lib/one.rb", "ruby", "def one\n  1\nend\n")
     assert outline(chunks) == [("window", "one.rb", 1, 3)]
     assert chunks[0].part == 0 and chunks[0].id == "lib/one.rb#one.rb"
+
+
+GO_WITH_LICENCE = source(
+    """
+    // Copyright 2013-2023 The Example Authors
+    //
+    // Licensed under the Apache License, Version 2.0 (the "License");
+    // you may not use this file except in compliance with the License.
+
+    // Package shapes measures areas of plane figures for the drawing tools.
+    package shapes
+
+    import "math"
+
+    var unit = 1.0
+    var scale = 2.0
+    var names = []string{"circle", "square", "triangle", "hexagon"}
+
+    func Circle(r float64) float64 {
+        return math.Pi * r * r
+    }
+    """
+)
+
+
+def test_a_licence_header_is_not_the_file_description():
+    chunks = chunk("shapes/shapes.go", "go", GO_WITH_LICENCE)
+    module = next(c for c in chunks if c.kind is ChunkKind.MODULE)
+    assert module.docstring == "Package shapes measures areas of plane figures for the drawing tools."

@@ -5,12 +5,12 @@ from __future__ import annotations
 from helpers import dedent, source_file
 from refdoc_site.analyze import SyntaxAnalyzer
 from refdoc_site.chunk import ChunkSettings, chunk_file
-from refdoc_site.graph import RepoGraph, build_graph, strongly_connected
+from refdoc_site.graph import RepoGraph, build_graph, go_module_roots, strongly_connected
 from refdoc_site.languages import language_for
 from refdoc_site.records import ChunkSummary, Document
 
 
-def graph_of(files: dict[str, str], module_depth: int | None = 1) -> RepoGraph:
+def graph_of(files: dict[str, str], module_depth: int | None = 1, go_modules: dict[str, str] | None = None) -> RepoGraph:
     """Chunk and analyze inline files as the index phase would, then build the graph."""
     languages: dict[str, str] = {}
     imports: dict[str, list[str]] = {}
@@ -26,7 +26,7 @@ def graph_of(files: dict[str, str], module_depth: int | None = 1) -> RepoGraph:
         imports[path] = analysis.imports
         summary = ChunkSummary("r.", "io.", "none.", "deps.", "notes.")
         documents += [Document(c, summary, analysis.metadata[c.id], [], "t", source.sha256) for c in chunks]
-    return build_graph(languages, imports, documents, module_depth)
+    return build_graph(languages, imports, documents, module_depth, go_modules)
 
 
 def test_python_relative_and_absolute_imports_resolve_to_files():
@@ -68,6 +68,22 @@ def test_js_relative_imports_resolve_with_extensions_and_index_files():
     assert set(graph.file_imports["web/app.js"]) == {"web/format.ts", "web/api/index.js", "web/widgets/index.ts"}
     assert "react" in graph.external_imports["web/app.js"]
     assert not any(name.startswith(".") for name in graph.external_imports["web/app.js"])
+
+
+def test_go_imports_of_the_repositorys_own_module_resolve_through_go_mod():
+    files = {
+        "root.go": "package cobra\n\nfunc Execute() {}\n",
+        "doc/man.go": 'package doc\n\nimport (\n\t"fmt"\n\t"github.com/spf13/cobra"\n\t"github.com/spf13/cobra/internal/util"\n)\n',
+        "internal/util/util.go": "package util\n\nfunc Clean() {}\n",
+    }
+    roots = go_module_roots({"go.mod": "module github.com/spf13/cobra\n\ngo 1.15\n"})
+    assert roots == {"github.com/spf13/cobra": ""}
+    graph = graph_of(files, go_modules=roots)
+    assert graph.file_imports["doc/man.go"] == ["root.go", "internal/util/util.go"]
+    assert "fmt" in graph.external_imports["doc/man.go"]
+    assert graph.module_deps["doc"] == ["(root)", "internal/util"]
+    # Without the go.mod the root package is out of reach of the folder-suffix match.
+    assert "root.go" not in graph_of(files).file_imports["doc/man.go"]
 
 
 def test_cycle_between_two_modules_is_detected():

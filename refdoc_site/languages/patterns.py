@@ -148,3 +148,10 @@ SECURITY_GATES: dict[str, tuple[str, ...]] = {
 SECURITY_READS_STRINGS = frozenset({"SQL"})
 """Reasons whose evidence stands inside string literals; the others ignore strings and
 comments, so prose that mentions a password is not a boundary."""
+
+
+LICENSE_HEADER = re.compile(
+    r"\b(?:copyright|licen[cs]ed under|spdx-license-identifier|all rights reserved|permission is hereby granted)\b",
+    re.IGNORECASE,
+)
+"""Licence boilerplate at the top of a file: never the file's description."""
