@@ -21,6 +21,8 @@ MAX_AUTO_DEPTH = 4
 
 JS_LIKE = ("javascript", "typescript", "tsx")
 JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js")
+TS_SOURCES_OF = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+"""The TypeScript sources an emitted extension in an import stands for."""
 
 
 @dataclass
@@ -49,12 +51,14 @@ def build_graph(
     documents: Iterable[Document],
     module_depth: int | None = None,
     go_modules: dict[str, str] | None = None,
+    rust_crates: dict[str, str] | None = None,
 ) -> RepoGraph:
     """`files` maps path → language; `imports` holds each file's imports as written;
-    `go_modules` maps a Go module path to the folder of its go.mod (`go_module_roots`)."""
+    `go_modules` maps a Go module path to the folder of its go.mod (`go_module_roots`),
+    `rust_crates` a crate name to its source folder (`rust_crate_roots`)."""
     documents = list(documents)
     graph = RepoGraph()
-    resolver = _ImportResolver(files, go_modules or {})
+    resolver = _ImportResolver(files, go_modules or {}, rust_crates or {})
     for path in sorted(files):
         resolved, external = resolver.resolve(path, imports.get(path, []))
         graph.file_imports[path] = resolved
@@ -117,9 +121,10 @@ def assign_modules(paths: list[str], depth: int | None) -> dict[str, str]:
 class _ImportResolver:
     """Maps an import as written to repository files, per language family."""
 
-    def __init__(self, files: dict[str, str], go_modules: dict[str, str] | None = None) -> None:
+    def __init__(self, files: dict[str, str], go_modules: dict[str, str] | None = None, rust_crates: dict[str, str] | None = None) -> None:
         self.files = files
         self.go_modules = sorted((go_modules or {}).items(), key=lambda item: -len(item[0]))
+        self.rust_crates = rust_crates or {}
         self.paths = set(files)
         self.python_modules: dict[str, list[str]] = defaultdict(list)
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
@@ -156,7 +161,12 @@ class _ImportResolver:
             if not name.startswith("."):
                 return []
             base = posixpath.normpath(posixpath.join(posixpath.dirname(path), name))
-            return next(([base + s] for s in JS_SUFFIXES if base + s in self.paths), [])
+            found = next(([base + s] for s in JS_SUFFIXES if base + s in self.paths), [])
+            stem, extension = posixpath.splitext(base)
+            if not found and extension in TS_SOURCES_OF:
+                # TypeScript written for ES modules imports `./x.js`, the file its `./x.ts` becomes.
+                found = next(([stem + s] for s in TS_SOURCES_OF[extension] if stem + s in self.paths), [])
+            return found
         if language in ("c", "cpp"):
             local = posixpath.normpath(posixpath.join(posixpath.dirname(path), name))
             if local in self.paths:
@@ -211,6 +221,14 @@ class _ImportResolver:
     def _rust(self, path: str, name: str) -> list[str]:
         pieces = [p for p in name.split("::") if p not in ("crate", "self", "super")]
         root = path.split("/src/")[0] + "/src" if "/src/" in path else "src"
+        if pieces and pieces[0] in self.rust_crates:
+            # `use mycrate::x` from the crate's tests, examples or benches.
+            root = self.rust_crates[pieces[0]]
+            found = self._rust_module(root, path, pieces[1:])
+            return found or next(([f"{root}/{n}"] for n in ("lib.rs", "main.rs") if f"{root}/{n}" in self.paths), [])
+        return self._rust_module(root, path, pieces)
+
+    def _rust_module(self, root: str, path: str, pieces: list[str]) -> list[str]:
         while pieces:
             stem = "/".join(pieces)
             for candidate in (f"{root}/{stem}.rs", f"{root}/{stem}/mod.rs", f"{posixpath.dirname(path)}/{stem}.rs"):
@@ -234,6 +252,19 @@ def go_module_roots(go_mod_texts: dict[str, str]) -> dict[str, str]:
         match = GO_MODULE_LINE.search(text)
         if match:
             roots[match.group(1).strip('"')] = posixpath.dirname(path)
+    return roots
+
+
+CARGO_PACKAGE_NAME = re.compile(r"^\[package\][^\[]*?^name\s*=\s*[\"']([^\"']+)[\"']", re.MULTILINE | re.DOTALL)
+
+
+def rust_crate_roots(cargo_texts: dict[str, str]) -> dict[str, str]:
+    """Crate name (as `use` spells it) → its `src` folder, from Cargo.toml texts keyed by path."""
+    roots = {}
+    for path, text in cargo_texts.items():
+        match = CARGO_PACKAGE_NAME.search(text)
+        if match:
+            roots[match.group(1).replace("-", "_")] = posixpath.join(posixpath.dirname(path), "src")
     return roots
 
 

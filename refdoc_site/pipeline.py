@@ -31,7 +31,7 @@ from .embed import Embedder, default_embedder, embed_documents, matching_embedde
 from .errors import SiteBuildError, StoreError
 from .evidence import collect_decisions
 from .context import plan_context
-from .graph import RepoGraph, build_graph, go_module_roots
+from .graph import RepoGraph, build_graph, go_module_roots, rust_crate_roots
 from .grounding import NameIndex
 from .hierarchy import build_hierarchy
 from .lsp import analyzer_for
@@ -393,7 +393,8 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
         {path: entry.imports for path, entry in state.files.items()},
         state.documents,
         workspace.config.module_depth or None,
-        _go_modules(workspace.repo, state.files),
+        go_module_roots(_manifests(workspace.repo, state.files, "go.mod")),
+        rust_crate_roots(_manifests(workspace.repo, state.files, "Cargo.toml")),
     )
     hierarchy = build_hierarchy(state.files, state.documents, graph)
     if llm is not None:
@@ -516,16 +517,16 @@ def _previous_digest(store: Store, name: str) -> str:
         return ""
 
 
-def _go_modules(repo: Path, files) -> dict[str, str]:
-    """Go module paths of the repository's go.mod files, so module imports resolve locally."""
+def _manifests(repo: Path, files, name: str) -> dict[str, str]:
+    """The texts of the indexed files called `name` (go.mod, Cargo.toml), by path."""
     texts = {}
     for path in files:
-        if posixpath.basename(path) == "go.mod":
+        if posixpath.basename(path) == name:
             try:
                 texts[path] = read_text(repo, path)
-            except OSError:  # gone since it was indexed: its imports stay external
+            except OSError:  # gone since it was indexed: imports through it stay external
                 continue
-    return go_module_roots(texts)
+    return texts
 
 
 def raise_missing_index(workspace: Workspace) -> None:

@@ -152,10 +152,30 @@ SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
 MARKUP = re.compile(r"`{1,3}|\*\*|__|:(?:func|class|meth|attr|data|exc|obj|mod):")
 
 
+MARKDOWN_NOISE = (
+    (re.compile(r"^\s*(?:={3,}|-{3,})\s*$", re.MULTILINE), ""),  # a setext heading's underline
+    (re.compile(r"\[!\[[^\]]*\]\]?(?:\([^)]*\)|\[[^\]]*\])?(?:\([^)]*\))?"), " "),  # badge links
+    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), " "),  # images
+    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # links: keep their text
+    (re.compile(r"^\s*\[[^\]]+\]:\s*\S+.*$", re.MULTILINE), ""),  # link reference definitions
+    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference links: keep their text
+    (re.compile(r"</?(?:a|b|i|em|strong|br|img|p|div|span|kbd|sup|sub|picture|source|center|h[1-6])\b[^>]*>", re.IGNORECASE), " "),  # layout tags of READMEs
+    (re.compile(r"&(?:[A-Za-z]+|#\d+);"), " "),  # HTML entities
+)
+
+
+def strip_markdown_noise(text: str) -> str:
+    """Text without badges, images, link targets, HTML tags and entities or heading rules."""
+    for pattern, replacement in MARKDOWN_NOISE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 def first_sentences(text: str, limit: int) -> str:
     """The first paragraph's sentences that fit in `limit` characters (at least one)."""
-    paragraph = re.split(r"\n\s*\n", text.strip(), maxsplit=1)[0] if text.strip() else ""
-    paragraph = " ".join(MARKUP.sub("", paragraph).split())
+    paragraphs = re.split(r"\n\s*\n", strip_markdown_noise(text).strip())
+    paragraph = next((p for p in paragraphs if p.strip(" \t\n.…")), "")
+    paragraph = re.sub(r" (?=[.,;:!?](?:\s|$))", "", " ".join(MARKUP.sub("", paragraph).split()))
     if not paragraph:
         return ""
     sentences = SENTENCE_END.split(paragraph)
@@ -330,8 +350,35 @@ def _first_comment(chunk: Chunk) -> str:
 
 
 def _prose_of(markdown: str) -> str:
-    lines = [line for line in markdown.splitlines() if line.strip() and not line.lstrip().startswith(("#", "```", "~~~", "|", "<", "!["))]
+    """The prose lines of a Markdown text: no headings, tables, images, code or HTML blocks
+    (a block that opens with a tag runs to the next blank line, as in CommonMark)."""
+    lines: list[str] = []
+    fence = ""
+    in_html = False
+    for line in markdown.splitlines():
+        stripped = line.strip()
+        if fence:
+            fence = "" if stripped.startswith(fence) else fence
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            continue
+        if not stripped:
+            in_html = False
+            continue
+        if stripped.startswith("<"):
+            in_html = True
+        if in_html or stripped.startswith(("#", "|", "![", "[![")):
+            continue
+        if SETEXT_RULE.match(stripped):
+            if lines:
+                lines.pop()  # the line above was a heading
+            continue
+        lines.append(stripped.lstrip("> ") if stripped.startswith(">") else line)
     return " ".join(lines)
+
+
+SETEXT_RULE = re.compile(r"^(?:={3,}|-{3,})$")
 
 
 def _sentence(text: str) -> str:

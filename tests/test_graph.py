@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
+
 from helpers import dedent, source_file
 from refdoc_site.analyze import SyntaxAnalyzer
 from refdoc_site.chunk import ChunkSettings, chunk_file
-from refdoc_site.graph import RepoGraph, build_graph, go_module_roots, strongly_connected
+from refdoc_site.graph import RepoGraph, build_graph, go_module_roots, rust_crate_roots, strongly_connected
 from refdoc_site.languages import language_for
 from refdoc_site.records import ChunkSummary, Document
 
 
-def graph_of(files: dict[str, str], module_depth: int | None = 1, go_modules: dict[str, str] | None = None) -> RepoGraph:
+def graph_of(
+    files: dict[str, str], module_depth: int | None = 1, go_modules: dict[str, str] | None = None, rust_crates: dict[str, str] | None = None
+) -> RepoGraph:
     """Chunk and analyze inline files as the index phase would, then build the graph."""
     languages: dict[str, str] = {}
     imports: dict[str, list[str]] = {}
@@ -26,7 +30,7 @@ def graph_of(files: dict[str, str], module_depth: int | None = 1, go_modules: di
         imports[path] = analysis.imports
         summary = ChunkSummary("r.", "io.", "none.", "deps.", "notes.")
         documents += [Document(c, summary, analysis.metadata[c.id], [], "t", source.sha256) for c in chunks]
-    return build_graph(languages, imports, documents, module_depth, go_modules)
+    return build_graph(languages, imports, documents, module_depth, go_modules, rust_crates)
 
 
 def test_python_relative_and_absolute_imports_resolve_to_files():
@@ -70,20 +74,54 @@ def test_js_relative_imports_resolve_with_extensions_and_index_files():
     assert not any(name.startswith(".") for name in graph.external_imports["web/app.js"])
 
 
-def test_go_imports_of_the_repositorys_own_module_resolve_through_go_mod():
-    files = {
-        "root.go": "package cobra\n\nfunc Execute() {}\n",
-        "doc/man.go": 'package doc\n\nimport (\n\t"fmt"\n\t"github.com/spf13/cobra"\n\t"github.com/spf13/cobra/internal/util"\n)\n',
-        "internal/util/util.go": "package util\n\nfunc Clean() {}\n",
-    }
-    roots = go_module_roots({"go.mod": "module github.com/spf13/cobra\n\ngo 1.15\n"})
-    assert roots == {"github.com/spf13/cobra": ""}
-    graph = graph_of(files, go_modules=roots)
-    assert graph.file_imports["doc/man.go"] == ["root.go", "internal/util/util.go"]
-    assert "fmt" in graph.external_imports["doc/man.go"]
-    assert graph.module_deps["doc"] == ["(root)", "internal/util"]
-    # Without the go.mod the root package is out of reach of the folder-suffix match.
-    assert "root.go" not in graph_of(files).file_imports["doc/man.go"]
+def test_typescript_imports_written_with_the_emitted_js_extension_resolve_to_the_ts_file():
+    graph = graph_of(
+        {
+            "test/main.ts": "import ky from '../source/index.js';\nimport {x} from './helpers/util.js';\n",
+            "source/index.ts": "export default function ky() {}\n",
+            "test/helpers/util.ts": "export const x = 1;\n",
+        }
+    )
+    assert graph.file_imports["test/main.ts"] == ["source/index.ts", "test/helpers/util.ts"]
+
+
+MANIFEST_CASES = {
+    "go.mod": (
+        go_module_roots,
+        "module github.com/spf13/cobra\n\ngo 1.15\n",
+        {"github.com/spf13/cobra": ""},
+        {
+            "root.go": "package cobra\n\nfunc Execute() {}\n",
+            "doc/man.go": 'package doc\n\nimport (\n\t"fmt"\n\t"github.com/spf13/cobra"\n\t"github.com/spf13/cobra/internal/util"\n)\n',
+            "internal/util/util.go": "package util\n\nfunc Clean() {}\n",
+        },
+        ("doc/man.go", ["root.go", "internal/util/util.go"], "fmt"),
+    ),
+    "Cargo.toml": (
+        rust_crate_roots,
+        '[package]\nname = "my-crate"\nversion = "1.0.0"\n\n[dependencies]\nserde = "1"\n',
+        {"my_crate": "src"},
+        {
+            "src/lib.rs": "pub mod error;\npub fn run() {}\n",
+            "src/error.rs": "pub struct Error;\n",
+            "tests/test_run.rs": "use my_crate::error::Error;\nuse my_crate::run;\nuse serde::Serialize;\n",
+        },
+        ("tests/test_run.rs", ["src/error.rs", "src/lib.rs"], "serde"),
+    ),
+}
+
+
+@pytest.mark.parametrize("manifest", sorted(MANIFEST_CASES))
+def test_imports_of_the_repositorys_own_module_or_crate_resolve_through_its_manifest(manifest):
+    """Go's module path (go.mod) and Rust's crate name (Cargo.toml), as tests and other
+    packages of the repository import them."""
+    roots_of, text, roots, files, (importer, expected, external) = MANIFEST_CASES[manifest]
+    assert roots_of({manifest: text}) == roots
+    graph = graph_of(files, **{"go_modules" if manifest == "go.mod" else "rust_crates": roots})
+    assert graph.file_imports[importer] == expected
+    assert external in graph.external_imports[importer]
+    # Without the manifest the repository's own name is out of reach of the suffix match.
+    assert expected[0] not in graph_of(files).file_imports[importer]
 
 
 def test_cycle_between_two_modules_is_detected():

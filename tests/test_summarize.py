@@ -200,3 +200,48 @@ def test_rule_lines_are_not_taken_for_prose() -> None:
     responsibility = ExtractiveSummarizer().summarize(chunk, Metadata()).responsibility
     assert "---" not in responsibility
     assert "Keep the original order of the keys." in responsibility
+
+
+README_WITH_NOISE = """
+Ky&ensp;¯\\_(ツ)_/¯
+==================
+
+[![build](https://img.shields.io/badge/build-passing-green)](https://ci.example.org) [![npm]](https://npmjs.example.org)
+
+<div align="center">
+Our open source work is supported by the community.<br>Special thanks to:
+</div>
+
+```js
+import ky from 'ky';
+```
+
+> Ky is a tiny HTTP client based on the <b>Fetch API</b>.
+"""
+
+
+def test_readme_badges_html_blocks_code_and_heading_rules_are_not_prose() -> None:
+    found = summaries("README.md", "markdown", README_WITH_NOISE)
+    responsibility = next(iter(found.values())).responsibility
+    assert responsibility.startswith("Ky is a tiny HTTP client based on the Fetch API."), responsibility
+
+
+def test_generic_types_in_a_docstring_are_kept() -> None:
+    found = summaries("m.py", "python", '''
+        def index(rows):
+            """Build a Map<String, Row> of the rows by key."""
+            return {}
+    ''')
+    assert found["index"].responsibility == "Build a Map<String, Row> of the rows by key."
+
+
+def test_crate_docs_lead_with_their_first_sentence_not_their_badges() -> None:
+    from refdoc_site.summarize import first_sentences
+
+    crate_doc = (
+        "[![github]](https://github.example.org/x)&ensp;[![docs]](https://docs.example.org/x)\n\n"
+        "[github]: https://img.example.org/badge/github\n[docs]: https://img.example.org/badge/docs\n\n"
+        "<br>\n\n"
+        "This library provides [x::Error][Error], an error type for applications.\n"
+    )
+    assert first_sentences(crate_doc, 160) == "This library provides x::Error, an error type for applications."

@@ -151,7 +151,7 @@ comments, so prose that mentions a password is not a boundary."""
 
 
 LICENSE_HEADER = re.compile(
-    r"\b(?:copyright|licen[cs]ed under|spdx-license-identifier|all rights reserved|permission is hereby granted)\b",
+    r"\b(?:copyright|licen[cs]ed under|licen[cs]e|spdx-license-identifier|all rights reserved|permission is hereby granted)\b|©",
     re.IGNORECASE,
 )
 """Licence boilerplate at the top of a file: never the file's description."""
