@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from .languages import language_named
 from .records import Chunk, ChunkKind, ChunkSummary, Metadata
 
 MAX_PROSE = 200
@@ -76,6 +77,8 @@ class ExtractiveSummarizer:
 
 
 def responsibility(chunk: Chunk) -> str:
+    if chunk.kind is ChunkKind.WINDOW and language_named(chunk.language).category == "config":
+        return _settings_outline(chunk)
     if chunk.kind is ChunkKind.SECTION or chunk.kind is ChunkKind.WINDOW:
         lead = first_sentences(_prose_of(chunk.content), MAX_PROSE)
         label = "Documentation" if chunk.kind is ChunkKind.SECTION else "Text"
@@ -347,6 +350,21 @@ def _first_comment(chunk: Chunk) -> str:
         if letters >= 0.6 * len(text) and not text.startswith(("noqa", "type:", "pragma", "eslint", "TODO", "FIXME")):
             return " ".join(text.split())
     return ""
+
+
+CONFIG_ENTRY = re.compile(r"^(?:\[([^\]\n]+)\]|([A-Za-z_][\w.-]*)\s*[:=]|([A-Z]{2,})\s)", re.MULTILINE)
+"""A top-level entry of a settings file: a `[section]`, a `key:` / `key =` (also a Makefile
+target), or a Dockerfile instruction."""
+
+
+def _settings_outline(chunk: Chunk) -> str:
+    """What a settings file sets, by its top-level entries (not its text read as prose)."""
+    entries = list(dict.fromkeys(next(g for g in m.groups() if g) for m in CONFIG_ENTRY.finditer(chunk.content)))
+    name = chunk.path.rsplit("/", 1)[-1]
+    if not entries:
+        return f"Settings in {name}."
+    shown = ", ".join(entries[:8]) + (", …" if len(entries) > 8 else "")
+    return clip(f"Settings in {name}: {shown}.", MAX_PROSE)
 
 
 def _prose_of(markdown: str) -> str:

@@ -245,3 +245,23 @@ def test_crate_docs_lead_with_their_first_sentence_not_their_badges() -> None:
         "This library provides [x::Error][Error], an error type for applications.\n"
     )
     assert first_sentences(crate_doc, 160) == "This library provides x::Error, an error type for applications."
+
+
+def test_a_settings_file_is_summarised_by_its_top_level_entries() -> None:
+    workflow = summaries(".github/workflows/ci.yml", "config", """
+        name: CI
+        on:
+          - push
+          - pull_request
+        jobs:
+          test:
+            runs-on: ubuntu-latest
+    """)
+    assert next(iter(workflow.values())).responsibility == "Settings in ci.yml: name, on, jobs."
+    docker = summaries("Dockerfile", "config", """
+        FROM python:3.12-slim
+        COPY . /app
+        RUN pip install /app
+        ENTRYPOINT ["refdoc-site"]
+    """)
+    assert next(iter(docker.values())).responsibility == "Settings in Dockerfile: FROM, COPY, RUN, ENTRYPOINT."
