@@ -13,7 +13,7 @@ import pytest
 from refdoc_site.config import Config
 from refdoc_site.embed import matching_embedder
 from refdoc_site.pipeline import Workspace, index
-from refdoc_site.search import SearchIndex, phrase_terms, query_terms
+from refdoc_site.search import SearchIndex, is_identifier_lookup, phrase_terms, query_terms
 from refdoc_site.site_search import DATA_DIR, write_search_data
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +49,7 @@ QUERIES = [
     "Azure OpenAI: no endpoint; set AZURE_OPENAI_ENDPOINT",
     "base class for the analyzers",
     "the function that splits identifiers",
+    "identifier_parts query_terms",
 ]
 
 
@@ -98,18 +99,18 @@ def test_javascript_ranking_matches_python(search_data) -> None:
 def test_query_terms_match_javascript_on_tricky_text() -> None:
     if shutil.which("node") is None:
         pytest.skip("needs node")
-    texts = ["No such command {name!r}.", "the of and", "KELVIN \u212a sign",
+    texts = ["No such command {name!r}.", "the of and", "KELVIN \u212a sign", "complete_var _COMPLETE", " os.path\tgetItem ",
              "parse_HTTPResponse2 getEditor", "X.prototype.m", "été naïve café", "the AND of", "a_b__c", "ABCDef ghiJKL", "数字123abc"]
     script = (
         "const S = require(process.argv[1]); const stop = require('fs').readFileSync(process.argv[2], 'utf-8').split(/\\s+/)"
         ".filter(Boolean).reduce((o, w) => (o[w] = true, o), {});"
-        "process.stdout.write(JSON.stringify(JSON.parse(process.argv[3]).map(t => [S.queryTerms(t, stop), S.phraseTerms(t, stop)])));"
+        "process.stdout.write(JSON.stringify(JSON.parse(process.argv[3]).map(t => [S.queryTerms(t, stop), S.phraseTerms(t, stop), S.isIdentifierLookup(t)])));"
     )
     result = subprocess.run(
         ["node", "-e", script, str(ROOT / "refdoc_site/browser/refdoc-search.js"), str(ROOT / "refdoc_site/browser/stopwords.txt"), json.dumps(texts)],
         capture_output=True, text=True, check=True,
     )
-    assert json.loads(result.stdout) == [[query_terms(text), phrase_terms(text)] for text in texts]
+    assert json.loads(result.stdout) == [[query_terms(text), phrase_terms(text), is_identifier_lookup(text)] for text in texts]
 
 
 def test_glossary_expansion_matches_javascript() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from refdoc_site.cli import main
 from refdoc_site.evaluate import LabelledQuery, Scores, evaluate
-from refdoc_site.search import SearchIndex, identifier_parts, phrase_terms, query_terms, with_glossary
+from refdoc_site.search import SearchIndex, identifier_parts, is_identifier_lookup, phrase_terms, query_terms, with_glossary
 from helpers import write_repo
 
 SOURCES = {
@@ -173,3 +173,11 @@ def test_a_query_that_names_a_kind_lifts_chunks_of_that_kind(tmp_path: Path, que
     assert main(["index", str(repo)]) == 0
     hits = SearchIndex.build(Store(repo / ".refdoc").load().documents).search(query, 5, "fused", embedder)
     assert hits[0].kind == kind, hits
+
+
+@pytest.mark.parametrize(
+    ("query", "lookup"),
+    [("complete_var _COMPLETE", True), ("getItem", True), ("os.path", True), ("parse", False), ("No such command", False), ("", False)],
+)
+def test_a_query_of_code_names_only_is_a_lookup(query: str, lookup: bool) -> None:
+    assert is_identifier_lookup(query) is lookup

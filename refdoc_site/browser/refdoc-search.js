@@ -80,6 +80,16 @@
     return pairs;
   }
 
+  var IDENTIFIER_WORD = /^[A-Za-z0-9_.]*(?:_[A-Za-z0-9]|[a-z][A-Z]|\.[A-Za-z])[A-Za-z0-9_.]*$/;
+
+  /* Whether every word of a query is written as code (snake_case, camelCase, dotted). */
+  function isIdentifierLookup(text) {
+    var words = text.trim().split(/\s+/).filter(Boolean);
+    return words.length > 0 && words.every(function (word) {
+      return IDENTIFIER_WORD.test(word);
+    });
+  }
+
   /* Distinct query terms in order, without stop words and single characters. */
   function queryTerms(text, stopWords) {
     var seen = Object.create(null);
@@ -259,9 +269,10 @@
     var combined;
     if (mode === "fused") {
       var weights = Object.assign({}, this.settings.fusion);
-      if (text !== original) {
-        // Glossary words are exact; the model reads Japanese poorly: lean on the words.
-        weights.sparse_weight = weights.translated_sparse_weight;
+      if (text !== original || isIdentifierLookup(original)) {
+        // Words the glossary supplied, or names from the code, are exact; the model
+        // reads Japanese poorly and adds little to a name lookup: lean on the words.
+        weights.sparse_weight = weights.lookup_sparse_weight;
       }
       combined = this.weighKinds(fuse(sparse, dense, weights), queryTerms(text, this.stopWords));
     } else {
@@ -294,6 +305,7 @@
     terms: terms,
     queryTerms: queryTerms,
     phraseTerms: phraseTerms,
+    isIdentifierLookup: isIdentifierLookup,
     withGlossary: withGlossary,
     identifierParts: identifierParts,
     fuse: fuse,
