@@ -11,6 +11,7 @@ import re
 from typing import Protocol
 
 from .languages import language_named
+from .languages.patterns import LICENSE_HEADER
 from .records import Chunk, ChunkKind, ChunkSummary, Metadata
 
 MAX_PROSE = 200
@@ -340,12 +341,18 @@ def _context(chunk: Chunk) -> str:
 
 
 def _first_comment(chunk: Chunk) -> str:
-    """The first comment inside the chunk that reads as prose (not a marker or a rule line)."""
+    """The first comment inside the chunk that reads as prose (not a marker or a rule line,
+    nor a line of a licence block)."""
+    in_licence = False
     for line in chunk.content.splitlines()[1:]:
-        match = re.match(r"\s*(?:#|//)\s?(.{12,})", line)
+        match = re.match(r"\s*(?:#|//)\s?(.*)", line)
         if not match:
+            in_licence = False
             continue
         text = match.group(1).strip()
+        in_licence = in_licence or bool(LICENSE_HEADER.search(text))
+        if in_licence or len(text) < 12:
+            continue
         letters = sum(char.isalpha() or char == " " for char in text)
         if letters >= 0.6 * len(text) and not text.startswith(("noqa", "type:", "pragma", "eslint", "TODO", "FIXME")):
             return " ".join(text.split())

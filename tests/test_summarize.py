@@ -265,3 +265,24 @@ def test_a_settings_file_is_summarised_by_its_top_level_entries() -> None:
         ENTRYPOINT ["refdoc-site"]
     """)
     assert next(iter(docker.values())).responsibility == "Settings in Dockerfile: FROM, COPY, RUN, ENTRYPOINT."
+
+
+def test_licence_lines_inside_a_chunk_are_not_its_description() -> None:
+    found = summaries("args.go", "go", """
+        // Copyright 2013-2023 The Example Authors
+        //
+        // Licensed under the Apache License, Version 2.0 (the "License");
+        // you may not use this file except in compliance with the License.
+        package cobra
+
+        import "fmt"
+
+        // PositionalArgs checks the positional arguments of a command line.
+        type PositionalArgs func(args []string) error
+
+        var names = []string{"alpha", "beta", "gamma", "delta", "epsilon"}
+
+        func Hello() { fmt.Println("hello") }
+    """)
+    module = found["(module)"].responsibility
+    assert "Licen" not in module and "you may not" not in module, module
