@@ -89,8 +89,9 @@ class Config:
     chunk_overlap: int = 50
     languages: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per-language overrides: `{python: {chunk_size: 400, chunk_overlap: 40}}`."""
-    module_depth: int = 1
-    """How many directory levels name a module (`src/app` at depth 2)."""
+    module_depth: int = 0
+    """How many directory levels name a module (`src/app` at depth 2); 0 chooses per
+    folder, splitting any module of more than 50 files into its subfolders."""
     mermaid_js: str = ""
     """Path to a local `mermaid.min.js`; diagrams render as source text without one."""
     lsp: str = "off"
@@ -266,7 +267,7 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("max_file_size", _int_at_least(1)),
     _Option("chunk_size", _int_at_least(16)),
     _Option("chunk_overlap", _int_at_least(0)),
-    _Option("module_depth", _int_at_least(1)),
+    _Option("module_depth", _int_at_least(0)),
     _Option("mermaid_js", _string),
     _Option("lsp", _lsp_mode, _lsp_mode_name),
     _Option("lsp_budget", _int_at_least(0)),

@@ -99,19 +99,31 @@ def assign_modules(paths: list[str], depth: int | None) -> dict[str, str]:
         start = skip_containers(parts)
         return "/".join(parts[: start + levels])
 
+    def deeper(path: str, module: str) -> str:
+        """The next directory below `module` on the path, past directories holding no
+        file of their own (`src/main/java/com/example`); the module itself for its files."""
+        parts = path.split("/")[:-1]
+        level = len(module.split("/"))
+        if len(parts) <= level:
+            return module
+        end = level + 1
+        while end < len(parts) and "/".join(parts[:end]) not in directories_with_files:
+            end += 1
+        return "/".join(parts[:end])
+
     if depth is not None:
         return {path: module_at(path, depth) for path in paths}
     result = {path: module_at(path, 1) for path in paths}
-    for levels in range(2, MAX_AUTO_DEPTH + 1):
+    for _ in range(MAX_AUTO_DEPTH - 1):
         sizes: dict[str, int] = defaultdict(int)
         for module in result.values():
             sizes[module] += 1
         changed = False
         for path, module in result.items():
             if sizes[module] > SPLIT_MODULE_OVER and module != ROOT_MODULE:
-                deeper = module_at(path, levels)
-                if deeper != module:
-                    result[path] = deeper
+                below = deeper(path, module)
+                if below != module:
+                    result[path] = below
                     changed = True
         if not changed:
             break

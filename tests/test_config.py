@@ -29,7 +29,7 @@ def test_missing_file_gives_defaults(tmp_path):
     assert (config.chunk_size, config.chunk_overlap) == (512, 50)
     assert config.language == "en"
     assert config.include == () and config.exclude == ()
-    assert config.module_depth == 1
+    assert config.module_depth == 0  # automatic
     assert config.max_file_size == 1_000_000
 
 

@@ -191,3 +191,21 @@ def test_same_file_definition_wins_over_a_name_clash_elsewhere():
     )
     assert graph.calls["a/one.py#use"] == ["a/one.py#helper"]
     assert graph.callers.get("b/two.py#helper", []) == []
+
+
+def test_automatic_modules_split_large_folders_past_folders_without_files():
+    from refdoc_site.graph import SPLIT_MODULE_OVER, assign_modules
+
+    main = [f"lib/src/main/java/org/x/internal/C{i}.java" for i in range(SPLIT_MODULE_OVER)]
+    main += ["lib/src/main/java/org/x/Api.java", "lib/pom.xml", "README.md"]
+    tests = [f"lib/src/test/java/org/x/T{i}.java" for i in range(5)]
+    small = [f"tools/t{i}.py" for i in range(3)]
+    modules = assign_modules(sorted(main + tests + small), None)
+    assert modules["lib/src/main/java/org/x/internal/C0.java"] == "lib/src/main/java/org/x/internal"
+    assert modules["lib/src/main/java/org/x/Api.java"] == "lib/src/main/java/org/x"
+    assert modules["lib/src/test/java/org/x/T0.java"] == "lib/src/test/java/org/x"
+    assert modules["lib/pom.xml"] == "lib"  # a module's own files stay in it
+    assert modules["tools/t0.py"] == "tools"  # small modules are not split
+    assert modules["README.md"] == "(root)"
+    # A fixed depth names modules by that many folder levels instead.
+    assert assign_modules(sorted(main + tests), 1)["lib/src/main/java/org/x/Api.java"] == "lib"
