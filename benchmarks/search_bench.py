@@ -40,19 +40,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 
+from helpers import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 from run import CORPORA, DEFAULT_CACHE, _table, fetch_all  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-]
 SUB_PATH = "pr-bench"
 QUERY_FILES = (
     Path("/work/shared/eval/click.jsonl"),

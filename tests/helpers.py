@@ -10,6 +10,18 @@ from pathlib import Path
 SHOP_FIXTURE = Path(__file__).parent / "fixtures" / "golden_repo"
 """The golden test's small multi-language repository."""
 
+CHROMIUM = "/usr/bin/chromium"
+"""Debian's Chromium, which the browser tests and the search benchmark drive (never a download)."""
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+]
+"""Headless as root, with no connection of Chromium's own (this machine's network is closed)."""
+
 
 def dedent(text: str) -> str:
     """Inline source: dedented, without the leading newline of the triple quote."""

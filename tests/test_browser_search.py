@@ -13,19 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers import CHROMIUM, CHROMIUM_FLAGS
 from refdoc_site.cli import main
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "golden_repo"
-CHROMIUM = "/usr/bin/chromium"
 SUB_PATH = "pr-123"
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-]
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
