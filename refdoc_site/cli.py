@@ -18,7 +18,7 @@ from .config import Config, with_embedder, with_overrides
 from .errors import RefdocError
 from .pipeline import DISCOVERY_NAME, FACTS_NAME, Workspace, build, index, plan, publish, render, summarize
 from .stats import chunk_stats, format_stats
-from .trust import TRUST_FLAG, TRUST_VARIABLE, load_repository_config
+from .trust import TRUST_FLAG, TRUST_VARIABLE, check_default_store, load_repository_config, trusted_by_operator
 
 log = logging.getLogger("refdoc_site")
 
@@ -112,6 +112,8 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     repo = args.repo
     if not repo.is_dir():
         raise RefdocError(f"{repo}: not a directory; pass the repository folder to document")
+    if args.store is None:
+        check_default_store(repo, trusted_by_operator(args.trust_config))
     lsp = getattr(args, "lsp", None)
     from_file = load_repository_config(repo, args.config, trust_flag=args.trust_config, command_line={"lsp"} if lsp else ())
     config = with_overrides(

@@ -14,7 +14,8 @@ Otherwise each such setting is dropped with one warning line naming the key and 
 allow it, and the build goes on with what the environment chose. The check happens once,
 where the file is read: everything downstream sees only what was allowed, so a key from
 the environment only ever goes to an endpoint the environment (or a trusted file) named.
-A `Config` built in Python is its author's and is not checked.
+A `Config` built in Python is its author's and is not checked. For the same reason a
+default store folder (`REPO/.refdoc`) that links out of the repository is refused.
 """
 
 from __future__ import annotations
@@ -26,13 +27,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from .config import CONFIG_NAME, Config, EmbeddingConfig, load_config
-from .errors import ApiError
+from .errors import ApiError, StoreError
 
 log = logging.getLogger("refdoc_site")
 
 TRUST_VARIABLE = "REFDOC_TRUST_CONFIG"
 TRUST_FLAG = "--trust-config"
 TRUE_WORDS = ("1", "true", "yes", "on")
+DEFAULT_STORE_NAME = ".refdoc"
+"""The store's folder in the repository when no `--store` is given."""
 HOW_TO_TRUST = f"used only with {TRUST_FLAG} or {TRUST_VARIABLE}=1"
 
 
@@ -72,6 +75,18 @@ def load_repository_config(
     for warning in warnings:
         log.warning(warning)
     return config
+
+
+def check_default_store(repo: Path, trusted: bool) -> None:
+    """Refuse a default store (REPO/.refdoc) that links out of the repository unless trusted:
+    a build writes there and clears folders in it, so a link the repository committed would
+    have it write and delete elsewhere on the machine."""
+    store = repo / DEFAULT_STORE_NAME
+    if not trusted and not is_inside(repo, store):
+        raise StoreError(
+            f"{store}: a link out of the repository, where the build would write its store; "
+            f"pass --store DIR (or {TRUST_FLAG} when the link is yours)"
+        )
 
 
 def _operators_file(repo: Path, config_path: Path) -> bool:

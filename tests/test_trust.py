@@ -288,3 +288,24 @@ def test_a_root_manifest_linked_out_of_the_repository_is_not_read(linked: bool, 
     run(caplog, "summarize", str(repo))
     decisions = (repo / ".refdoc" / "decisions.json").read_text(encoding="utf-8")
     assert ("==6.6.6" in decisions) is not linked
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_a_default_store_linked_out_of_the_repository_is_refused(dangling: bool, tmp_path: Path, monkeypatch, caplog, capsys) -> None:
+    monkeypatch.delenv(TRUST_VARIABLE, raising=False)
+    elsewhere = tmp_path / "elsewhere"
+    if not dangling:
+        elsewhere.mkdir()
+    repo = write_repo(tmp_path / "repo", SHOP_SOURCES)
+    (repo / ".refdoc").symlink_to(elsewhere, target_is_directory=True)
+    assert main(["index", str(repo)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line == (
+        f"refdoc-site: {repo / '.refdoc'}: a link out of the repository, where the build would write its store; "
+        "pass --store DIR (or --trust-config when the link is yours)"
+    )
+    assert not elsewhere.exists() or not any(elsewhere.iterdir())
+    run(caplog, "index", str(repo), "--store", str(tmp_path / "store"))
+    assert not elsewhere.exists() or not any(elsewhere.iterdir())
+    run(caplog, "index", str(repo), "--trust-config")
+    assert (elsewhere / "index.jsonl").exists()
