@@ -14,10 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from . import __version__
-from .config import Config, load_config, with_embedder, with_overrides
+from .config import Config, with_embedder, with_overrides
 from .errors import RefdocError
 from .pipeline import DISCOVERY_NAME, FACTS_NAME, Workspace, build, index, plan, publish, render, summarize
 from .stats import chunk_stats, format_stats
+from .trust import TRUST_FLAG, TRUST_VARIABLE, check_default_store, load_repository_config, trusted_by_operator
 
 log = logging.getLogger("refdoc_site")
 
@@ -48,7 +49,8 @@ def _parser() -> argparse.ArgumentParser:
         if first:
             sub.add_argument(first[0], help=first[1])
         sub.add_argument("repo", nargs="?", default=".", type=Path, help="repository to document (default: .)")
-        sub.add_argument("--config", type=Path, help="configuration file (default: REPO/refdoc.yml)")
+        sub.add_argument("--config", type=Path, help="configuration file (default: REPO/refdoc.yml); one outside REPO is trusted")
+        sub.add_argument(TRUST_FLAG, action="store_true", help=f"use the endpoints, files outside REPO and language servers the repository's configuration names (also: {TRUST_VARIABLE}=1)")
         sub.add_argument("--store", type=Path, help="store directory (default: REPO/.refdoc)")
         sub.add_argument("--chunk-size", type=int, help="token window size (overrides refdoc.yml)")
         sub.add_argument("--overlap", type=int, help="token window overlap (overrides refdoc.yml)")
@@ -110,8 +112,12 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     repo = args.repo
     if not repo.is_dir():
         raise RefdocError(f"{repo}: not a directory; pass the repository folder to document")
+    if args.store is None:
+        check_default_store(repo, trusted_by_operator(args.trust_config))
+    lsp = getattr(args, "lsp", None)
+    from_file = load_repository_config(repo, args.config, trust_flag=args.trust_config, command_line={"lsp"} if lsp else ())
     config = with_overrides(
-        load_config(repo, args.config), chunk_size=args.chunk_size, chunk_overlap=args.overlap, lsp=getattr(args, "lsp", None),
+        from_file, chunk_size=args.chunk_size, chunk_overlap=args.overlap, lsp=lsp,
         lsp_budget=getattr(args, "lsp_budget", None),
     )
     config = with_embedder(config, getattr(args, "embedder", None))

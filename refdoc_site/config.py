@@ -38,7 +38,8 @@ class EmbeddingConfig:
     model: str = ""
     """Model name; for Azure, the deployment name."""
     base_url: str = ""
-    """An OpenAI-compatible server (`http://localhost:8000/v1`); for Azure, the endpoint."""
+    """An OpenAI-compatible server (`http://localhost:8000/v1`); for Azure, the endpoint.
+    From the repository's refdoc.yml only when the operator trusts it (trust.py)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,8 @@ class LlmConfig:
     provider: str = ""
     """`openai` (also any OpenAI-compatible server) or `azure`."""
     base_url: str = ""
-    """An OpenAI-compatible server (`http://localhost:8000/v1`); for Azure, the endpoint."""
+    """An OpenAI-compatible server (`http://localhost:8000/v1`); for Azure, the endpoint.
+    From the repository's refdoc.yml only when the operator trusts it (trust.py)."""
     summarizer_model: str = ""
     """Writes the chunk, file and module summaries (default gpt-4o-mini); for Azure, a deployment."""
     doc_model: str = ""
@@ -93,11 +95,13 @@ class Config:
     """How many directory levels name a module (`src/app` at depth 2); 0 chooses per
     folder, splitting any module of more than 50 files into its subfolders."""
     mermaid_js: str = ""
-    """Path to a local `mermaid.min.js`; diagrams render as source text without one."""
+    """Path to a local `mermaid.min.js`, relative to the repository; diagrams render as
+    source text without one. Outside the repository only when trusted (trust.py)."""
     lsp: str = "off"
     """Language servers for the analysis: `off` (tree-sitter and regex only, the fast
     offline default), `on` (servers first where they run, then the other tiers) or
-    `only` (servers alone)."""
+    `only` (servers alone). The servers run tools over the code, so the repository's
+    refdoc.yml turns them on only when trusted (trust.py); `--lsp` always can."""
     lsp_budget: int = 600
     """Seconds the language servers may take over one build; when they are spent, the
     remaining files go to tree-sitter and regex, and the next build asks about them

@@ -43,6 +43,7 @@ from .graph import RepoGraph
 from .languages.purposes import PURPOSES, PYTHON_IMPORT_NAMES
 from .store import FileEntry
 from .summarize import clip, first_sentences
+from .trust import is_inside
 
 PROSE_LIMIT = 320
 """Characters of context, decision or consequences prose kept per entry."""
@@ -502,7 +503,8 @@ def dependency_decisions(repo: Path, files: dict[str, FileEntry], graph: RepoGra
 
 
 def _manifests(repo: Path, files: dict[str, FileEntry]) -> list[tuple[str, dict, str]]:
-    """(kind, evidence, text) per readable manifest: indexed ones, then unindexed root ones."""
+    """(kind, evidence, text) per readable manifest: indexed ones, then unindexed root ones
+    (never one linked from outside the repository, which discovery skipped for that)."""
     found = []
     for path in sorted(files):
         kind = manifest_kind(path)
@@ -512,7 +514,7 @@ def _manifests(repo: Path, files: dict[str, FileEntry]) -> list[tuple[str, dict,
             if text is not None:
                 found.append((kind, _evidence(path, path), text))
     for name in ROOT_MANIFESTS:
-        if name not in files and (repo / name).is_file():
+        if name not in files and (repo / name).is_file() and is_inside(repo, repo / name):
             text = _read(repo / name)
             if text is not None:
                 found.append((manifest_kind(name), _evidence(f"{name} (not indexed)", ""), text))

@@ -7,6 +7,7 @@ are off, and Mermaid diagrams are drawn only when a local Mermaid script is avai
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import shutil
@@ -16,22 +17,42 @@ from jinja2 import Environment, StrictUndefined
 
 from .errors import SiteBuildError
 from .resources import mkdocs_template, templates_dir
+from .trust import is_inside
 
 MERMAID_ENV = "REFDOC_MERMAID_JS"
 MERMAID_ASSET = "assets/javascripts/mermaid.min.js"
-MERMAID_SEARCH_PATHS = (
-    Path("node_modules/mermaid/dist/mermaid.min.js"),
-    Path.home() / ".cache/refdoc-site/node_modules/mermaid/dist/mermaid.min.js",
-)
+REPOSITORY_MERMAID = Path("node_modules/mermaid/dist/mermaid.min.js")
+"""The repository's own copy, relative to its root."""
+CACHED_MERMAID = Path.home() / ".cache/refdoc-site/node_modules/mermaid/dist/mermaid.min.js"
+"""Where scripts/site.sh installs Mermaid for the operator."""
+
+log = logging.getLogger("refdoc_site")
 
 
 def find_mermaid(repo: Path, configured: str) -> Path | None:
-    """A local `mermaid.min.js`: configured, from the environment, or in a node_modules."""
-    candidates = [Path(configured)] if configured else []
+    """The local `mermaid.min.js` to publish: refdoc.yml's `mermaid_js` (relative to the
+    repository; trust.py already refused one outside it unless trusted), REFDOC_MERMAID_JS,
+    the repository's node_modules, or the operator's cache.
+
+    The repository's node_modules copy must resolve inside the repository: a link out of it
+    would publish a file of the building machine under the script's name.
+    """
+    candidates = [repo / configured] if configured else []
     if os.environ.get(MERMAID_ENV):
         candidates.append(Path(os.environ[MERMAID_ENV]))
-    candidates += [repo / p if not p.is_absolute() else p for p in MERMAID_SEARCH_PATHS]
+    repository_copy = repo / REPOSITORY_MERMAID
+    if repository_copy.is_file() and not is_inside(repo, repository_copy):
+        _refuse_once(repository_copy)
+    else:
+        candidates.append(repository_copy)
+    candidates.append(CACHED_MERMAID)
     return next((c for c in candidates if c.is_file()), None)
+
+
+@functools.cache
+def _refuse_once(link: Path) -> None:
+    """One warning per link and process: the render phase looks for Mermaid more than once."""
+    log.warning("%s: ignored: it resolves outside the repository, and only the repository's own files are published", link)
 
 
 def write_project(

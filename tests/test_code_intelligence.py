@@ -964,10 +964,10 @@ def test_lsp_budget_from_refdoc_yml_and_the_command_line(tmp_path, monkeypatch):
     seen = []
     monkeypatch.setattr(cli, "index", lambda workspace, **_: seen.append(workspace.config) or _EmptyReport())
     repo = write_repo(tmp_path / "repo", {"a.py": "x = 1\n", "refdoc.yml": "lsp: on\nlsp_budget: 45\n"})
-    assert cli.main(["index", str(repo)]) == 0
+    assert cli.main(["index", str(repo), "--trust-config"]) == 0  # the repository's refdoc.yml starts servers only when trusted
     from_file = seen[-1]
     assert (from_file.lsp, from_file.lsp_budget) == ("on", 45)
-    assert cli.main(["index", str(repo), "--lsp-budget", "0"]) == 0
+    assert cli.main(["index", str(repo), "--trust-config", "--lsp-budget", "0"]) == 0
     assert seen[-1].lsp_budget == 0
     assert analyzer_for("on", repo, from_file).tiers[0].budget_seconds == 45
     assert analyzer_for("on", repo, from_file).tiers[0].ask == "linkable"

@@ -45,7 +45,8 @@ class ApiSettings:
     provider: str
     model: str
     base_url: str
-    """The compatible server's base URL, or for Azure the endpoint; empty for OpenAI's own."""
+    """The compatible server's base URL, or for Azure the endpoint; empty for OpenAI's own.
+    The environment's, or a configuration's that trust.py let through: the key goes there."""
     api_key: str
     api_version: str = ""
     """Azure only."""
