@@ -43,6 +43,7 @@ from refdoc_site.graph import build_graph  # noqa: E402
 from refdoc_site.languages.servers import SERVERS, find_binary  # noqa: E402
 from refdoc_site.lsp import DEFINITION_KINDS, LspAnalyzer  # noqa: E402
 from refdoc_site.records import ChunkKind, ChunkSummary, Document, Metadata  # noqa: E402
+from refdoc_site.redact import Redactor  # noqa: E402
 
 SMALL_CORPUS_FILES = 60
 """Up to this many files, the language server analyses the whole corpus."""
@@ -56,7 +57,7 @@ def load_corpus(repo: Path):
     found = discover(repo, Config())
     files = []
     for source in found.files:
-        text = read_text(repo, source.path)
+        text = read_text(repo, source.path, Redactor()).text
         files.append((source, text, chunk_file(source, text, Config().chunk_settings())))
     return files
 

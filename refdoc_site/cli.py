@@ -17,7 +17,7 @@ from . import __version__
 from .config import Config, with_embedder, with_overrides
 from .errors import RefdocError
 from .pipeline import DISCOVERY_NAME, FACTS_NAME, Workspace, build, index, plan, publish, render, summarize
-from .stats import chunk_stats, format_stats
+from .stats import chunk_stats, format_stats, redaction_summary
 from .trust import TRUST_FLAG, TRUST_VARIABLE, check_default_store, load_repository_config, trusted_by_operator
 
 log = logging.getLogger("refdoc_site")
@@ -210,6 +210,7 @@ def _stats(args: argparse.Namespace) -> int:
         {path: entry.language for path, entry in state.files.items()},
         dict(sorted(skipped.items())),
         workspace.config.chunk_size,
+        {path: entry.secrets_redacted for path, entry in state.files.items() if entry.secrets_redacted},
     )
     print(format_stats(stats))
     return 0
@@ -330,3 +331,5 @@ def _print_index(report) -> None:
     )
     for line in report.failed[:20]:
         print(f"  failed: {line}", file=sys.stderr)
+    if report.secrets_redacted:
+        print(f"{redaction_summary(report.secrets_redacted)}; see refdoc-site stats")

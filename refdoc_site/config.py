@@ -6,6 +6,7 @@ the build stops before doing any work.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -73,6 +74,20 @@ class LlmConfig:
 
 
 @dataclass(frozen=True)
+class SecretsConfig:
+    """`secrets:` in refdoc.yml: what the redaction of credentials (redact.py) also
+    redacts, and what it keeps."""
+
+    allow: tuple[str, ...] = ()
+    """Values that are not secrets although they look like one (a test fixture's fake key)."""
+    allow_patterns: tuple[str, ...] = ()
+    """Regular expressions; a value one of them matches whole is not a secret."""
+    patterns: tuple[str, ...] = ()
+    """Regular expressions whose matches (their first group, when they have one) are
+    secrets too: an in-house token format."""
+
+
+@dataclass(frozen=True)
 class Config:
     """Everything a build may be told; defaults make the offline build."""
 
@@ -112,6 +127,10 @@ class Config:
     `ambiguous` (those whose name several bear)."""
     plans: tuple[str, ...] = ()
     """Requests the build writes a plan for (`plans/{slug}.md`), as `refdoc-site plan` does."""
+    secrets: SecretsConfig = field(default_factory=SecretsConfig)
+    publish_source: bool = True
+    """False leaves the source code out of the site: file pages keep signatures and
+    summaries but show no code, and the search data carries no words of the code."""
     embedding: EmbeddingConfig | None = field(default=None, repr=False)
     """When set, the index phase also stores API vectors for `query --embedder api`. Out of
     the repr, which keys the summarize and render digests: no page depends on it."""
@@ -190,6 +209,25 @@ def _section(record: type, check_key: Callable[[str, Any], str | None]) -> Calla
     return check
 
 
+def _boolean(value: Any) -> str | None:
+    return None if isinstance(value, bool) else f"expected true or false, got {_shown(value)}"
+
+
+def _secrets_key(key: str, value: Any) -> str | None:
+    if not (isinstance(value, list) and all(isinstance(item, str) and item for item in value)):
+        return f"expected a list of non-empty strings, got {_shown(value)}"
+    if key == "allow":
+        return None
+    for item in value:
+        try:
+            pattern = re.compile(item)
+        except re.error as error:
+            return f"{item!r} is not a valid regular expression ({error})"
+        if pattern.fullmatch(""):
+            return f"{item!r} matches the empty string; make it match the secret itself"
+    return None
+
+
 def _url(value: Any) -> str | None:
     if problem := _string(value):
         return problem
@@ -209,7 +247,7 @@ LLM_NUMBERS = {"concurrency": (int, 1), "max_cost": (float, 0.0), "timeout": (fl
 
 def _llm_key(key: str, value: Any) -> str | None:
     if key == "enabled":
-        return None if isinstance(value, bool) else f"expected true or false, got {_shown(value)}"
+        return _boolean(value)
     if key == "provider":
         return _one_of(LLM_PROVIDERS)(value)
     if key in LLM_NUMBERS:
@@ -279,6 +317,8 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("plans", _requests, lambda value: tuple(dict.fromkeys(item.strip() for item in value))),
     _Option("embedding", _section(EmbeddingConfig, _embedding_key), lambda value: EmbeddingConfig(**value)),
     _Option("llm", _section(LlmConfig, _llm_key), _llm_config),
+    _Option("secrets", _section(SecretsConfig, _secrets_key), lambda value: SecretsConfig(**{k: tuple(v) for k, v in value.items()})),
+    _Option("publish_source", _boolean),
 )
 LANGUAGE_KEYS = {"chunk_size": _int_at_least(16), "chunk_overlap": _int_at_least(0)}
 KNOWN_LANGUAGES = {spec.name for spec in LANGUAGES}

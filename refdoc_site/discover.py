@@ -17,6 +17,7 @@ import pathspec
 from .config import Config
 from .languages import GENERATED_NAMES, PLAIN_TEXT, language_for
 from .records import SkippedFile, SkipReason, SourceFile
+from .redact import Redacted, Redactor, secret_file_rule
 
 ALWAYS_PRUNED = frozenset(
     {".git", ".hg", ".svn", ".refdoc", "node_modules", "__pycache__", ".venv", "venv", ".tox",
@@ -97,12 +98,15 @@ def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) ->
     return result
 
 
-def read_text(repo: Path, path: str) -> str:
-    """A discovered file's text, invalid UTF-8 replaced (discovery already warned)."""
-    return (repo / path).read_bytes().decode("utf-8", errors="replace")
+def read_text(repo: Path, path: str, redactor: Redactor) -> Redacted:
+    """A repository file's text with its secrets redacted, invalid UTF-8 replaced
+    (discovery already warned): the one way the build reads what a repository holds."""
+    return redactor.redact((repo / path).read_bytes().decode("utf-8", errors="replace"), path)
 
 
 def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFile | SkippedFile:
+    if (rule := secret_file_rule(path.name)) is not None:  # before anything opens it
+        return SkippedFile(relative, SkipReason.SECRET, f"named like a secret ({rule})")
     if path.is_symlink():
         target = path.resolve()
         if not _is_within(_relative_or_none(target, repo), ""):

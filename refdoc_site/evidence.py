@@ -39,8 +39,10 @@ try:
 except ModuleNotFoundError:  # Python 3.10: `parse_toml_loosely` reads the tables we need
     tomllib = None  # type: ignore[assignment]
 
+from .discover import read_text
 from .graph import RepoGraph
 from .languages.purposes import PURPOSES, PYTHON_IMPORT_NAMES
+from .redact import Redactor
 from .store import FileEntry
 from .summarize import clip, first_sentences
 from .trust import is_inside
@@ -93,12 +95,12 @@ HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
 
-def adr_decisions(repo: Path, files: dict[str, FileEntry]) -> list[dict]:
+def adr_decisions(repo: Path, files: dict[str, FileEntry], redactor: Redactor | None = None) -> list[dict]:
     """One entry per decision record among the indexed files, in path order."""
     entries = []
     for path in sorted(files):
         if is_adr_path(path):
-            text = _read(repo / path)
+            text = _read(repo, path, redactor)
             if text is not None:
                 entries.append(parse_adr(text, path))
     return entries
@@ -467,7 +469,9 @@ class _Dependency:
         )
 
 
-def dependency_decisions(repo: Path, files: dict[str, FileEntry], graph: RepoGraph) -> list[dict]:
+def dependency_decisions(
+    repo: Path, files: dict[str, FileEntry], graph: RepoGraph, redactor: Redactor | None = None
+) -> list[dict]:
     """Entries grouping the declared dependencies by purpose, sorted by title.
 
     Packages of known purpose share an entry per purpose; packages of unknown purpose
@@ -475,7 +479,7 @@ def dependency_decisions(repo: Path, files: dict[str, FileEntry], graph: RepoGra
     the rest (unknown and never imported) are not notable enough to list.
     """
     dependencies: dict[tuple[str, str], _Dependency] = {}
-    for kind, evidence, text in _manifests(repo, files):
+    for kind, evidence, text in _manifests(repo, files, redactor):
         ecosystem, parser = MANIFESTS[kind]
         for requirement in parser(text):
             key = _normalise(ecosystem, requirement.name)
@@ -502,7 +506,7 @@ def dependency_decisions(repo: Path, files: dict[str, FileEntry], graph: RepoGra
     return entries
 
 
-def _manifests(repo: Path, files: dict[str, FileEntry]) -> list[tuple[str, dict, str]]:
+def _manifests(repo: Path, files: dict[str, FileEntry], redactor: Redactor | None) -> list[tuple[str, dict, str]]:
     """(kind, evidence, text) per readable manifest: indexed ones, then unindexed root ones
     (never one linked from outside the repository, which discovery skipped for that)."""
     found = []
@@ -510,12 +514,12 @@ def _manifests(repo: Path, files: dict[str, FileEntry]) -> list[tuple[str, dict,
         kind = manifest_kind(path)
         directories = set(posixpath.dirname(path).lower().split("/"))
         if kind and not directories & IGNORED_MANIFEST_DIRECTORIES:
-            text = _read(repo / path)
+            text = _read(repo, path, redactor)
             if text is not None:
                 found.append((kind, _evidence(path, path), text))
     for name in ROOT_MANIFESTS:
         if name not in files and (repo / name).is_file() and is_inside(repo, repo / name):
-            text = _read(repo / name)
+            text = _read(repo, name, redactor)
             if text is not None:
                 found.append((manifest_kind(name), _evidence(f"{name} (not indexed)", ""), text))
     return found
@@ -654,8 +658,9 @@ def is_decision_like(subject: str, body: str = "") -> bool:
     )
 
 
-def commit_decisions(repo: Path) -> list[dict]:
-    """Decision-like commits touching `repo`, most recent first; [] when git cannot tell."""
+def commit_decisions(repo: Path, redactor: Redactor | None = None) -> list[dict]:
+    """Decision-like commits touching `repo`, most recent first; [] when git cannot tell.
+    Messages are redacted like files: a token pasted into one must not reach the site."""
     git = shutil.which("git")
     if git is None:
         return []
@@ -687,11 +692,13 @@ def commit_decisions(repo: Path) -> list[dict]:
     if completed.returncode != 0:
         return []
     entries = []
+    redactor = redactor or Redactor()
     for record in completed.stdout.decode("utf-8", errors="replace").split(RECORD_SEPARATOR):
         fields = record.lstrip("\n").split(FIELD_SEPARATOR)
         if len(fields) != 4:
             continue
-        sha, date, subject, body = fields
+        sha, date = fields[:2]
+        subject, body = (redactor.redact(text).text for text in fields[2:])
         if is_decision_like(subject, body):
             entries.append(_commit_entry(sha, date, subject, body))
             if len(entries) == MAX_COMMIT_DECISIONS:
@@ -719,12 +726,17 @@ def _without_trailers(body: str) -> str:
 # --- assembly ----------------------------------------------------------------------------
 
 
-def collect_decisions(repo: Path, files: dict[str, FileEntry], graph: RepoGraph) -> list[dict]:
-    """Every decision entry the repository gives evidence for: ADRs, dependencies, commits."""
+def collect_decisions(
+    repo: Path, files: dict[str, FileEntry], graph: RepoGraph, redactor: Redactor | None = None
+) -> list[dict]:
+    """Every decision entry the repository gives evidence for: ADRs, dependencies, commits.
+
+    Every text is read redacted (by `redactor`, else the default rules), as the index reads it.
+    """
     return [
-        *adr_decisions(repo, files),
-        *dependency_decisions(repo, files, graph),
-        *commit_decisions(repo),
+        *adr_decisions(repo, files, redactor),
+        *dependency_decisions(repo, files, graph, redactor),
+        *commit_decisions(repo, redactor),
     ]
 
 
@@ -733,9 +745,9 @@ def _evidence(label: str, path: str) -> dict:
     return {"label": label, "path": path, "anchor": ""}
 
 
-def _read(path: Path) -> str | None:
+def _read(repo: Path, path: str, redactor: Redactor | None) -> str | None:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_text(repo, path, redactor or Redactor()).text
     except OSError:
         return None
 

@@ -431,12 +431,14 @@ def repository_definition_names(repo: Path, config: Config | None = None) -> Cou
     """How many functions, methods and classes of the repository bear each name."""
     from .chunk import chunk_file
     from .discover import discover, read_text
+    from .redact import Redactor
 
     config = config or Config()
+    redactor = Redactor.from_config(config)
     names: Counter[str] = Counter()
     for source in discover(repo, config).files:
         try:
-            chunks = chunk_file(source, read_text(repo, source.path), config.chunk_settings())
+            chunks = chunk_file(source, read_text(repo, source.path, redactor).text, config.chunk_settings())
         except Exception:  # a file the index will skip and count is no candidate either
             continue
         names.update(c.name for c in chunks if c.kind in DEFINITION_KINDS and c.part <= 1)

@@ -38,6 +38,7 @@ from .lsp import analyzer_for
 from .plans import plan_milestones
 from .progress import progress
 from .records import Document, Hierarchy, SourceFile
+from .redact import Redactor
 from .render import SiteData, render_pages
 from .resources import mkdocs_template, templates_dir
 from .site import build_site, find_mermaid, write_project
@@ -91,6 +92,11 @@ class Workspace:
     def store(self) -> Store:
         return Store(self.store_dir)
 
+    @cached_property
+    def redactor(self) -> Redactor:
+        """Redacts every text the build reads from the repository (refdoc.yml's `secrets:`)."""
+        return Redactor.from_config(self.config)
+
     def load_state(self) -> StoreState:
         """The stored documents, read once per workspace and shared by the phases."""
         if self._state is None:
@@ -117,6 +123,8 @@ class IndexReport:
     """One line per file or chunk that failed and was skipped."""
     skipped: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    secrets_redacted: dict[str, int] = field(default_factory=dict)
+    """Per indexed file with any, how many secrets its text had redacted."""
 
 
 @dataclass
@@ -205,7 +213,9 @@ def index(
             changed.append(source)
     # Without an LLM the summaries are final in the worker, so the worker embeds them too;
     # with one, the documents are embedded after the model has rewritten their summaries.
-    job = _FileJob(workspace.repo, settings, analyzer, summarizer, indexed_at, embedder if llm is None else None)
+    job = _FileJob(
+        workspace.repo, settings, analyzer, summarizer, indexed_at, embedder if llm is None else None, redactor=workspace.redactor
+    )
     processed = dict(zip((s.path for s in changed), _run_jobs(job, changed)))
     fresh: list[Document] = []
     for source in found.files:
@@ -234,6 +244,7 @@ def index(
         report.failed += embed_documents(fresh + [d for d in rewritten if id(d) not in fresh_ids], embedder)
     report.removed = len(set(previous.files) - set(state.files))
     report.chunks = len(state.documents)
+    report.secrets_redacted = {path: e.secrets_redacted for path, e in state.files.items() if e.secrets_redacted}
     for line in report.failed:
         log.warning(line)
     workspace._state = state
@@ -278,10 +289,12 @@ class _FileJob:
     indexed_at: str
     embedder: Embedder | None = None
     """Embeds the file's documents too, in the worker; None leaves it to the caller."""
+    redactor: Redactor = field(default_factory=Redactor)
 
     def __call__(self, source: SourceFile) -> _FileResult:
         try:
-            text = read_text(self.repo, source.path)
+            redacted = read_text(self.repo, source.path, self.redactor)
+            text = redacted.text
             chunks = chunk_file(source, text, self.settings)
             analysis = self.analyzer.analyze(source, text, chunks)
         except Exception as error:  # a failing file is skipped and counted, never fatal
@@ -299,6 +312,7 @@ class _FileJob:
             failed += embed_documents(documents, self.embedder)
         entry = _file_entry(source, text, analysis.imports, documents)
         entry.deferred = analysis.deferred
+        entry.secrets_redacted = redacted.secrets
         return _FileResult(documents, entry, failed)
 
 
@@ -349,6 +363,7 @@ def _fingerprint(
     settings = config.chunk_settings()
     embedder_name = embedder.name if embedder is not None else "none"
     shape = f"{__version__}|{settings}|{analyzer.name}|{summarizer.name}|{embedder_name}|{_code_digest()}"
+    shape += f"|{Redactor.from_config(config).identity}"  # what is redacted shapes every document
     if llm is not None:
         from .llm.summaries import PROMPT_VERSION
 
@@ -393,8 +408,8 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
         {path: entry.imports for path, entry in state.files.items()},
         state.documents,
         workspace.config.module_depth or None,
-        go_module_roots(_manifests(workspace.repo, state.files, "go.mod")),
-        rust_crate_roots(_manifests(workspace.repo, state.files, "Cargo.toml")),
+        go_module_roots(_manifests(workspace, state.files, "go.mod")),
+        rust_crate_roots(_manifests(workspace, state.files, "Cargo.toml")),
     )
     hierarchy = build_hierarchy(state.files, state.documents, graph)
     if llm is not None:
@@ -404,7 +419,7 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
     outputs = {
         GRAPH_NAME: asdict(graph),
         HIERARCHY_NAME: hierarchy.to_dict(),
-        DECISIONS_NAME: collect_decisions(workspace.repo, state.files, graph),
+        DECISIONS_NAME: collect_decisions(workspace.repo, state.files, graph, workspace.redactor),
         PLANS_NAME: plan_milestones(state.documents, hierarchy, graph),
     }
     for name, data in outputs.items():
@@ -425,6 +440,8 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
             "lines": sum(entry.lines for entry in state.files.values()),
             "skipped": dict(sorted(skipped.items())),
             "skipped_total": sum(skipped.values()),
+            "secrets_redacted": sum(entry.secrets_redacted for entry in state.files.values()),
+            "files_with_secrets": sum(1 for entry in state.files.values() if entry.secrets_redacted),
             "commit": commit,
             "inputs": digest,
         },
@@ -517,13 +534,13 @@ def _previous_digest(store: Store, name: str) -> str:
         return ""
 
 
-def _manifests(repo: Path, files, name: str) -> dict[str, str]:
+def _manifests(workspace: Workspace, files, name: str) -> dict[str, str]:
     """The texts of the indexed files called `name` (go.mod, Cargo.toml), by path."""
     texts = {}
     for path in files:
         if posixpath.basename(path) == name:
             try:
-                texts[path] = read_text(repo, path)
+                texts[path] = read_text(workspace.repo, path, workspace.redactor).text
             except OSError:  # gone since it was indexed: imports through it stay external
                 continue
     return texts
@@ -569,7 +586,7 @@ def render(workspace: Workspace) -> list[str]:
     query_embedder = matching_embedder(workspace.load_state())
     model_dir = query_embedder.directory if query_embedder else None
     parallel = len(data.documents) >= PARALLEL_MIN_CHUNKS
-    with _alongside(write_search_data, (data.documents, docs_dir, model_dir), parallel):
+    with _alongside(write_search_data, (data.documents, docs_dir, model_dir, data.publish_source), parallel):
         pages = render_pages(data, docs_dir)
     write_project(
         workspace.project_dir,
@@ -642,6 +659,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
         written={name: store.read_json(path) for name, path in (("decisions", WRITTEN_DECISIONS), ("milestones", WRITTEN_MILESTONES)) if (store.directory / path).exists()},
         plans=stored_plans(store),
         language=workspace.config.language,
+        publish_source=workspace.config.publish_source,
     )
 
 

@@ -39,6 +39,8 @@ class SkipReason(str, Enum):
     UNSUPPORTED = "unsupported type"
     SYMLINK_OUTSIDE = "symlink outside the repository"
     UNREADABLE = "unreadable"
+    SECRET = "secret"
+    """Named like a file of credentials (`.env`, `id_rsa`, `*.pem`): never read."""
 
 
 @dataclass(frozen=True)

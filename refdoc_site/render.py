@@ -51,6 +51,8 @@ class SiteData:
     """Plans for queries (`refdoc-site plan`, `plans:` in refdoc.yml), by slug."""
     language: str = "en"
     """Language of the written pages' headings."""
+    publish_source: bool = True
+    """False: file pages show no code (refdoc.yml's `publish_source`)."""
 
 
 def render_pages(data: SiteData, docs_dir: Path) -> list[str]:

@@ -25,15 +25,21 @@ DATA_DIR = "search/refdoc"
 SCRIPTS_DIR = "assets/refdoc"
 VECTORS_MAGIC = b"RDVEC\x00\x01\x00"
 SCRIPTS = ("search-worker.js", "refdoc-search.js", "refdoc-embed.js")
+CODE_FIELDS = ("body", "phrases")
+"""Sparse fields made of the code's own words, left out when the source is not published."""
 
 
-def write_search_data(documents: list[Document], docs_dir: Path, embedder_directory: Path | None = None) -> dict[str, int]:
+def write_search_data(
+    documents: list[Document], docs_dir: Path, embedder_directory: Path | None = None, publish_source: bool = True
+) -> dict[str, int]:
     """Write the search data and scripts; returns the bytes written per file.
 
     Vectors ship only with the model that made them (`embedder_directory`), since the
-    browser must embed the query with that same model.
+    browser must embed the query with that same model. Without `publish_source`, the
+    index has no field of the code's words (the browser ranks with the fields it finds).
     """
-    index = SearchIndex.build(documents)
+    fields = {name: boost for name, boost in settings()["fields"].items() if publish_source or name not in CODE_FIELDS}
+    index = SearchIndex.build(documents, fields)
     data_dir = docs_dir / DATA_DIR
     data_dir.mkdir(parents=True, exist_ok=True)
     written = {

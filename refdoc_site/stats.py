@@ -33,11 +33,15 @@ class ChunkStats:
     definitions: int
     per_language: dict[str, LanguageStats] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
+    secrets: dict[str, int] = field(default_factory=dict)
+    """Per file with any, how many secrets were redacted from it."""
     recommendation: str = ""
 
 
-def chunk_stats(documents: list[Document], files: dict[str, str], skipped: dict[str, int], size: int) -> ChunkStats:
-    """`files` maps each indexed path to its language."""
+def chunk_stats(
+    documents: list[Document], files: dict[str, str], skipped: dict[str, int], size: int, secrets: dict[str, int] | None = None
+) -> ChunkStats:
+    """`files` maps each indexed path to its language; `secrets` the paths with redactions to their count."""
     tokens = [d.chunk.tokens for d in documents]
     by_language: dict[str, list[int]] = defaultdict(list)
     for document in documents:
@@ -64,6 +68,7 @@ def chunk_stats(documents: list[Document], files: dict[str, str], skipped: dict[
             for language, values in sorted(by_language.items())
         },
         skipped=skipped,
+        secrets=dict(sorted((secrets or {}).items())),
     )
     stats.recommendation = recommend(stats, tokens, size)
     return stats
@@ -85,6 +90,12 @@ def recommend(stats: ChunkStats, tokens: list[int], size: int) -> str:
     return ""
 
 
+def redaction_summary(secrets: dict[str, int]) -> str:
+    """`3 secrets redacted in 2 files`: counts only, never a value."""
+    total, files = sum(secrets.values()), len(secrets)
+    return f"{total} secret{'s' if total != 1 else ''} redacted in {files} file{'s' if files != 1 else ''}"
+
+
 def format_stats(stats: ChunkStats) -> str:
     lines = [
         f"files indexed     {stats.files}",
@@ -102,6 +113,11 @@ def format_stats(stats: ChunkStats) -> str:
         lines.append("files skipped: " + ", ".join(f"{reason} {count}" for reason, count in stats.skipped.items()))
     else:
         lines.append("files skipped: none")
+    if stats.secrets:
+        lines.append(redaction_summary(stats.secrets) + ":")
+        lines.extend(f"  {path}  {count}" for path, count in stats.secrets.items())
+    else:
+        lines.append("secrets redacted: none")
     if stats.recommendation:
         lines.append(f"recommendation: {stats.recommendation}")
     return "\n".join(lines)

@@ -47,6 +47,8 @@ class FileEntry:
     deferred: bool = False
     """A tier left the file to a later build (the language servers' budget ran out):
     the next build analyses it again although its content did not change."""
+    secrets_redacted: int = 0
+    """Secrets replaced in the file's text before anything was made from it (redact.py)."""
 
 
 @dataclass

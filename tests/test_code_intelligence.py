@@ -1020,6 +1020,7 @@ class _EmptyReport:
     files = reprocessed = reused = removed = chunks = 0
     skipped: dict = {}
     failed: list = []
+    secrets_redacted: dict = {}
 
 
 if __name__ == "__main__":

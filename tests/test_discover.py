@@ -10,6 +10,7 @@ from helpers import write_repo
 from refdoc_site.config import Config
 from refdoc_site.discover import discover, read_text
 from refdoc_site.records import SkipReason
+from refdoc_site.redact import Redactor
 
 
 def run(repo, **config):
@@ -120,7 +121,7 @@ def test_invalid_utf8_is_read_with_replacement_and_a_warning(tmp_path):
     assert len(found.warnings) == 1
     assert found.warnings[0].startswith("latin.py: ")
     assert "UTF-8" in found.warnings[0]
-    text = read_text(repo, "latin.py")
+    text = read_text(repo, "latin.py", Redactor()).text
     assert "caf\ufffd" in text and "Jos\ufffd" in text
 
 
@@ -154,7 +155,7 @@ def test_paths_with_spaces_and_non_ascii_are_discovered(tmp_path):
     assert indexed == ["docs/my notes.md", "src/données/café.py"]
     languages = {f.path: f.language for f in found.files}
     assert languages == {"docs/my notes.md": "markdown", "src/données/café.py": "python"}
-    assert "café" in read_text(repo, "src/données/café.py")
+    assert "café" in read_text(repo, "src/données/café.py", Redactor()).text
 
 
 def test_store_and_always_pruned_directories_are_not_indexed(tmp_path):

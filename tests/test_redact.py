@@ -1,0 +1,374 @@
+"""Secrets never reach the store, the site or an LLM request (redact.py).
+
+The secret values are made up when the tests run, in the shapes the detectors know, so
+this repository holds no key that looks live (and trips no scanner).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import shutil
+import string
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import dedent, write_repo
+from openai_server import TEST_KEY, OpenAIServer
+
+from refdoc_site.cli import main
+from refdoc_site.config import Config, SecretsConfig
+from refdoc_site.discover import discover
+from refdoc_site.records import SkipReason
+from refdoc_site.redact import MARKER, Redactor, secret_file_rule
+from refdoc_site.store import Store
+
+RANDOM = random.Random(20240611)
+ALNUM = string.ascii_letters + string.digits
+
+
+def token(length: int, alphabet: str = ALNUM) -> str:
+    return "".join(RANDOM.choice(alphabet) for _ in range(length))
+
+
+def aws_key_id() -> str:
+    return "AKIA" + token(16, string.ascii_uppercase + string.digits)
+
+
+def github_token() -> str:
+    return "ghp_" + token(36)
+
+
+def slack_token() -> str:
+    return f"xoxb-{token(11, string.digits)}-{token(12, string.digits)}-{token(24, string.ascii_lowercase + string.digits)}"
+
+
+def stripe_key() -> str:
+    return "sk_live_" + token(24)
+
+
+def jwt() -> str:
+    def part(data: dict) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+    return f"{part({'alg': 'HS256', 'typ': 'JWT'})}.{part({'sub': token(8), 'admin': True})}.{token(43, ALNUM + '-_')}"
+
+
+def private_key_block() -> tuple[str, list[str]]:
+    lines = [token(64, ALNUM + "+/") for _ in range(5)] + [token(20, ALNUM + "+/") + "=="]
+    return "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END RSA PRIVATE KEY-----\n", lines
+
+
+def redact(text: str, path: str = "notes.txt", redactor: Redactor | None = None):
+    return (redactor or Redactor()).redact(dedent(text), path)
+
+
+# --- detectors, family by family ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "line"),
+    [
+        (aws_key_id, 'AWS_ACCESS_KEY_ID = "{}"'),
+        (lambda: token(40, ALNUM + "/+"), 'aws_secret_access_key = "{}"'),
+        (github_token, "clone with {} as the password"),
+        (slack_token, "SLACK = '{}'"),
+        (stripe_key, "stripe.api_key = '{}'"),
+        (jwt, "curl -H 'X-Session: {}' https://api.example.com"),
+    ],
+    ids=["aws-key-id", "aws-secret", "github", "slack", "stripe", "jwt"],
+)
+def test_each_detector_family_redacts_its_secret_and_keeps_the_rest_of_the_line(make, line: str) -> None:
+    secret = make()
+    result = redact(line.format(secret), "settings.py")
+    assert secret not in result.text
+    assert result.text == line.format(MARKER)
+    assert result.secrets == 1
+
+
+def test_a_private_key_block_goes_whole_and_the_line_count_stays() -> None:
+    block, lines = private_key_block()
+    text = f"KEY = '''\n{block}'''\nafter = 1\n"
+    result = Redactor().redact(text, "keys.py")
+    assert not any(line in result.text for line in lines)
+    assert result.text.count("\n") == text.count("\n")
+    assert "-----BEGIN RSA PRIVATE KEY-----\n" + MARKER + "\n" in result.text
+    assert result.text.endswith("-----END RSA PRIVATE KEY-----\n'''\nafter = 1\n")
+    assert result.secrets == 1
+
+
+def test_a_key_block_on_one_line_with_escaped_newlines_goes_too() -> None:
+    block, lines = private_key_block()
+    escaped = json.dumps({"type": "service_account", "private_key": block})
+    result = Redactor().redact(escaped, "account.json")
+    assert not any(line in result.text for line in lines)
+    assert result.secrets == 1
+
+
+def test_a_private_key_header_alone_is_code_and_stays() -> None:
+    text = 'PEM_HEADER = "-----BEGIN RSA PRIVATE KEY-----"\nrest = parse(PEM_HEADER)\n'
+    result = Redactor().redact(text, "pem.py")
+    assert (result.text, result.secrets) == (text, 0)
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("app.py", 'password = "{}"'),
+        ("app.py", 'connect(host="db", password="{}")'),
+        ("app.py", 'db_password: str = "{}"'),
+        ("app.ts", "const dbPassword = '{}';"),
+        ("config.yml", "password: {}"),
+        ("config.yml", 'password: "{}"'),
+        ("settings.json", '{{"user": "shop", "password": "{}"}}'),
+        ("setup.cfg", "password = {}"),
+        ("deploy.sh", "export DB_PASSWORD={}"),
+        ("README.md", "Log in with `password: {}` the first time."),
+    ],
+)
+def test_password_assignments_in_many_syntaxes_are_redacted(path: str, line: str) -> None:
+    secret = "Pw" + token(10)
+    result = redact(line.format(secret), path)
+    assert result.text == line.format(MARKER)
+    assert result.secrets == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("app.py", 'SECRET_TOKEN = "{}"'),
+        ("config.yml", "api_key: {}"),
+        (".env.example", "STRIPE_SECRET_KEY={}"),
+        ("client.js", "const headers = {{ 'x-api-key': '{}' }};"),
+    ],
+)
+def test_high_entropy_values_of_secret_names_are_redacted(path: str, line: str) -> None:
+    secret = token(32)
+    result = redact(line.format(secret), path)
+    assert result.text == line.format(MARKER)
+
+
+def test_an_authorization_header_keeps_its_scheme() -> None:
+    secret = token(40)
+    for text, expected in (
+        (f'headers = {{"Authorization": "Bearer {secret}"}}', f'headers = {{"Authorization": "Bearer {MARKER}"}}'),
+        (f"Authorization: Basic {secret}", f"Authorization: Basic {MARKER}"),
+    ):
+        assert redact(text, "client.py" if text.startswith("headers") else "api.md").text == expected
+
+
+def test_a_url_keeps_its_user_and_host_and_loses_its_password() -> None:
+    password = "p" + token(12)
+    result = redact(f'DATABASE_URL = "postgres://admin:{password}@db.internal:5432/shop"', "settings.py")
+    assert result.text == f'DATABASE_URL = "postgres://admin:{MARKER}@db.internal:5432/shop"'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password = input()",
+        "password = getpass.getpass('Password: ')",
+        "token = tokens[i]",
+        'key = "name"',
+        'password_field = "password"',
+        'TOKEN_TYPE = "bearer"',
+        'password = ""',
+        'api_key = os.environ["API_KEY"]',
+        'secret = "${SECRET_FROM_VAULT}"',
+        "PASSWORD_RESET_TIMEOUT = 259200",
+        'sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"',
+        "if not token: raise ValueError('missing token: pass one')",
+        "password1_field_name='password1',",
+    ],
+)
+def test_ordinary_code_is_not_redacted(text: str) -> None:
+    assert redact(text, "app.py").text == text
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("README.md", "The password: type it twice, then press Enter."),
+        ("style.css", "input[type=password]:focus, input[type=text]:focus { outline: none }"),
+        ("poetry.lock", 'files = [{file = "pkg.whl", hash = "sha256:9f2c5a0f1a5e1b7d3c4e6f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c"}]'),
+    ],
+)
+def test_prose_styles_and_lock_hashes_are_not_redacted(path: str, text: str) -> None:
+    """A hash in a lock file is a public checksum of a package, not a credential."""
+    assert redact(text, path).text == text
+
+
+def test_allow_values_and_patterns_keep_fixtures_and_extra_patterns_redact_more() -> None:
+    example, fixture, internal = aws_key_id(), "AKIA" + "TESTFIXTURE00000", "corp_" + token(20, string.hexdigits.lower())
+    text = f'A = "{example}"\nB = "{fixture}"\nC = "{internal}"\n'
+    redactor = Redactor(allow=(example,), allow_patterns=(r"AKIATEST\w+",), patterns=(r"\bcorp_[0-9a-f]{20}\b",))
+    result = redactor.redact(text, "fixtures.py")
+    assert result.text == f'A = "{example}"\nB = "{fixture}"\nC = "{MARKER}"\n'
+    assert result.secrets == 1
+    grouped = Redactor(patterns=(r"ticket=(\w+)",)).redact("see ticket=abc123 now", "notes.md")
+    assert grouped.text == f"see ticket={MARKER} now"
+
+
+def test_settings_change_the_redactor_identity() -> None:
+    """The index fingerprint includes it, so changing `secrets:` reindexes every file."""
+    assert Redactor().identity == Redactor.from_config(Config()).identity
+    allowing = Config(secrets=SecretsConfig(allow=("x",)))
+    assert Redactor.from_config(allowing).identity != Redactor().identity
+
+
+# --- files that are secrets by name ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", [".env", ".env.production", "id_rsa", "id_ed25519", "server.pem", "tls.key", "store.p12", ".netrc",
+             ".npmrc", "credentials", "secrets.yaml", "service-account-prod.json", "Vault.KDBX"]
+)
+def test_secret_file_names_are_recognised(name: str) -> None:
+    assert secret_file_rule(name) is not None
+
+
+@pytest.mark.parametrize("name", [".env.example", "id_rsa.pub", "settings.py", "keys.py", "credentials.md", "monkey.txt"])
+def test_other_file_names_are_not(name: str) -> None:
+    assert secret_file_rule(name) is None
+
+
+def test_secret_named_files_are_skipped_unread_even_when_included(tmp_path: Path, monkeypatch) -> None:
+    block, _ = private_key_block()
+    repo = write_repo(tmp_path, {".env": "TOKEN=x\n", "id_rsa": block, "certs/site.pem": block, "app.py": "x = 1\n",
+                                 ".env.example": "TOKEN=\n"})
+    read = []
+    original = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self.name) or original(self))
+    config = Config(include=(".env", "id_rsa", "certs/*.pem", "app.py", ".env.example"))
+    found = discover(repo, config)
+    assert sorted(read) == [".env.example", "app.py"]
+    skipped = {s.path: s for s in found.skipped}
+    assert [f.path for f in found.files] == [".env.example", "app.py"]
+    assert {path: s.reason for path, s in skipped.items()} == {
+        ".env": SkipReason.SECRET, "certs/site.pem": SkipReason.SECRET, "id_rsa": SkipReason.SECRET
+    }
+    assert skipped["id_rsa"].detail == "named like a secret (id_rsa*)"
+
+
+# --- a whole build --------------------------------------------------------------------------
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=Test", "-c", "user.email=test@example.com", *args],
+                   check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_no_secret_reaches_the_site_the_store_or_the_llm(server: OpenAIServer, tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", TEST_KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    block, key_lines = private_key_block()
+    aws, stripe, password = aws_key_id(), stripe_key(), "Pw" + token(12)
+    github, url_password, slack, in_commit = github_token(), "u" + token(12), slack_token(), github_token()
+    env_token = token(32)
+    repo = write_repo(
+        tmp_path / "repo",
+        {
+            "shop/payments.py": f'''
+                """Payments through the card processor."""
+
+                AWS_ACCESS_KEY_ID = "{aws}"
+                STRIPE_KEY = "{stripe}"
+
+
+                def connect(host: str) -> str:
+                    """Open a session with the processor."""
+                    password = "{password}"
+                    return login(host, password)
+            ''',
+            "docs/guide.md": f"""
+                # Deploying
+
+                Push with the token {github}, to the database at
+                `postgres://deploy:{url_password}@db.internal/shop`.
+            """,
+            "docs/adr/0001-use-slack.md": f"""
+                # 1. Use Slack for alerts
+
+                ## Status
+
+                Accepted
+
+                ## Context
+
+                Alerts went unread; the bot posts with {slack}.
+
+                ## Decision
+
+                Use Slack for alerts.
+            """,
+            ".env": f"SESSION_TOKEN={env_token}\n",
+            "id_rsa": block,
+            "refdoc.yml": 'include: ["shop/**", "docs/**", ".env", "id_rsa"]\n',
+        },
+    )
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", f"Switch to token auth instead of passwords\n\nThe deploy token is {in_commit}.")
+    site = tmp_path / "site"
+
+    assert main(["build", str(repo), "--out", str(site)]) == 0
+    out = capsys.readouterr().out
+    assert "6 secrets redacted in 3 files; see refdoc-site stats" in out
+    assert server.chat_requests(), "the build asked the LLM nothing: the test would prove nothing"
+
+    secrets = [aws, stripe, password, github, url_password, slack, in_commit, env_token, *key_lines]
+    written = [p for folder in (site, repo / ".refdoc") for p in folder.rglob("*") if p.is_file()]
+    assert any(p.name == "chunks.json" for p in written) and any(p.name == "index.jsonl" for p in written)
+    leaks = [(p, s) for p in written for s in secrets if s.encode() in p.read_bytes()]
+    assert leaks == []
+    requests = json.dumps([r.body for r in server.requests], ensure_ascii=False)
+    assert [s for s in secrets if s in requests] == []
+    assert MARKER in requests  # the code was sent, redacted
+
+    files = Store(repo / ".refdoc").load().files
+    assert {path: e.secrets_redacted for path, e in files.items() if e.secrets_redacted} == {
+        "shop/payments.py": 3, "docs/guide.md": 2, "docs/adr/0001-use-slack.md": 1
+    }
+    overview = (repo / ".refdoc" / "mkdocs" / "docs" / "index.md").read_text(encoding="utf-8")
+    assert "secret: 2" in overview
+    assert "- **Secrets redacted:** 6 in 3 files" in overview
+    [commit] = [d for d in Store(repo / ".refdoc").read_json("decisions.json") if d["kind"] == "commit"]
+    assert commit["title"].startswith("Switch to token auth") and MARKER in commit["context"]
+
+    assert main(["stats", str(repo)]) == 0
+    stats = capsys.readouterr().out
+    assert "secret 2" in stats.split("files skipped: ")[1].splitlines()[0]
+    assert "6 secrets redacted in 3 files:\n  docs/adr/0001-use-slack.md  1\n  docs/guide.md  2\n  shop/payments.py  3" in stats
+
+
+def test_without_publish_source_pages_and_search_data_carry_no_code(tmp_path: Path, capsys) -> None:
+    repo = write_repo(
+        tmp_path / "repo",
+        {
+            "shop/cart.py": '''
+                def add_item(cart, item):
+                    """Put an item in the cart."""
+                    unusual_local_name = item.price * 2
+                    return cart.append(unusual_local_name)
+            ''',
+            "refdoc.yml": "publish_source: false\n",
+        },
+    )
+    assert main(["build", str(repo), "--out", str(tmp_path / "site")]) == 0
+    docs = repo / ".refdoc" / "mkdocs" / "docs"
+    page = (docs / "files" / "shop" / "cart.py.md").read_text(encoding="utf-8")
+    assert "def add\\_item(cart, item)" in page or "def add_item(cart, item)" in page  # the signature stays
+    assert "Source, lines" not in page and "unusual_local_name" not in page
+    for data in (tmp_path / "site" / "search" / "refdoc").glob("*.json"):
+        assert "unusual" not in data.read_text(encoding="utf-8"), data
+    index = json.loads((tmp_path / "site" / "search" / "refdoc" / "index.json").read_text(encoding="utf-8"))
+    assert "body" not in index["fields"] and "name" in index["fields"]
+
+    (repo / "refdoc.yml").write_text("publish_source: true\n", encoding="utf-8")
+    assert main(["build", str(repo), "--out", str(tmp_path / "site")]) == 0
+    capsys.readouterr()
+    assert "unusual_local_name" in (docs / "files" / "shop" / "cart.py.md").read_text(encoding="utf-8")
