@@ -31,7 +31,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import OutputFolderError, SiteBuildError
-from .processes import process_start_time
+from .processes import process_start_time, signals_deferred
 from .site_search import DATA_DIR
 
 log = logging.getLogger("refdoc_site")
@@ -150,12 +150,13 @@ def swap_in(staging: Path, out: Path) -> None:
     if foreign:  # changed since the build began
         raise OutputFolderError(f"--out {out}: refusing: it now holds files refdoc-site did not write (such as {foreign}); the new site is not published")
     retired = Path(tempfile.mkdtemp(prefix=f"{out.name}.old-{os.getpid()}-", dir=out.parent))
-    os.replace(out, retired)
-    try:
-        os.rename(staging, out)
-    except OSError:
-        os.rename(retired, out)
-        raise
+    with signals_deferred():  # an interruption between the two renames would leave no site
+        os.replace(out, retired)
+        try:
+            os.rename(staging, out)
+        except OSError:
+            os.rename(retired, out)
+            raise
     _write_marker(retired, "retired")
     shutil.rmtree(retired)
 

@@ -15,6 +15,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
@@ -28,9 +30,11 @@ def die_with_parent(parent_pid: int) -> None:
 
     The death signal is armed after the fork, so a parent that died in between is caught
     by looking at the parent pid once more. The child also drops the CLI's SIGTERM
-    handler: a terminated child simply ends, and only the parent releases the store lock.
+    handler (a terminated child simply ends; only the parent releases the store lock) and
+    leaves Ctrl-C to the parent, which stops handing out work and waits for it.
     """
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if not _kernel_kills_orphan():
         threading.Thread(target=_watch_parent, args=(parent_pid,), name="refdoc-parent-watch", daemon=True).start()
     if os.getppid() != parent_pid:
@@ -53,6 +57,20 @@ def _watch_parent(parent_pid: int) -> None:
     while os.getppid() == parent_pid:
         time.sleep(PARENT_POLL_SECONDS)
     os._exit(1)
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back for a few steps that must not be cut in half (a folder
+    swap); they are delivered when the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def run_as_child(parent_pid: int, function, args: tuple) -> None:

@@ -249,6 +249,13 @@ def _wait_seconds(given: float | None) -> float:
 
 
 def _acquire(path: Path, command: str, wait_seconds: float) -> LockHolder:
+    try:
+        return _wait_and_take(path, command, wait_seconds)
+    except OSError as error:
+        raise StoreError(f"{path}: cannot take the store's lock ({error.strerror}); check that the store folder is writable") from None
+
+
+def _wait_and_take(path: Path, command: str, wait_seconds: float) -> LockHolder:
     deadline = time.monotonic() + wait_seconds
     announced: LockHolder | None = None
     while True:
