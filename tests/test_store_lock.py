@@ -150,19 +150,60 @@ def wait_for(condition, seconds: float, step: float = 0.005):
 @pytest.mark.skipif(not Path("/proc/self/stat").exists() or (os.cpu_count() or 1) < 2, reason="needs /proc and a pool")
 def test_index_workers_die_with_a_build_killed_outright(tmp_path) -> None:
     repo = many_files_repo(tmp_path / "repo")
-    build = cli("index", str(repo))
-    workers = wait_for(lambda: children_of(build.pid) if len(children_of(build.pid)) >= 2 else set(), 120)
-    assert len(workers) >= 2, build.communicate()
+    assert_all_gone(kill_when_children_appear(["index", str(repo)], 2))
 
-    build.send_signal(signal.SIGKILL)
-    build.wait()
 
+def kill_when_children_appear(command: list[str], count: int) -> set[int]:
+    """Start `refdoc-site COMMAND`, SIGKILL it once it has `count` children; returns them."""
+    process = cli(*command)
+    children = wait_for(lambda: children_of(process.pid) if len(children_of(process.pid)) >= count else set(), 120)
+    assert len(children) >= count, process.communicate()
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    return children
+
+
+def assert_all_gone(pids: set[int]) -> None:
     try:
-        assert wait_for(lambda: not any(running(pid) for pid in workers), 5, 0.05), [pid for pid in workers if running(pid)]
+        assert wait_for(lambda: not any(running(pid) for pid in pids), 5, 0.05), [pid for pid in pids if running(pid)]
     finally:
-        for pid in workers:  # when the test fails: no orphan is left on the machine
+        for pid in pids:  # when the test fails: no orphan is left on the machine
             if running(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+RENDER_PHASE_PARENT = """
+import sys
+import time
+import refdoc_site.processes
+from refdoc_site.pipeline import _alongside
+
+if sys.argv[1] == "watcher":  # the portable fallback, as where there is no prctl
+    refdoc_site.processes._kernel_kills_orphan = lambda: False
+
+
+def write_search_data():  # runs in the child once it has arranged to die with its parent
+    print("armed", flush=True)
+    time.sleep(120)
+
+
+with _alongside(write_search_data, ()):  # as the render phase forks the search data's writer
+    time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists() or (os.cpu_count() or 1) < 2, reason="needs /proc and a fork")
+@pytest.mark.parametrize("death", ["kernel", "watcher"])
+def test_the_render_phase_process_dies_with_its_parent_killed_outright(death) -> None:
+    parent = subprocess.Popen([sys.executable, "-c", RENDER_PHASE_PARENT, death], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout.readline() == "armed\n"
+    child = children_of(parent.pid)
+    assert len(child) == 1
+
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+
+    assert_all_gone(child)
 
 
 def test_sigterm_ends_a_build_and_releases_the_lock(tmp_path) -> None:
