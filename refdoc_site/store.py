@@ -20,6 +20,7 @@ import logging
 import os
 import socket
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -171,8 +172,9 @@ UNREADABLE_LOCK_GRACE_SECONDS = 10.0
 it may be one being written where there is no guard (no `fcntl`)."""
 
 log = logging.getLogger("refdoc_site")
-_held_locks: dict[Path, int] = {}
-"""Store directories this process holds the lock of, with how deep: the phases nest."""
+_held_locks: dict[tuple[Path, int], int] = {}
+"""(store directory, thread) pairs holding the store's lock, with how deep: the phases nest.
+Another thread of this process waits like another process would."""
 
 
 @dataclass(frozen=True)
@@ -220,21 +222,22 @@ def store_lock(directory: Path, command: str, wait_seconds: float | None = None)
     A store directory that the lock created and the command left empty goes too.
     """
     directory = directory.resolve()
-    if _held_locks.get(directory):
-        _held_locks[directory] += 1
+    holding = (directory, threading.get_ident())
+    if _held_locks.get(holding):
+        _held_locks[holding] += 1
         try:
             yield
         finally:
-            _held_locks[directory] -= 1
+            _held_locks[holding] -= 1
         return
     created_directory = not directory.exists()
     owner = _acquire(directory / LOCK_NAME, command, _wait_seconds(wait_seconds))
-    _held_locks[directory] = 1
+    _held_locks[holding] = 1
     try:
         yield
     finally:
         if os.getpid() == owner.pid:
-            del _held_locks[directory]
+            del _held_locks[holding]
             _release(directory / LOCK_NAME, owner, remove_empty_directory=created_directory)
 
 

@@ -90,12 +90,12 @@ def test_out_naming_anything_but_a_site_of_ours_is_refused_and_nothing_is_touche
     assert main(["build", str(work / "repo"), "--out", str(work / out)]) == 2
 
     errors = capsys.readouterr().err.strip().splitlines()
-    assert errors == [f"refdoc-site: --out {(work / out).resolve()}: refusing: {errors[0].split('refusing: ', 1)[1]}"]
-    assert reason in errors[0] and "choose an empty or new folder" in errors[0]
+    assert len(errors) == 1 and errors[0].startswith(f"refdoc-site: --out {(work / out).resolve()}: refusing: {reason}")
+    assert "choose an empty or new folder such as" in errors[0]
     assert listing(work) == before
 
 
-def test_a_refused_first_build_writes_no_store(work, capsys) -> None:
+def test_a_refused_first_build_writes_no_store(work) -> None:
     before = listing(work)
     assert main(["build", str(work / "repo"), "--out", str(work / "repo")]) == 2
     assert listing(work) == before  # no `.refdoc/`, no lock, no staging folder

@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -223,3 +224,20 @@ def test_sigterm_ends_a_build_and_releases_the_lock(tmp_path) -> None:
     assert second.returncode == 0, err
     assert "waiting for" not in err and "taking over" not in err
     assert_site_whole(tmp_path / "public", repo / ".refdoc")
+
+
+def test_another_thread_waits_for_the_holding_thread(tmp_path) -> None:
+    store, order = tmp_path / "store", []
+
+    def take_it_next() -> None:
+        with store_lock(store, "index", wait_seconds=30):
+            order.append("second")
+
+    with store_lock(store, "build", wait_seconds=0):
+        second = threading.Thread(target=take_it_next)
+        second.start()
+        time.sleep(0.5)
+        order.append("first done")
+    second.join(30)
+    assert order == ["first done", "second"]
+    assert not (store / LOCK_NAME).exists()
