@@ -1,24 +1,30 @@
 """Command line: `refdoc-site build|index|summarize|render|stats|query|plan|eval`.
 
 Every error the user can cause ends in one line on stderr and exit code 2; a configuration
-with several problems prints one line per problem.
+with several problems prints one line per problem. The commands that write the store hold
+its lock (store.py) from start to end; SIGTERM ends them as an interruption does, so the
+lock goes with them.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
+import threading
 from collections.abc import Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from . import __version__
 from .config import Config, with_embedder, with_overrides
 from .errors import RefdocError
+from .outputs import check_out_dir, check_store_dir
 from .pipeline import DISCOVERY_NAME, FACTS_NAME, Workspace, build, index, plan, publish, render, summarize
 from .stats import chunk_stats, format_stats, redaction_summary
 from .trust import TRUST_FLAG, TRUST_VARIABLE, check_default_store, load_repository_config, trusted_by_operator
+from .store import store_lock
 
 log = logging.getLogger("refdoc_site")
 
@@ -29,7 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING if not args.verbose else logging.INFO, format="%(message)s")
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
     try:
-        return args.run(args)
+        with _terminated_on_sigterm(), ExitStack() as args.held:
+            return args.run(args)
     except RefdocError as error:
         for line in str(error).splitlines():
             print(f"refdoc-site: {line}", file=sys.stderr)
@@ -37,6 +44,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("refdoc-site: interrupted; the store keeps what was written before", file=sys.stderr)
         return 130
+    except _Terminated:
+        print("refdoc-site: terminated; the store keeps what was written before", file=sys.stderr)
+        return 128 + signal.SIGTERM
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that every `finally` runs (the store lock goes).
+    Not an `Exception`: the handlers that skip a failing file must not swallow it."""
+
+
+@contextmanager
+def _terminated_on_sigterm():
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise _Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,7 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"refdoc-site {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    def command(name: str, run, help_text: str, out: bool = False, first: tuple[str, str] | None = None) -> argparse.ArgumentParser:
+    def command(
+        name: str, run, help_text: str, out: bool = False, first: tuple[str, str] | None = None, writes: bool = True
+    ) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
         if first:
             sub.add_argument(first[0], help=first[1])
@@ -57,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("-v", "--verbose", action="store_true", help="log each step")
         if out:
             sub.add_argument("--out", type=Path, help="site output directory (default: STORE/site)")
-        sub.set_defaults(run=run, out=None)
+        sub.set_defaults(run=run, out=None, publishes=out, writes_store=writes)
         return sub
 
     build_command = command("build", _build, "Run the whole pipeline and the MkDocs build.", out=True)
@@ -73,8 +106,8 @@ def _parser() -> argparse.ArgumentParser:
     for writing in (build_command, index_command, summarize_command, planning):
         writing.add_argument("--no-llm", action="store_true", help="extractive summaries even when an LLM is configured")
     command("render", _render, "Render the Markdown pages and mkdocs.yml from the store.", out=True)
-    command("stats", _stats, "Print chunking statistics of the store.")
-    query = command("query", _query, "Search the indexed chunks (keyword and meaning).", first=("text", "what to look for"))
+    command("stats", _stats, "Print chunking statistics of the store.", writes=False)
+    query = command("query", _query, "Search the indexed chunks (keyword and meaning).", first=("text", "what to look for"), writes=False)
     query.add_argument("--top", type=int, default=10, help="number of hits (default 10)")
     query.add_argument("--json", action="store_true", help="print the hits as JSON")
     query.add_argument("--mode", choices=("fused", "sparse", "dense"), default="fused", help="ranking (default fused)")
@@ -109,6 +142,8 @@ def _add_lsp_options(sub: argparse.ArgumentParser) -> None:
 
 
 def _workspace(args: argparse.Namespace) -> Workspace:
+    """The command's workspace, its folders checked; a command that writes the store holds
+    its lock from here to its end (it waits while another command holds it)."""
     repo = args.repo
     if not repo.is_dir():
         raise RefdocError(f"{repo}: not a directory; pass the repository folder to document")
@@ -121,7 +156,13 @@ def _workspace(args: argparse.Namespace) -> Workspace:
         lsp_budget=getattr(args, "lsp_budget", None),
     )
     config = with_embedder(config, getattr(args, "embedder", None))
-    return Workspace.create(repo, config, args.store, args.out)
+    workspace = Workspace.create(repo, config, args.store, args.out)
+    if args.publishes:
+        check_out_dir(workspace.out_dir, workspace.repo, workspace.store_dir)
+    check_store_dir(workspace.store_dir, workspace.repo)
+    if args.writes_store:
+        args.held.enter_context(store_lock(workspace.store_dir, args.command))
+    return workspace
 
 
 @contextmanager

@@ -29,3 +29,15 @@ class ApiError(RefdocError):
 
 class ApiKeyError(ApiError):
     """The API key is missing or was rejected; the message names the variable to set."""
+
+
+class OutputFolderError(RefdocError):
+    """`--out` or `--store` names a folder that a build would overwrite or delete."""
+
+
+class StoreLockedError(StoreError):
+    """Another refdoc-site command kept the store's lock past the wait allowed."""
+
+
+class NothingToIndexError(RefdocError):
+    """The repository holds no file refdoc-site can index, so there is nothing to document."""

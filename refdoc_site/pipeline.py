@@ -6,6 +6,7 @@ the store directory, so the CLI can run any phase alone against the same store.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import multiprocessing
@@ -28,14 +29,16 @@ from .chunk import chunk_file
 from .config import Config
 from .discover import discover, read_text
 from .embed import Embedder, default_embedder, embed_documents, matching_embedder
-from .errors import SiteBuildError, StoreError
+from .errors import NothingToIndexError, SiteBuildError, StoreError
 from .evidence import collect_decisions
 from .context import plan_context
 from .graph import RepoGraph, build_graph, go_module_roots, rust_crate_roots
 from .grounding import NameIndex
 from .hierarchy import build_hierarchy
 from .lsp import analyzer_for
+from .outputs import check_out_dir, is_refdoc_output, missing_site_files, raise_if_incomplete, remove_leftovers, staging_folder, swap_in
 from .plans import plan_milestones
+from .processes import die_with_parent, run_as_child
 from .progress import progress
 from .records import Document, Hierarchy, SourceFile
 from .redact import Redactor
@@ -44,7 +47,7 @@ from .resources import mkdocs_template, templates_dir
 from .site import build_site, find_mermaid, write_project
 from .site_search import write_search_data
 from .pages import module_page, plan_page, plan_slug
-from .store import FileEntry, Store, StoreState
+from .store import FileEntry, Store, StoreState, store_lock
 from .summarize import ExtractiveSummarizer, Summarizer
 from .writers import expand_query, extractive_plan, write_decisions, write_milestones, write_plan
 
@@ -111,6 +114,17 @@ class Workspace:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _holding_store_lock(phase):
+    """Run a phase holding the store's lock (store.py): nested phases share the hold."""
+
+    @functools.wraps(phase)
+    def locked(workspace: Workspace, *args, **kwargs):
+        with store_lock(workspace.store_dir, phase.__name__):
+            return phase(workspace, *args, **kwargs)
+
+    return locked
+
+
 @dataclass
 class IndexReport:
     files: int = 0
@@ -135,6 +149,7 @@ class BuildReport:
     seconds: dict[str, float]
 
 
+@_holding_store_lock
 def build(
     workspace: Workspace,
     analyzer: Analyzer | None = None,
@@ -147,6 +162,7 @@ def build(
     With an LLM session (llm/), the model writes the summaries; without, they are extractive.
     """
     seconds: dict[str, float] = {}
+    remove_leftovers(workspace.out_dir)  # before discovery: an interrupted publish's folders are no source
 
     def timed(name: str, phase):
         started = time.perf_counter()
@@ -164,6 +180,7 @@ def build(
 # --- phase 1: index -----------------------------------------------------------------------
 
 
+@_holding_store_lock
 def index(
     workspace: Workspace,
     analyzer: Analyzer | None = None,
@@ -199,6 +216,8 @@ def index(
     previous_documents = previous.documents_by_path() if reusable else {}
 
     found = discover(workspace.repo, config, extra_pruned=(workspace.store_dir, workspace.out_dir))
+    if not found.files:
+        raise NothingToIndexError(_nothing_found(workspace.repo, found.skip_counts()))
     report = IndexReport(files=len(found.files), skipped=found.skip_counts(), warnings=list(found.warnings))
     for warning in found.warnings:
         log.warning(warning)
@@ -234,6 +253,11 @@ def index(
         report.reprocessed += 1
     if owns_analyzer:
         analyzer.close()  # stops its language servers
+    if not state.files:  # nothing to document: the previous store stays as it was
+        raise NothingToIndexError(
+            f"{workspace.repo}: nothing indexed: all {len(found.files)} source files failed ({report.failed[0]}); "
+            "nothing was written to the store"
+        )
     rewritten: list[Document] = []
     if llm is not None:
         from .llm.summaries import summarize_chunks
@@ -264,6 +288,16 @@ def index(
         },
     )
     return report
+
+
+def _nothing_found(repo: Path, skipped: dict[str, int]) -> str:
+    if not skipped:
+        return f"{repo}: nothing to index: the folder holds no files; pass the repository to document"
+    reasons = ", ".join(f"{reason} {count}" for reason, count in skipped.items())
+    return (
+        f"{repo}: nothing to index: 0 source files found ({sum(skipped.values())} skipped: {reasons}); "
+        "check .gitignore and include/exclude in refdoc.yml"
+    )
 
 
 PARALLEL_MIN_FILES = 16
@@ -328,7 +362,8 @@ def _run_jobs(job: _FileJob, sources: list[SourceFile]) -> list[_FileResult]:
     """Results in the order of `sources`; on several cores, in a pool of forked workers.
 
     Only analyzers that say they are `parallel` (no language servers to share) go to the
-    pool, and only where processes can be forked; everything else runs here.
+    pool, and only where processes can be forked; everything else runs here. The workers
+    die with this process, even when it is killed outright (processes.py).
     """
     workers = min(os.cpu_count() or 1, 4)
     forkable = "fork" in multiprocessing.get_all_start_methods()
@@ -336,12 +371,15 @@ def _run_jobs(job: _FileJob, sources: list[SourceFile]) -> list[_FileResult]:
         return [job(source) for source in progress(sources, len(sources), "index")]
     global _WORKER_JOB
     _WORKER_JOB = job
+    pool = ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=die_with_parent, initargs=(os.getpid(),)
+    )
     try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            results = pool.map(_run_in_worker, sources, chunksize=8)
-            return list(progress(results, len(sources), "index"))
+        results = pool.map(_run_in_worker, sources, chunksize=8)
+        return list(progress(results, len(sources), "index"))
     finally:
         _WORKER_JOB = None
+        pool.shutdown(wait=True, cancel_futures=True)  # interrupted: the queued files are dropped
 
 
 def _file_entry(source: SourceFile, text: str, imports: list[str], documents: list[Document]) -> FileEntry:
@@ -385,6 +423,7 @@ def _code_digest() -> str:
 # --- phase 2: summarize -------------------------------------------------------------------
 
 
+@_holding_store_lock
 def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
     """Build the graphs, the file → module → system summaries, decisions and plans.
 
@@ -515,6 +554,7 @@ class Planner:
         return record
 
 
+@_holding_store_lock
 def plan(workspace: Workspace, query: str, llm: LlmSession | None = None) -> tuple[dict, Path]:
     """`refdoc-site plan`: write the plan for `query` and render the pages; returns it and its page."""
     hierarchy = summarize(workspace, llm)
@@ -566,6 +606,7 @@ def _git_commit(repo: Path) -> str:
 RENDERED_NAME = "rendered.json"
 
 
+@_holding_store_lock
 def render(workspace: Workspace) -> list[str]:
     """Render every page from the store into the MkDocs project; returns page paths.
 
@@ -573,7 +614,7 @@ def render(workspace: Workspace) -> list[str]:
     """
     mermaid = find_mermaid(workspace.repo, workspace.config.mermaid_js)
     digest = workspace.inputs_digest(
-        "render", _previous_digest(workspace.store, FACTS_NAME), _templates_digest(), _written_digest(workspace.store), str(mermaid), str(workspace.out_dir)
+        "render", _previous_digest(workspace.store, FACTS_NAME), _templates_digest(), _written_digest(workspace.store), str(mermaid)
     )
     docs_dir = workspace.project_dir / "docs"
     rendered = workspace.store.directory / RENDERED_NAME
@@ -590,7 +631,7 @@ def render(workspace: Workspace) -> list[str]:
         pages = render_pages(data, docs_dir)
     write_project(
         workspace.project_dir,
-        _staging_dir(workspace.out_dir),
+        workspace.project_dir / "site",  # where a hand-run `mkdocs build` writes; publish picks its own folder
         site_name=data.site_name,
         site_url=workspace.config.site_url,
         language=workspace.config.language,
@@ -611,13 +652,14 @@ def _alongside(function, args: tuple, parallel: bool = True):
     """Run `function(*args)` in a forked process while the body runs; fail if it failed.
 
     The pages and the search data are written from the same records into different
-    folders, so the two halves of the render phase share the machine's cores.
+    folders, so the two halves of the render phase share the machine's cores. The
+    process dies with this one, even when this one is killed outright.
     """
     if not parallel or "fork" not in multiprocessing.get_all_start_methods() or (os.cpu_count() or 1) < 2:
         function(*args)
         yield
         return
-    process = multiprocessing.get_context("fork").Process(target=function, args=args)
+    process = multiprocessing.get_context("fork").Process(target=run_as_child, args=(os.getpid(), function, args))
     process.start()
     try:
         yield
@@ -675,32 +717,25 @@ def stored_plans(store: Store) -> list[dict]:
 PUBLISHED_NAME = "published.json"
 
 
+@_holding_store_lock
 def publish(workspace: Workspace) -> Path:
-    """Build the MkDocs site beside the output folder, then swap it in.
+    """Build the MkDocs site in a new folder beside the output, check it whole, swap it in.
 
-    A failing MkDocs build leaves the previously published site untouched; a site
-    already built from the same rendered pages is kept as it is.
+    A failing or incomplete build leaves the previously published site untouched, and no
+    folder refdoc-site did not write is ever deleted (outputs.py). A published site built
+    from the same rendered pages is kept as it is, if it is still whole.
     """
-    rendered = _previous_digest(workspace.store, RENDERED_NAME)
-    if rendered and _previous_digest(workspace.store, PUBLISHED_NAME) == rendered and (workspace.out_dir / "index.html").exists():
-        return workspace.out_dir
-    workspace.store.directory.joinpath(PUBLISHED_NAME).unlink(missing_ok=True)
-    staging = _staging_dir(workspace.out_dir)
-    if staging.exists():
-        shutil.rmtree(staging)
-    build_site(workspace.project_dir / "mkdocs.yml")
-    out = workspace.out_dir
-    retired = out.with_name(out.name + ".old")
-    if retired.exists():
-        shutil.rmtree(retired)
-    if out.exists():
-        out.rename(retired)
-    staging.rename(out)
-    if retired.exists():
-        shutil.rmtree(retired)
-    workspace.store.write_json(PUBLISHED_NAME, {"inputs": rendered})
+    store, out = workspace.store, workspace.out_dir
+    rendered = _previous_digest(store, RENDERED_NAME)
+    pages = store.read_json(RENDERED_NAME)["pages"] if rendered else []
+    if rendered and _previous_digest(store, PUBLISHED_NAME) == rendered and is_refdoc_output(out) and not missing_site_files(out, pages):
+        return out
+    store.directory.joinpath(PUBLISHED_NAME).unlink(missing_ok=True)
+    check_out_dir(out, workspace.repo, workspace.store_dir)
+    remove_leftovers(out)
+    with staging_folder(out) as staging:
+        build_site(workspace.project_dir / "mkdocs.yml", staging)
+        raise_if_incomplete(staging, pages, out)
+        swap_in(staging, out)
+    store.write_json(PUBLISHED_NAME, {"inputs": rendered})
     return out
-
-
-def _staging_dir(out_dir: Path) -> Path:
-    return out_dir.with_name(out_dir.name + ".building")

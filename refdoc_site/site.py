@@ -96,8 +96,11 @@ def write_project(
     return config_path
 
 
-def build_site(config_path: Path) -> None:
-    """Run `mkdocs build --strict` in this process; a warning fails the build."""
+def build_site(config_path: Path, site_dir: Path | None = None) -> None:
+    """Run `mkdocs build --strict` in this process; a warning fails the build.
+
+    `site_dir` overrides `mkdocs.yml`'s: the publish step builds into a folder it made.
+    """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, ConfigurationError
@@ -106,7 +109,8 @@ def build_site(config_path: Path) -> None:
     collector = _WarningCollector()
     logger.addHandler(collector)
     try:
-        config = load_config(config_file=str(config_path), strict=True)
+        overrides = {"site_dir": str(site_dir)} if site_dir is not None else {}
+        config = load_config(config_file=str(config_path), strict=True, **overrides)
         build(config)
     except (Abort, ConfigurationError) as error:
         detail = "; ".join(collector.messages[:3]) or str(error)

@@ -7,6 +7,7 @@ Layout of the store directory:
   settings fingerprint that decides whether an unchanged file may be reused;
 - `graph.json`, `summaries/hierarchy.json`, `evidence.json`: written by later phases.
 - `api_vectors.npz`: the optional API embedder's vectors (`providers/openai_embed.py`).
+- `lock`: present while a command writes the store (`store_lock`): who holds it and since when.
 
 Every write goes to a temporary file in the same directory and is renamed over the old
 one, so an interrupted build leaves the previous store intact.
@@ -15,17 +16,23 @@ one, so an interrupted build leaves the previous store intact.
 from __future__ import annotations
 
 import json
+import logging
 import os
+import socket
 import tempfile
+import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
 import orjson
 
-from .errors import StoreError
+from .errors import StoreError, StoreLockedError
+from .processes import process_start_time
 from .records import Document
 
 INDEX_NAME = "index.jsonl"
@@ -153,3 +160,196 @@ def atomic_file(path: Path, binary: bool = False) -> Iterator[IO]:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+# --- the store lock -------------------------------------------------------------------------
+
+LOCK_NAME = "lock"
+LOCK_WAIT_ENV = "REFDOC_LOCK_WAIT"
+DEFAULT_LOCK_WAIT_SECONDS = 1800.0
+"""How long a command waits for another one on the same store: longer than a big build."""
+LOCK_POLL_SECONDS = 0.25
+UNREADABLE_LOCK_GRACE_SECONDS = 10.0
+"""A lock file with no readable holder is taken for debris only once this old: younger,
+it may be one being written where there is no guard (no `fcntl`)."""
+
+log = logging.getLogger("refdoc_site")
+_held_locks: dict[tuple[Path, int], int] = {}
+"""(store directory, thread) pairs holding the store's lock, with how deep: the phases nest.
+Another thread of this process waits like another process would."""
+
+
+@dataclass(frozen=True)
+class LockHolder:
+    """Who holds a store's lock, as written in the lock file."""
+
+    pid: int
+    host: str
+    started: str
+    command: str
+    process_start: str = ""
+    """The holder's start time in the kernel's clock (Linux), to tell a reused pid apart."""
+
+    def describe(self) -> str:
+        if not self.pid:
+            return self.command
+        where = "" if self.host == socket.gethostname() else f" on {self.host}"
+        return f"the {self.command} of pid {self.pid}{where} (since {self.started})"
+
+    def stale_reason(self) -> str:
+        """Why this lock is left over from a process that no longer runs; empty if it may run."""
+        if self.host != socket.gethostname():
+            return ""  # another machine's process cannot be looked at from here
+        start = process_start_time(self.pid)
+        if start is None:
+            return f"pid {self.pid} is no longer running"
+        if self.process_start and start and start != self.process_start:
+            return f"pid {self.pid} is now another process"
+        return ""
+
+
+BEING_WRITTEN = LockHolder(0, "", "", "a command that is just starting")
+"""A lock file whose holder cannot be read yet."""
+
+
+@contextmanager
+def store_lock(directory: Path, command: str, wait_seconds: float | None = None) -> Iterator[None]:
+    """Hold `directory/lock` while the block writes the store; nested uses share one hold.
+
+    A second command on the same store waits for the first (one line says whose build it
+    waits for), up to `wait_seconds` (default: `REFDOC_LOCK_WAIT` or 30 minutes), then
+    fails with one line. A lock whose holder died on this machine is taken over, saying so.
+    The lock goes when the block ends, by an exception too (the CLI turns SIGTERM into
+    one). Forked children inherit this state but never release: only the holder's pid does.
+    A store directory that the lock created and the command left empty goes too.
+    """
+    directory = directory.resolve()
+    holding = (directory, threading.get_ident())
+    if _held_locks.get(holding):
+        _held_locks[holding] += 1
+        try:
+            yield
+        finally:
+            _held_locks[holding] -= 1
+        return
+    created_directory = not directory.exists()
+    owner = _acquire(directory / LOCK_NAME, command, _wait_seconds(wait_seconds))
+    _held_locks[holding] = 1
+    try:
+        yield
+    finally:
+        if os.getpid() == owner.pid:
+            del _held_locks[holding]
+            _release(directory / LOCK_NAME, owner, remove_empty_directory=created_directory)
+
+
+def _wait_seconds(given: float | None) -> float:
+    if given is not None:
+        return given
+    text = os.environ.get(LOCK_WAIT_ENV, "")
+    try:
+        return float(text) if text else DEFAULT_LOCK_WAIT_SECONDS
+    except ValueError:
+        raise StoreError(f"{LOCK_WAIT_ENV}={text!r}: expected a number of seconds") from None
+
+
+def _acquire(path: Path, command: str, wait_seconds: float) -> LockHolder:
+    try:
+        return _wait_and_take(path, command, wait_seconds)
+    except OSError as error:
+        raise StoreError(f"{path}: cannot take the store's lock ({error.strerror}); check that the store folder is writable") from None
+
+
+def _wait_and_take(path: Path, command: str, wait_seconds: float) -> LockHolder:
+    deadline = time.monotonic() + wait_seconds
+    announced: LockHolder | None = None
+    while True:
+        with _guard(path.parent):
+            holder = _read_holder(path)
+            if holder is not None and (reason := holder.stale_reason()):
+                log.warning(f"{path}: taking over the lock of {holder.describe()}: {reason}")
+                path.unlink(missing_ok=True)
+                holder = None
+            if holder is None:
+                owner = _me(command)
+                if _create(path, owner):
+                    return owner
+                continue
+        if holder != announced:
+            log.warning(f"waiting for {holder.describe()} to finish with the store {path.parent}")
+            announced = holder
+        if time.monotonic() >= deadline:
+            raise StoreLockedError(
+                f"{path}: still held by {holder.describe()} after {wait_seconds:.0f} s; wait for it, or, if no "
+                f"refdoc-site runs there any more, delete {path} (set {LOCK_WAIT_ENV} to wait longer)"
+            )
+        time.sleep(LOCK_POLL_SECONDS)
+
+
+def _me(command: str) -> LockHolder:
+    return LockHolder(
+        pid=os.getpid(),
+        host=socket.gethostname(),
+        started=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        command=command,
+        process_start=process_start_time(os.getpid()) or "",
+    )
+
+
+def _create(path: Path, owner: LockHolder) -> bool:
+    """Create the lock file, only if there is none (O_EXCL); False if another process won."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except (FileExistsError, FileNotFoundError):  # another process won, or removed the empty store
+        return False
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        json.dump(asdict(owner), handle)
+    return True
+
+
+def _read_holder(path: Path) -> LockHolder | None:
+    """The lock's holder, None without a lock (debris removed), or BEING_WRITTEN."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        age = time.time() - path.stat().st_mtime
+    except FileNotFoundError:
+        return None
+    try:
+        return LockHolder(**json.loads(text))
+    except (json.JSONDecodeError, TypeError):
+        if age < UNREADABLE_LOCK_GRACE_SECONDS:
+            return BEING_WRITTEN
+        log.warning(f"{path}: removing an unreadable lock file")
+        path.unlink(missing_ok=True)
+        return None
+
+
+def _release(path: Path, owner: LockHolder, remove_empty_directory: bool) -> None:
+    """Remove our lock file (never one that replaced it), and its directory if it is empty."""
+    with _guard(path.parent):
+        if _read_holder(path) == owner:
+            path.unlink(missing_ok=True)
+        if remove_empty_directory:
+            try:
+                path.parent.rmdir()
+            except OSError:  # the command wrote the store, or another one waits in it
+                pass
+
+
+@contextmanager
+def _guard(directory: Path) -> Iterator[None]:
+    """Serialise looking at and replacing the lock between processes, so that two cannot
+    both take over a stale lock: `flock` on the store directory itself, which the kernel
+    releases when its holder dies. Where there is no `fcntl`, O_EXCL alone decides."""
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)

@@ -44,6 +44,15 @@ def write_repo(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+def exited_pid() -> int:
+    """The pid of a process that has run and been reaped: a holder that is gone."""
+    import subprocess
+    import sys
+
+    process = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    return int(process.stdout)
+
+
 def source_file(path: str, language: str, text: str):
     """A `SourceFile` record for inline text, as discovery would make it."""
     from refdoc_site.records import SourceFile

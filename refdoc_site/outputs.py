@@ -1,0 +1,198 @@
+"""The output folder: which folders a site may be published to, and how a new site replaces
+the previous one without ever deleting a folder refdoc-site did not write.
+
+Publishing replaces the whole output folder, so the folder `--out` names must be one
+whose loss costs nothing: a new or empty folder, or a site refdoc-site published before.
+That is recognised by a marker at the site's root, `.refdoc-site.json` (tool, version,
+who wrote it). The marker lives in the folder rather than as a record in the store
+because it is the folder that gets deleted: a store can be cleared, moved or swapped
+with `--store`, and a record of a path says nothing about what lies there now, while
+the marker travels with the very folder it vouches for. MkDocs and GitHub Pages' Jekyll
+publish no dot-file, so the marker costs the site nothing.
+
+A new site is built in a fresh folder beside the output (`OUT.building-PID-…`), checked
+whole, marked, and swapped in; the previous one is moved aside (`OUT.old-PID-…`) and
+deleted only because it carries the marker.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import socket
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import __version__
+from .errors import OutputFolderError, SiteBuildError
+from .processes import process_start_time, signals_deferred
+from .site_search import DATA_DIR
+
+log = logging.getLogger("refdoc_site")
+
+MARKER_NAME = ".refdoc-site.json"
+TOOL_NAME = "refdoc-site"
+LEGACY_SIGNATURE = (f"{DATA_DIR}/chunks.json", "assets/refdoc/search-worker.js")
+"""Files only a refdoc-site site holds: a site published before the marker existed."""
+SITE_FILES = ("index.html", "404.html", f"{DATA_DIR}/index.json", f"{DATA_DIR}/chunks.json", f"{DATA_DIR}/config.json")
+"""What every published site has besides its pages: the home page, the page for a wrong
+address, and the search data."""
+DEFAULT_OUT_NAME = "public"
+
+
+def check_out_dir(out: Path, repo: Path, store: Path) -> None:
+    """Refuse, in one line, an output folder whose replacement would lose anything.
+
+    Paths are resolved. Refused: the repository and its ancestors, the store and its
+    ancestors, a folder inside the store other than the default `STORE/site`, a file, and
+    a non-empty folder that is not a refdoc-site site. A folder inside the repository is
+    fine when it is new, empty or a site of ours (`REPO/public`).
+    """
+    reason = _out_refusal(out, repo, store)
+    if reason:
+        raise OutputFolderError(f"--out {out}: refusing: {reason}")
+
+
+def _out_refusal(out: Path, repo: Path, store: Path) -> str:
+    choose = f"choose an empty or new folder such as {repo / DEFAULT_OUT_NAME}"
+    if out == repo:
+        return f"it is the repository being documented; {choose}"
+    if out in repo.parents:
+        return f"it contains the repository being documented ({repo}); {choose}"
+    if out == store or out in store.parents:
+        return f"it {'is' if out == store else 'contains'} the store ({store}); {choose}"
+    if store in out.parents and out != store / "site":
+        return f"it is inside the store ({store}), which refdoc-site rewrites; {choose}, or leave --out out for {store / 'site'}"
+    if out.exists() and not out.is_dir():
+        return f"it is a file, not a folder; {choose}"
+    foreign = _foreign_entry(out)
+    if foreign:
+        return f"it holds files refdoc-site did not write (such as {foreign}); {choose}, or empty this one yourself"
+    return ""
+
+
+def check_store_dir(store: Path, repo: Path) -> None:
+    """Refuse a store that is the repository or holds it: the store is pruned from discovery,
+    and its folders are rewritten. (A store inside the output is refused by `check_out_dir`.)"""
+    own = f"choose a folder of its own such as {repo / '.refdoc'}"
+    if store == repo:
+        reason = f"it is the repository being documented; {own}"
+    elif store in repo.parents:
+        reason = f"it contains the repository being documented ({repo}); {own}"
+    elif store.exists() and not store.is_dir():
+        reason = f"it is a file, not a folder; {own}"
+    else:
+        return
+    raise OutputFolderError(f"--store {store}: refusing: {reason}")
+
+
+def is_refdoc_output(folder: Path) -> bool:
+    """Whether `folder` is a site refdoc-site published (marked, or from before the marker)."""
+    return _read_marker(folder) is not None or all((folder / name).is_file() for name in LEGACY_SIGNATURE)
+
+
+def _foreign_entry(folder: Path) -> str:
+    """The name of an entry that makes `folder` unsafe to replace; empty if it is safe."""
+    if not folder.is_dir() or is_refdoc_output(folder):
+        return ""
+    return next((entry.name for entry in sorted(folder.iterdir())), "")
+
+
+def missing_site_files(site: Path, pages: list[str]) -> list[str]:
+    """The files a whole site must have that `site` lacks: the HTML of every rendered page
+    (where MkDocs puts it with `use_directory_urls`), the home and 404 pages, the search data."""
+    from mkdocs.structure.files import File
+
+    expected = list(SITE_FILES)
+    expected += [File(page, src_dir=None, dest_dir="", use_directory_urls=True).dest_uri for page in pages]
+    return [name for name in expected if not (site / name).is_file()]
+
+
+def raise_if_incomplete(site: Path, pages: list[str], out: Path) -> None:
+    missing = missing_site_files(site, pages)
+    if missing:
+        raise SiteBuildError(
+            f"{site}: the built site lacks {len(missing)} of its files (such as {missing[0]}); "
+            f"the previous site at {out} is kept; run the build again, and report it if it recurs"
+        )
+
+
+@contextmanager
+def staging_folder(out: Path) -> Iterator[Path]:
+    """A new folder beside `out`, made by this process and marked; removed unless swapped in."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{out.name}.building-{os.getpid()}-", dir=out.parent))
+    _write_marker(staging, "building")
+    try:
+        yield staging
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+
+
+def swap_in(staging: Path, out: Path) -> None:
+    """Make the checked `staging` folder the output, retiring the previous one if it is ours.
+
+    The previous output moves onto a fresh empty folder made for it (POSIX rename replaces
+    an empty directory), so no existing `OUT.old` of anyone else is ever touched.
+    """
+    _write_marker(staging, "site")
+    if not out.exists():
+        os.rename(staging, out)
+        return
+    foreign = _foreign_entry(out)
+    if foreign:  # changed since the build began
+        raise OutputFolderError(f"--out {out}: refusing: it now holds files refdoc-site did not write (such as {foreign}); the new site is not published")
+    retired = Path(tempfile.mkdtemp(prefix=f"{out.name}.old-{os.getpid()}-", dir=out.parent))
+    with signals_deferred():  # an interruption between the two renames would leave no site
+        os.replace(out, retired)
+        try:
+            os.rename(staging, out)
+        except OSError:
+            os.rename(retired, out)
+            raise
+    _write_marker(retired, "retired")
+    shutil.rmtree(retired)
+
+
+def remove_leftovers(out: Path) -> None:
+    """Delete the staging and retired folders that killed builds left beside `out`: only
+    those marked by a refdoc-site process of this machine that no longer runs."""
+    pattern = re.compile(rf"{re.escape(out.name)}\.(building|old)-\d+-")
+    if not out.parent.is_dir():
+        return
+    for sibling in out.parent.iterdir():
+        if not pattern.match(sibling.name) or not sibling.is_dir() or sibling.is_symlink():
+            continue
+        marker = _read_marker(sibling)
+        if marker is None or marker.get("host") != socket.gethostname():
+            continue
+        if process_start_time(int(marker.get("pid", 0))) is None:
+            log.warning(f"{sibling}: removing this folder left by an interrupted refdoc-site build")
+            shutil.rmtree(sibling, ignore_errors=True)
+
+
+def _write_marker(folder: Path, state: str) -> None:
+    marker = {
+        "tool": TOOL_NAME,
+        "version": __version__,
+        "state": state,
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    (folder / MARKER_NAME).write_text(json.dumps(marker) + "\n", encoding="utf-8")
+
+
+def _read_marker(folder: Path) -> dict | None:
+    try:
+        marker = json.loads((folder / MARKER_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return marker if isinstance(marker, dict) and marker.get("tool") == TOOL_NAME else None
