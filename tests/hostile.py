@@ -127,20 +127,22 @@ FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
 )
 
 
-def make_hostile_repo(root: Path) -> HostileRepo:
-    """Write the hostile repository under `root` (created); returns what it holds."""
+def make_hostile_repo(root: Path, **settings: object) -> HostileRepo:
+    """Write the hostile repository under `root` (created); `settings` go into its
+    refdoc.yml beside the hostile ones (`mermaid_js=...`). Returns what it holds."""
     root.mkdir(parents=True, exist_ok=True)
     repo = HostileRepo(root)
     for add in FAMILIES:
         add(repo)
+    repo.config.update(settings)
     (root / "refdoc.yml").write_text(yaml.safe_dump(repo.config, allow_unicode=True), encoding="utf-8")
     return repo
 
 
-def build_hostile_site(work: Path, out: Path) -> tuple[HostileRepo, int]:
+def build_hostile_site(work: Path, out: Path, **settings: object) -> tuple[HostileRepo, int]:
     """Write the hostile repository under `work` and build it with the CLI into `out`:
     (the repository, the exit code)."""
     from refdoc_site.cli import main
 
-    repo = make_hostile_repo(work / "hostile")
+    repo = make_hostile_repo(work / "hostile", **settings)
     return repo, main(["build", str(repo.root), "--out", str(out)])
