@@ -188,7 +188,7 @@ def _section(record: type, check_key: Callable[[str, Any], str | None]) -> Calla
     return check
 
 
-URL_FORBIDDEN = re.compile(r"[\s\x00-\x1f\x7f\"'<>`\\]")
+URL_FORBIDDEN = re.compile(r"[\s\x00-\x1f\x7f-\x9f\"'<>`\\]")
 """Characters that could end a link target or an HTML attribute the URL is written into."""
 
 
@@ -201,7 +201,7 @@ def _url(value: Any) -> str | None:
     if not value.startswith(("http://", "https://")):
         return f"expected an http:// or https:// URL, got {_shown(value)}"
     if URL_FORBIDDEN.search(value):
-        return f"expected a URL without spaces, quotes, backslashes or angle brackets (percent-encode them), got {_shown(value)}"
+        return f"expected a URL without spaces, control characters, quotes, backslashes or angle brackets (percent-encode them), got {_shown(value)}"
     if not _host(value):
         return f"expected an http:// or https:// URL with a host name, got {_shown(value)}"
     return None

@@ -370,8 +370,10 @@ URL_KEPT = ":/?#&=@%+,;!$*~[]"
 
 def link_target(url: str) -> str:
     """A configured URL as a Markdown link target: whatever could end the target (spaces,
-    parentheses, angle brackets) or the HTML attribute (quotes) percent-encoded."""
-    return quote(url, safe=URL_KEPT)
+    parentheses, angle brackets) or the HTML attribute (quotes) percent-encoded, and `&`
+    written `&amp;` (Markdown leaves an `&` that looks like a character reference as it is,
+    and the browser would decode it)."""
+    return quote(url, safe=URL_KEPT).replace("&", "&amp;")
 
 
 _HIGHLIGHT = {
