@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -228,12 +229,30 @@ def _secrets_key(key: str, value: Any) -> str | None:
     return None
 
 
+URL_FORBIDDEN = re.compile(r"[\s\x00-\x1f\x7f-\x9f\"'<>`\\]")
+"""Characters that could end a link target or an HTML attribute the URL is written into."""
+
+
 def _url(value: Any) -> str | None:
+    """An http(s) URL with a host, safe to write into links: no other scheme (`javascript:`)."""
     if problem := _string(value):
         return problem
-    if value and not value.startswith(("http://", "https://")):
+    if not value:
+        return None
+    if not value.startswith(("http://", "https://")):
         return f"expected an http:// or https:// URL, got {_shown(value)}"
+    if URL_FORBIDDEN.search(value):
+        return f"expected a URL without spaces, control characters, quotes, backslashes or angle brackets (percent-encode them), got {_shown(value)}"
+    if not _host(value):
+        return f"expected an http:// or https:// URL with a host name, got {_shown(value)}"
     return None
+
+
+def _host(url: str) -> str:
+    try:
+        return urlsplit(url).netloc
+    except ValueError:  # an unbalanced IPv6 bracket
+        return ""
 
 
 def _embedding_key(key: str, value: Any) -> str | None:
@@ -301,8 +320,8 @@ def _shown(value: Any) -> str:
 
 OPTIONS: tuple[_Option, ...] = (
     _Option("site_name", _string),
-    _Option("site_url", _string),
-    _Option("repo_url", _string),
+    _Option("site_url", _url),
+    _Option("repo_url", _url),
     _Option("language", _one_of(OUTPUT_LANGUAGES)),
     _Option("include", _globs, tuple),
     _Option("exclude", _globs, tuple),

@@ -77,6 +77,10 @@ def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) ->
             relative = _join(relative_dir, name)
             if name == ".gitignore":
                 continue
+            if _undecodable(relative):
+                shown = relative.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                result.skipped.append(SkippedFile(shown, SkipReason.UNREADABLE, "file name is not valid UTF-8"))
+                continue
             if _ignored(relative, ignore_stack):
                 result.skipped.append(SkippedFile(relative, SkipReason.IGNORED, ".gitignore"))
                 continue
@@ -144,6 +148,16 @@ def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFi
         sha256=hashlib.sha256(data).hexdigest(),
         decode_errors=decode_errors,
     )
+
+
+def _undecodable(name: str) -> bool:
+    """Whether a name holds bytes that are not UTF-8 (which Python keeps as lone surrogates):
+    no page, link or JSON record can carry it."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _looks_minified(data: bytes) -> bool:

@@ -1,7 +1,16 @@
 """Addresses inside the generated site: page paths and chunk anchors.
 
-Shared by every stage that links to a page (rendering, decisions, plans), so that a link
-and the page it points at are always named by the same rule.
+Shared by every stage that links to a page (rendering, decisions, plans, search data), so
+that a link and the page it points at are always named by the same rule.
+
+A page path is built from names the repository chose, so each segment is encoded:
+characters a URL, MkDocs or a file system treat specially become `~XX` (`~uXXXX`,
+`~UXXXXXXXX` above U+00FF), and a segment MkDocs would drop (a leading dot: its default
+`exclude_docs`) or give a meaning (a page named `index` or `README` becomes its folder's
+index; `_root` is the root module's page) has its first character escaped the same way.
+`~` itself is always escaped, so every encoded segment decodes to exactly one name: two
+different names never share a page. Ordinary names (`src/app.py`, `design notes é.md`) are
+kept as they are.
 """
 
 from __future__ import annotations
@@ -15,17 +24,56 @@ from .graph import ROOT_MODULE
 ANCHOR_UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 """Underscores go too: Markdown would read `__init__` inside an attribute list as bold."""
 
-
 SYSTEM_PAGE = "summaries/system.md"
+
+KEPT_PUNCTUATION = frozenset(" -_.+,=@()[]!$&'")
+"""ASCII punctuation kept in a page path besides letters, marks and digits of any script:
+none of it is a URL delimiter (`#`, `?`, `%`), a path separator (`\\`) or markup."""
+SEGMENT_ESCAPE = "~"
+ROOT_MODULE_SEGMENT = "_root"
+INDEX_STEMS = frozenset({"index", "README"})
+"""File names MkDocs turns into their folder's index page (`docs/README` would take `docs/`)."""
 
 
 def file_page(path: str) -> str:
-    """`src/app.py` → `files/src/app.py.md`; spaces and non-ASCII names are kept."""
-    return f"files/{path}.md"
+    """`src/app.py` → `files/src/app.py.md`; `.github/ci.yml` → `files/~2Egithub/ci.yml.md`."""
+    return f"files/{_page_path(path)}.md"
 
 
 def module_page(module: str) -> str:
-    return f"modules/{'_root' if module == ROOT_MODULE else module}.md"
+    """`src/app` → `modules/src/app.md`; the root module is `modules/_root.md`, and a folder
+    really called `_root` is `modules/~5Froot.md`."""
+    if module == ROOT_MODULE:
+        return f"modules/{ROOT_MODULE_SEGMENT}.md"
+    return f"modules/{_page_path(module, INDEX_STEMS | {ROOT_MODULE_SEGMENT})}.md"
+
+
+def _page_path(path: str, reserved_stems: frozenset[str] = INDEX_STEMS) -> str:
+    *folders, name = path.split("/")
+    return "/".join([*(path_segment(folder) for folder in folders), path_segment(name, reserved_stems)])
+
+
+def path_segment(name: str, reserved: frozenset[str] = frozenset()) -> str:
+    """One name as a page path segment that MkDocs keeps, URLs carry and decodes back to `name`."""
+    encoded = "".join(character if _kept(character) else _escaped(character) for character in name)
+    if encoded.startswith(".") or name in reserved:
+        encoded = _escaped(name[0]) + encoded[1:]
+    return encoded
+
+
+def _kept(character: str) -> bool:
+    if character.isascii():
+        return character.isalnum() or character in KEPT_PUNCTUATION
+    return unicodedata.category(character)[0] in "LMN"
+
+
+def _escaped(character: str) -> str:
+    code = ord(character)
+    if code <= 0xFF:
+        return f"{SEGMENT_ESCAPE}{code:02X}"
+    if code <= 0xFFFF:
+        return f"{SEGMENT_ESCAPE}u{code:04X}"
+    return f"{SEGMENT_ESCAPE}U{code:08X}"
 
 
 def chunk_anchor(symbol: str, part: int = 0) -> str:
@@ -34,7 +82,8 @@ def chunk_anchor(symbol: str, part: int = 0) -> str:
     return f"chunk-{slug}" + (f"-part{part}" if part else "")
 
 
-RESERVED_PLAN_SLUGS = frozenset({"milestones"})
+RESERVED_PLAN_SLUGS = frozenset({"milestones", "index"})
+"""`milestones` is the refactoring plan's page; `index` would become the Plans section's index."""
 PLAN_SLUG_CHARS = 60
 PLAN_SLUG_UNSAFE = re.compile(r"[^\w]+")
 """Letters of any script stay (a Japanese query keeps its words); everything else is a dash."""
@@ -45,7 +94,7 @@ def plan_slug(query: str) -> str:
     text = unicodedata.normalize("NFKC", query).lower()
     slug = PLAN_SLUG_UNSAFE.sub("-", text).strip("-_")[:PLAN_SLUG_CHARS].strip("-_")
     if not slug or slug in RESERVED_PLAN_SLUGS:
-        slug = f"{slug or 'plan'}-{hashlib.sha256(query.encode()).hexdigest()[:8]}"
+        slug = f"{slug or 'plan'}-{hashlib.sha256(query.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
     return slug
 
 

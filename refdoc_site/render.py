@@ -3,11 +3,16 @@
 Rendering reads the store only (documents, hierarchy, graph, evidence); it never calls a
 provider, so the same store always renders the same pages. Text that comes from the code
 goes through the `text` filter (HTML and Markdown escaped) or into code spans and fences
-sized so that the code cannot close them.
+sized so that the code cannot close them. Names that become a page's title (a file's path,
+a module's or a plan's name) are also set in the page's front matter, HTML-escaped:
+Material prints titles as HTML, and one taken from the heading loses its escaping on the
+way into `<title>`. Diagram labels use Mermaid's entity codes; URLs from the configuration
+are percent-encoded where they become link targets.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import posixpath
 import re
@@ -17,6 +22,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
+import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from .graph import RepoGraph
@@ -24,9 +30,10 @@ from .pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
 from .records import ChunkKind, Document, Hierarchy
 from .resources import templates_dir
 
-SEARCH_EXCLUDED = "---\nsearch:\n  exclude: true\n---\n"
-"""Front matter keeping pages out of Material's own index: refdoc-site's search serves the box."""
-MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|~])")
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
+BLOCK_START = re.compile(r"^(\d*)([-+!?=]|(?<=\d)\.)")
+"""A list item (`- `, `+ `, `1. `), an admonition (`!!!`), details (`???`) or a rule."""
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 @dataclass
@@ -59,10 +66,10 @@ def render_pages(data: SiteData, docs_dir: Path) -> list[str]:
     """Write every page under `docs_dir`; returns the page paths written, sorted."""
     pages = _Pages(data)
     written = []
-    for page, text in pages.all():
+    for page, title, text in pages.all():
         target = docs_dir / page
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(SEARCH_EXCLUDED + text, encoding="utf-8")
+        target.write_text(front_matter(title) + text, encoding="utf-8")
         written.append(page)
     hierarchy_json = docs_dir / "summaries" / "hierarchy.json"
     hierarchy_json.write_text(json.dumps(data.hierarchy.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
@@ -79,23 +86,26 @@ class _Pages:
         self.by_id = {d.chunk.id: d for d in data.documents}
 
     def all(self):
+        """(page, title, Markdown) of every page; the title is None where the page's own
+        heading is fixed text (the site name shows in the overview's heading)."""
         data = self.data
-        yield "index.md", self.render("index.md.jinja2", "index.md", module_map=self.module_map())
-        yield "decisions.md", self.written_or_offline("decisions", "decisions.md.jinja2", "decisions.md")
-        yield "plans/milestones.md", self.written_or_offline("milestones", "milestones.md.jinja2", "plans/milestones.md")
+        yield "index.md", None, self.render("index.md.jinja2", "index.md", module_map=self.module_map())
+        yield "decisions.md", None, self.written_or_offline("decisions", "decisions.md.jinja2", "decisions.md")
+        yield "plans/milestones.md", None, self.written_or_offline("milestones", "milestones.md.jinja2", "plans/milestones.md")
         for plan in data.plans:
             page = plan_page(plan["slug"])
-            yield page, self.render("written/plan.md.jinja2", page, plan=plan, labels=self.labels)
-        yield "summaries/system.md", self.render("summaries/system.md.jinja2", "summaries/system.md")
-        yield "summaries/modules.md", self.render("summaries/modules.md.jinja2", "summaries/modules.md")
-        yield "summaries/files.md", self.render("summaries/files.md.jinja2", "summaries/files.md")
+            title = f"{self.labels['plan']}: {plan['query']}"
+            yield page, title, self.render("written/plan.md.jinja2", page, plan=plan, labels=self.labels)
+        yield "summaries/system.md", None, self.render("summaries/system.md.jinja2", "summaries/system.md")
+        yield "summaries/modules.md", None, self.render("summaries/modules.md.jinja2", "summaries/modules.md")
+        yield "summaries/files.md", None, self.render("summaries/files.md.jinja2", "summaries/files.md")
         for name, module in sorted(data.hierarchy.modules.items()):
             page = module_page(name)
-            yield page, self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
+            yield page, f"Module {name}", self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
         for path, summary in sorted(data.hierarchy.files.items()):
             page = file_page(path)
             documents = sorted(self.by_path.get(path, []), key=lambda d: (d.chunk.start_line, d.chunk.part))
-            yield page, self.render("file.md.jinja2", page, file=summary, documents=documents)
+            yield page, path, self.render("file.md.jinja2", page, file=summary, documents=documents)
 
     @property
     def labels(self) -> dict[str, str]:
@@ -166,8 +176,8 @@ class _Pages:
     def source_url(self, path: str, start: int, end: int) -> str:
         if not self.data.repo_url or not self.data.commit:
             return ""
-        base = self.data.repo_url.rstrip("/")
-        return f"{base}/blob/{self.data.commit}/{quote(path)}#L{start}-L{end}"
+        base = link_target(self.data.repo_url.rstrip("/"))
+        return f"{base}/blob/{quote(self.data.commit)}/{quote(path)}#L{start}-L{end}"
 
     def module_map(self) -> str:
         graph = self.data.graph
@@ -192,8 +202,7 @@ def _mermaid_graph(edges: dict[str, list[str]], highlighted: set[str]) -> str:
     ids = {name: f"m{index}" for index, name in enumerate(nodes)}
     lines = ["graph TD"]
     for name in nodes:
-        label = name.replace('"', "'")
-        lines.append(f'  {ids[name]}["{label}"]')
+        lines.append(f'  {ids[name]}["{mermaid_label(name)}"]')
     for source in sorted(edges):
         for target in edges[source]:
             lines.append(f"  {ids[source]} --> {ids[target]}")
@@ -214,6 +223,8 @@ def _environment() -> Environment:
     env.filters["text"] = escape_text
     env.filters["code"] = code_span
     env.filters["fence"] = code_fence
+    env.filters["diagram"] = diagram_block
+    env.filters["url"] = link_target
     env.filters["indent_block"] = lambda text, width=4: "\n".join((" " * width + line) if line.strip() else "" for line in text.splitlines())
     env.filters["anchor"] = chunk_anchor
     env.filters["plural"] = lambda count, word: f"{count} {word}{'' if count == 1 else 's'}"
@@ -278,15 +289,29 @@ def _escape_inline(text: str) -> str:
 
 
 def escape_text(value: object) -> str:
-    """Prose from the code, shown as text: HTML escaped, Markdown markup neutralised."""
+    """Prose from the code, shown as text: HTML escaped, Markdown markup neutralised.
+
+    Characters Markdown lets a backslash escape get one; `~` (which it does not) and a
+    line start that would open a block (a list, `!!!` admonition, `???` details, rule)
+    become character references.
+    """
+    text = one_line(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("~", "&#126;")
+    return BLOCK_START.sub(lambda match: f"{match[1]}&#{ord(match[2])};", text, count=1)
+
+
+def one_line(value: object) -> str:
+    """A name or prose as one line: whitespace collapsed, control characters (which
+    Markdown drops or HTML refuses) shown as U+FFFD."""
     text = " ".join(str(value).split())
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return CONTROL.sub("\ufffd", text) if CONTROL.search(text) else text
 
 
 def code_span(value: object) -> str:
     """An inline code span that the value's own backticks cannot close."""
-    text = " ".join(str(value).split())
+    text = one_line(value)
+    if not text:
+        return ""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     padding = " " if text.startswith("`") or text.endswith("`") else ""
@@ -295,10 +320,62 @@ def code_span(value: object) -> str:
 
 def code_fence(value: str, language: str = "", first_line: int = 0) -> str:
     """A fenced block that the value's own backtick runs cannot close."""
-    longest = max((len(run) for run in re.findall(r"^\s*(`{3,})", value, re.MULTILINE)), default=0)
-    fence = "`" * max(3, longest + 1)
     options = f' linenums="{first_line}"' if first_line else ""
-    return f"{fence}{_HIGHLIGHT.get(language, 'text')}{options}\n{value}\n{fence}"
+    return _fenced(value, _HIGHLIGHT.get(language, "text") + options)
+
+
+def diagram_block(source: str, drawn: bool) -> str:
+    """A Mermaid diagram's block: drawn by the site's Mermaid script, or shown as its source."""
+    return _fenced(source, "mermaid" if drawn else "text")
+
+
+def _fenced(value: str, info: str) -> str:
+    """Longer than any backtick run in the value, wherever it stands: Markdown also ends
+    lines at a carriage return, which a line-start check would not see."""
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{value}\n{fence}"
+
+
+def front_matter(title: str | None) -> str:
+    """The page's YAML front matter: out of Material's own index (refdoc-site's search serves
+    the box) and, when given, the title as HTML-escaped text (see `html_text`)."""
+    lines = ["---", "search:", "  exclude: true"]
+    if title is not None:
+        lines.append(f"title: {yaml_string(html_text(title))}")
+    return "\n".join([*lines, "---", ""])
+
+
+def html_text(value: object) -> str:
+    """A name as one line of HTML text, for the places Material prints as HTML (titles,
+    navigation, site name): whitespace collapsed, control characters shown as U+FFFD."""
+    return html.escape(one_line(value), quote=True)
+
+
+def yaml_string(value: str) -> str:
+    """A YAML double-quoted scalar of ASCII characters that loads back as exactly `value`."""
+    return yaml.safe_dump(value, default_style='"', allow_unicode=False, width=float("inf")).rstrip("\n")
+
+
+MERMAID_KEPT = frozenset(" ._-/+,()")
+
+
+def mermaid_label(name: str) -> str:
+    """A node label for a double-quoted Mermaid string: one line, every character that
+    Mermaid or HTML could read as syntax written as Mermaid's entity code (`#60;` for `<`)."""
+    text = one_line(name)
+    return "".join(c if c.isalnum() or c in MERMAID_KEPT else f"#{ord(c)};" for c in text)
+
+
+URL_KEPT = ":/?#&=@%+,;!$*~[]"
+
+
+def link_target(url: str) -> str:
+    """A configured URL as a Markdown link target: whatever could end the target (spaces,
+    parentheses, angle brackets) or the HTML attribute (quotes) percent-encoded, and `&`
+    written `&amp;` (Markdown leaves an `&` that looks like a character reference as it is,
+    and the browser would decode it)."""
+    return quote(url, safe=URL_KEPT).replace("&", "&amp;")
 
 
 _HIGHLIGHT = {

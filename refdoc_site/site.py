@@ -16,6 +16,7 @@ from pathlib import Path
 from jinja2 import Environment, StrictUndefined
 
 from .errors import SiteBuildError
+from .render import html_text, yaml_string
 from .resources import mkdocs_template, templates_dir
 from .trust import is_inside
 
@@ -77,9 +78,9 @@ def write_project(
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(mermaid_script, target)
         scripts.append(MERMAID_ASSET)
-    template = Environment(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True).from_string(
-        mkdocs_template().read_text(encoding="utf-8")
-    )
+    environment = Environment(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    environment.filters.update(html_text=html_text, yaml_string=yaml_string)
+    template = environment.from_string(mkdocs_template().read_text(encoding="utf-8"))
     config_path = project_dir / "mkdocs.yml"
     config_path.write_text(
         template.render(

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import http.server
+import os
 import shutil
 import textwrap
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 SHOP_FIXTURE = Path(__file__).parent / "fixtures" / "golden_repo"
@@ -21,6 +27,49 @@ CHROMIUM_FLAGS = [
     "--disable-quic",
 ]
 """Headless as root, with no connection of Chromium's own (this machine's network is closed)."""
+
+
+def require_chromium() -> None:
+    """Skip the calling test module without Debian's Chromium; in CI, fail it instead."""
+    import pytest
+
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail("Debian's chromium is missing: scripts/test.sh installs it; the browser tests must run in CI", pytrace=False)
+        pytest.skip("needs Debian's chromium (scripts/test.sh installs it as root)", allow_module_level=True)
+
+
+@contextmanager
+def launched_chromium() -> Iterator:
+    """Debian's Chromium, headless, driven by playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A page left before its last request was answered drops the connection: no error."""
+
+
+@contextmanager
+def served_folder(root: Path) -> Iterator[str]:
+    """Serve `root` from 127.0.0.1 on a free port; yields `http://127.0.0.1:PORT/`."""
+    server = _QuietServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
 
 
 def dedent(text: str) -> str:

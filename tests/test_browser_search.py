@@ -4,30 +4,18 @@ request leaving localhost."""
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
 
-from helpers import CHROMIUM, CHROMIUM_FLAGS
+from helpers import launched_chromium, require_chromium, served_folder
 from refdoc_site.cli import main
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "golden_repo"
 SUB_PATH = "pr-123"
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        pytest.fail("Debian's chromium is missing: scripts/test.sh installs it; the browser tests must run in CI", pytrace=False)
-    pytest.skip("needs Debian's chromium (scripts/test.sh installs it as root)", allow_module_level=True)
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
+require_chromium()
 
 
 @pytest.fixture(scope="module")
@@ -37,21 +25,14 @@ def site_url(tmp_path_factory):
     shutil.copytree(FIXTURE, repo)
     root = work / "served"
     assert main(["build", str(repo), "--out", str(root / SUB_PATH)]) == 0
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/{SUB_PATH}/"
-    server.shutdown()
+    with served_folder(root) as url:
+        yield f"{url}{SUB_PATH}/"
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 def search(browser, url: str, query: str) -> tuple[list[tuple[str, str]], list[str]]:

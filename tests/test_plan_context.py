@@ -140,7 +140,7 @@ def test_plan_without_an_llm_writes_where_the_request_lands_and_says_how_to_get_
     assert "# Plan: export users" in text
     assert "1. [`UserService.export`](../files/app/service.py.md#chunk-UserService.export) (app/service.py:30–35)" in text
     mkdocs_yml = (repo / ".refdoc/mkdocs/mkdocs.yml").read_text(encoding="utf-8")
-    assert '- "export users": "plans/export-users.md"' in mkdocs_yml
+    assert '- ? "export users"\n      : "plans/export-users.md"' in mkdocs_yml
     assert main(["plan", " ", str(repo)]) == 2
 
 

@@ -1,0 +1,148 @@
+"""A small hostile repository: names that try to run script in a visitor's browser, break a
+page's title, the navigation or a diagram, or make page paths collide or vanish.
+
+`make_hostile_repo(root)` writes it. Each `_add_*` function adds one family of cases and
+returns what the tests should look for, so a new family (secrets, symlinks, FIFOs) is one
+more function in `FAMILIES`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+SCRIPT_IN_FOLDER = "<img src=x onerror=alert(2)>"
+"""A folder (and so a module) whose name is markup."""
+TITLE_BREAKING_PATH = "x</title><script>alert(1)</script>.py"
+"""Path separators make the `</`: folder `x<`, folder `title><script>alert(1)<`, file `script>.py`."""
+FENCE_BREAKING_FOLDER = "fence\n```\n<img src=x onerror=alert(3)>\n{: onerror=alert(3) }\n```text"
+"""A newline and a code fence: closes the module map's block and adds attribute-list markup."""
+HOSTILE_SITE_NAME = "<img src=x onerror=alert(4)> \"site' & </title>"
+HOSTILE_PLAN = "<img src=x onerror=alert(5)> </title><script>alert(5)</script>"
+QUOTED_REPO_URL = "https://example.org/o%22w%3Cn/re(po)"
+"""Valid (http, no raw quote or angle bracket) but with percent-encoded ones and parentheses,
+which must not end a Markdown link target."""
+
+
+@dataclass
+class HostileRepo:
+    """What was written, for the tests to look for in the built site."""
+
+    root: Path
+    paths: list[str] = field(default_factory=list)
+    """Every repository-relative file path written that should get a page."""
+    skipped: list[str] = field(default_factory=list)
+    """Files written that the build must skip and count (no page can carry their name)."""
+    names: list[str] = field(default_factory=list)
+    """Names (folder, file, setting) that must show on the site as text."""
+    config: dict = field(default_factory=dict)
+    """The `refdoc.yml` written."""
+
+
+def _write(repo: HostileRepo, path: str, text: str) -> None:
+    target = repo.root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    repo.paths.append(path)
+
+
+def _function(name: str) -> str:
+    return f'def {name}():\n    """Return a value from {name}."""\n    return 1\n'
+
+
+def _add_markup_names(repo: HostileRepo) -> None:
+    """Folder and file names that are HTML: in a module name, in a file path, in a title."""
+    _write(repo, f"{SCRIPT_IN_FOLDER}/widget.py", _function("widget"))
+    _write(repo, TITLE_BREAKING_PATH, _function("breaker"))
+    _write(repo, "quotes/\"double\" & 'single'.py", _function("quoted"))
+    _write(repo, "attrs/{: onerror=alert(6) }.py", _function("attrs"))
+    repo.names += [SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, "quotes/\"double\" & 'single'.py"]
+
+
+def _add_fence_names(repo: HostileRepo) -> None:
+    """A folder name that closes the Mermaid (or text) block of the module map."""
+    _write(repo, f"{FENCE_BREAKING_FOLDER}/fenced.py", _function("fenced"))
+    _write(repo, "main.py", f"import widget\n\n{_function('main')}")
+
+
+def _add_reserved_names(repo: HostileRepo) -> None:
+    """Names MkDocs or refdoc-site give a meaning: the root module's page, directory indexes."""
+    _write(repo, "_root/rooted.py", _function("rooted"))
+    _write(repo, "docs/index", "A file called index.\n")
+    _write(repo, "docs/README", "A file called README.\n")
+    _write(repo, "index/index.md", "# Index inside index\n")
+
+
+def _add_dot_paths(repo: HostileRepo) -> None:
+    """Paths MkDocs' default `exclude_docs` would drop: any segment starting with a dot."""
+    _write(repo, ".github/workflows/ci.yml", "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n")
+    _write(repo, ".hidden.py", _function("hidden"))
+    _write(repo, "..dots/...py", _function("dots"))
+
+
+def _add_url_characters(repo: HostileRepo) -> None:
+    """Characters URLs, MkDocs and file systems treat specially."""
+    for path in ("chars/a#b.py", "chars/q?.py", "chars/100%.py", "chars/back\\slash.py", "chars/new\nline.py",
+                 "chars/spaced name.py", "chars/日本語.py", "chars/~tilde~7E.py", "chars/[id].ts"):
+        _write(repo, path, _function("f") if path.endswith(".py") else "export const x = 1;\n")
+    repo.names += ["chars/a#b.py", "chars/100%.py", "chars/日本語.py"]
+
+
+def _add_undecodable_names(repo: HostileRepo) -> None:
+    """A file name that is not UTF-8, where the file system allows one (Linux does; macOS
+    refuses it): skipped and counted, never fatal."""
+    name = b"latin1-caf\xe9.py"
+    try:
+        with open(os.path.join(os.fsencode(repo.root), name), "wb") as file:
+            file.write(_function("latin").encode())
+    except OSError:
+        return
+    repo.skipped.append(os.fsdecode(name))
+
+
+def _add_configuration(repo: HostileRepo) -> None:
+    """Settings that reach the page titles, the navigation and link targets."""
+    repo.config.update(
+        site_name=HOSTILE_SITE_NAME,
+        repo_url=QUOTED_REPO_URL,
+        plans=[HOSTILE_PLAN],
+        include=["**"],
+        exclude=["refdoc.yml"],
+    )
+    repo.names += [HOSTILE_SITE_NAME, HOSTILE_PLAN]
+
+
+FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
+    _add_markup_names,
+    _add_fence_names,
+    _add_reserved_names,
+    _add_dot_paths,
+    _add_url_characters,
+    _add_undecodable_names,
+    _add_configuration,
+)
+
+
+def make_hostile_repo(root: Path, **settings: object) -> HostileRepo:
+    """Write the hostile repository under `root` (created); `settings` go into its
+    refdoc.yml beside the hostile ones (`mermaid_js=...`). Returns what it holds."""
+    root.mkdir(parents=True, exist_ok=True)
+    repo = HostileRepo(root)
+    for add in FAMILIES:
+        add(repo)
+    repo.config.update(settings)
+    (root / "refdoc.yml").write_text(yaml.safe_dump(repo.config, allow_unicode=True), encoding="utf-8")
+    return repo
+
+
+def build_hostile_site(work: Path, out: Path, **settings: object) -> tuple[HostileRepo, int]:
+    """Write the hostile repository under `work` and build it with the CLI into `out`:
+    (the repository, the exit code)."""
+    from refdoc_site.cli import main
+
+    repo = make_hostile_repo(work / "hostile", **settings)
+    return repo, main(["build", str(repo.root), "--out", str(out)])

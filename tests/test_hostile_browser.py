@@ -1,0 +1,105 @@
+"""The hostile repository's site (tests/hostile.py) in headless Chromium, served under a
+sub-path: every page opened, hostile names typed into the search box, and nothing runs
+that the site did not ship. Mermaid (from tests/js, when npm installed it) draws the
+module maps, so their labels are checked as Mermaid renders them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from helpers import launched_chromium, require_chromium, served_folder
+from hostile import HOSTILE_PLAN, SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, build_hostile_site
+
+SUB_PATH = "pr-9"
+MERMAID = Path(__file__).resolve().parent / "js" / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
+OPEN_SHADOWS = """(() => {
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (options) { return attach.call(this, {...options, mode: "open"}); };
+})();"""
+"""Material draws each diagram into a closed shadow root; opened, the test can read it."""
+INJECTED = """() => {
+  const all = root => [...root.querySelectorAll("*")].flatMap(e => [e, ...(e.shadowRoot ? all(e.shadowRoot) : [])]);
+  return all(document)
+    .filter(e => (e.tagName.toLowerCase() === "img" && e.getAttribute("src") === "x")
+              || [...e.attributes].some(a => a.name.toLowerCase().startsWith("on")))
+    .map(e => e.outerHTML.slice(0, 200));
+}"""
+"""Elements a hostile name would have injected, shadow roots included: `<img src=x>` or any
+event handler attribute."""
+DIAGRAM_TEXT = """() => [...document.querySelectorAll("div.mermaid")].map(e => e.shadowRoot ? e.shadowRoot.textContent : "").join("\\n")"""
+
+require_chromium()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """(site URL, the built site's folder)."""
+    work = tmp_path_factory.mktemp("hostile-browser")
+    root = work / "served"
+    settings = {"mermaid_js": str(MERMAID)} if MERMAID.is_file() else {}
+    _, exit_code = build_hostile_site(work, root / SUB_PATH, **settings)
+    assert exit_code == 0
+    with served_folder(root) as url:
+        yield f"{url}{SUB_PATH}/", root / SUB_PATH
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with launched_chromium() as chromium:
+        yield chromium
+
+
+@pytest.fixture()
+def tab(browser):
+    """A browser tab that records every dialog and every request it makes."""
+    page = browser.new_page()
+    page.add_init_script(OPEN_SHADOWS)
+    page.dialogs, page.requests = [], []
+    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    page.on("request", lambda request: page.requests.append(request.url))
+    yield page
+    page.close()
+
+
+def assert_nothing_ran(tab) -> None:
+    assert tab.dialogs == []
+    assert tab.evaluate(INJECTED) == []
+    assert all(url.startswith("http://127.0.0.1:") for url in tab.requests), [u for u in tab.requests if not u.startswith("http://127.0.0.1:")]
+
+
+def test_every_page_opens_with_nothing_injected(tab, served) -> None:
+    url, site = served
+    pages = sorted(path.relative_to(site).as_posix() for path in site.rglob("*.html"))
+    assert len(pages) > 40
+    for page in pages:
+        response = tab.goto(url + quote(page))
+        assert response is not None and response.ok, page
+        tab.wait_for_load_state("load")
+        assert_nothing_ran(tab)
+    tab.goto(url)
+    if MERMAID.is_file():
+        tab.wait_for_function(f"({DIAGRAM_TEXT})().length > 0", timeout=15_000)
+        labels = tab.evaluate(DIAGRAM_TEXT)
+        assert SCRIPT_IN_FOLDER in labels and "x</title><script>alert(1)<" in labels, labels
+    assert_nothing_ran(tab)
+
+
+@pytest.mark.parametrize("query", [SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, HOSTILE_PLAN, "widget"])
+def test_hostile_searches_show_results_as_text(tab, served, query: str) -> None:
+    url, _ = served
+    tab.goto(url)
+    tab.click(".md-search__input")
+    tab.keyboard.type(query, delay=5)
+    tab.wait_for_selector(".md-search-result__meta", timeout=10_000)
+    tab.wait_for_timeout(300)
+    assert_nothing_ran(tab)
+    if query == "widget":
+        result = tab.wait_for_selector(".md-search-result__link", timeout=10_000)
+        assert f"{SCRIPT_IN_FOLDER}/widget.py" in result.inner_text()
+        response = tab.goto(result.get_attribute("href"))
+        assert response is not None and response.ok
+        assert tab.title().startswith(f"{SCRIPT_IN_FOLDER}/widget.py - ")
+        assert_nothing_ran(tab)

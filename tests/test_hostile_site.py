@@ -1,0 +1,151 @@
+"""The hostile repository (tests/hostile.py) built with the real CLI, offline: every page
+parsed, no script or event handler but the site's own, every name shown as text."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from helpers import write_repo
+from hostile import (
+    FENCE_BREAKING_FOLDER,
+    HOSTILE_PLAN,
+    HOSTILE_SITE_NAME,
+    QUOTED_REPO_URL,
+    SCRIPT_IN_FOLDER,
+    TITLE_BREAKING_PATH,
+    build_hostile_site,
+)
+from refdoc_site.cli import main
+from refdoc_site.graph import ROOT_MODULE
+from refdoc_site.pages import file_page, module_page
+from refdoc_site.render import link_target, one_line
+
+
+class SitePage(HTMLParser):
+    """What a page runs and shows: its scripts, event handler attributes, links, title, text."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.directory = posixpath.dirname(page)
+        self.scripts: list[str] = []
+        self.handlers: list[tuple[str, str, str]] = []
+        self.links: list[str] = []
+        self.images: list[str] = []
+        self.title = ""
+        self.text: list[str] = []
+        self._open: str | None = None
+        self._script: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        self.handlers += [(tag, name, value or "") for name, value in attrs if name.startswith("on")]
+        self.links += [value or "" for name, value in attrs if name in ("href", "src", "action", "formaction")]
+        if tag == "img":
+            self.images.append(attributes.get("src") or "")
+        if tag == "script" and attributes.get("src"):
+            self.scripts.append("src:" + posixpath.normpath(posixpath.join(self.directory, attributes["src"])))
+        if tag in ("script", "title"):
+            self._open, self._script = tag, []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self._open == "script" and "".join(self._script).strip():
+            self.scripts.append("inline:" + self._root_relative("".join(self._script)))
+        if tag == self._open:
+            self._open = None
+
+    def handle_data(self, data: str) -> None:
+        if self._open == "script":
+            self._script.append(data)
+        elif self._open == "title":
+            self.title += data
+        else:
+            self.text.append(data)
+
+    def _root_relative(self, script: str) -> str:
+        """Material writes the way back to the site root into its inline scripts; without it
+        the scripts of every page are the same."""
+        root = posixpath.relpath(".", self.directory or ".")
+        return script if root == "." else script.replace(f'"{root}/', '"').replace(f'"{root}"', '"."')
+
+
+def read_pages(site: Path) -> dict[str, SitePage]:
+    pages = {}
+    for path in sorted(site.rglob("*.html")):
+        relative = path.relative_to(site).as_posix()
+        parsed = SitePage(relative)
+        parsed.feed(path.read_text(encoding="utf-8"))
+        pages[relative] = parsed
+    return pages
+
+
+def html_of(page: str) -> str:
+    """The built HTML file of a Markdown page (`files/a.py.md` → `files/a.py/index.html`)."""
+    return page.removesuffix(".md") + "/index.html"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    work = tmp_path_factory.mktemp("hostile")
+    repo, exit_code = build_hostile_site(work, work / "out")
+    benign = write_repo(work / "benign", {"app.py": "def run():\n    return 1\n"})
+    assert main(["build", str(benign), "--out", str(work / "benign-out")]) == 0
+    return repo, exit_code, read_pages(work / "out"), read_pages(work / "benign-out"), work / "out"
+
+
+def test_the_build_succeeds_and_every_file_gets_a_page(built) -> None:
+    repo, exit_code, pages, _, site = built
+    assert exit_code == 0
+    for path in repo.paths:
+        assert html_of(file_page(path)) in pages, path
+    assert html_of(module_page(ROOT_MODULE)) != html_of(module_page("_root"))
+    assert {html_of(module_page(ROOT_MODULE)), html_of(module_page("_root"))} <= set(pages)
+    skipped = json.loads((repo.root / ".refdoc" / "discovery.json").read_text(encoding="utf-8"))["skipped"]
+    assert len([s for s in skipped if s["reason"] == "unreadable"]) == len(repo.skipped)
+    print(f"hostile site: {len(pages)} HTML pages")
+
+
+def test_no_page_runs_anything_but_the_sites_own_scripts(built) -> None:
+    _, _, pages, benign, _ = built
+    own = {script for page in benign.values() for script in page.scripts}
+    for name, page in pages.items():
+        assert set(page.scripts) <= own, (name, set(page.scripts) - own)
+        assert page.handlers == [], (name, page.handlers)
+        assert not [link for link in page.links if "".join(link.split()).lower().startswith(("javascript:", "data:", "vbscript:"))], name
+        assert "x" not in page.images, name
+
+
+def test_titles_and_navigation_show_the_names_as_text(built) -> None:
+    _, _, pages, _, _ = built
+    site_name = one_line(HOSTILE_SITE_NAME)
+    assert pages[html_of(file_page(TITLE_BREAKING_PATH))].title == f"{TITLE_BREAKING_PATH} - {site_name}"
+    assert pages[html_of(module_page(SCRIPT_IN_FOLDER))].title == f"Module {SCRIPT_IN_FOLDER} - {site_name}"
+    fenced = one_line(FENCE_BREAKING_FOLDER)
+    assert pages[html_of(module_page(FENCE_BREAKING_FOLDER))].title == f"Module {fenced} - {site_name}"
+    home = pages["index.html"]
+    assert home.title == site_name
+    navigation = [text.strip() for text in home.text]
+    for shown in (SCRIPT_IN_FOLDER, fenced, one_line(HOSTILE_PLAN), site_name, "_root", "(root)", ".github/workflows"):
+        assert shown in navigation, shown
+
+
+def test_the_module_map_and_repository_link_stay_in_place(built) -> None:
+    _, _, pages, _, site = built
+    home = pages["index.html"]
+    assert link_target(QUOTED_REPO_URL) in home.links
+    index_html = (site / "index.html").read_text(encoding="utf-8")
+    diagram = index_html[index_html.index("graph TD") : index_html.index("</code></pre>", index_html.index("graph TD"))]
+    assert "#60;img src#61;x onerror#61;alert(2)#62;" in diagram and "```" not in diagram
+    assert "#96;#96;#96;" in diagram
+
+
+def test_a_javascript_repo_url_is_refused_in_one_line(tmp_path: Path, capsys) -> None:
+    repo = write_repo(tmp_path / "repo", {"app.py": "x = 1\n", "refdoc.yml": "repo_url: 'javascript:alert(1)'\n"})
+    assert main(["build", str(repo), "--out", str(tmp_path / "out")]) != 0
+    error = capsys.readouterr().err.strip()
+    assert error == "refdoc-site: refdoc.yml: repo_url: expected an http:// or https:// URL, got 'javascript:alert(1)'"
+    assert not (tmp_path / "out").exists()
