@@ -1,5 +1,7 @@
 """A small hostile repository: names that try to run script in a visitor's browser, break a
-page's title, the navigation or a diagram, or make page paths collide or vanish.
+page's title, the navigation or a diagram, or make page paths collide or vanish; secrets in
+source and in files named like credentials; links and settings that reach out of the
+repository for files or endpoints.
 
 `make_hostile_repo(root)` writes it. Each `_add_*` function adds one family of cases and
 returns what the tests should look for, so a new family (secrets, symlinks, FIFOs) is one
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from fake_secrets import aws_key_id, github_token, jwt, private_key_block, slack_token, stripe_key, token
 
 SCRIPT_IN_FOLDER = "<img src=x onerror=alert(2)>"
 """A folder (and so a module) whose name is markup."""
@@ -41,6 +44,15 @@ class HostileRepo:
     """Names (folder, file, setting) that must show on the site as text."""
     config: dict = field(default_factory=dict)
     """The `refdoc.yml` written."""
+    secrets: list[str] = field(default_factory=list)
+    """Values that must appear nowhere: not in the site, the store or any request."""
+    redacted_in: list[str] = field(default_factory=list)
+    """Files (with pages) in which the build must count redactions."""
+    skip_reasons: dict[str, int] = field(default_factory=dict)
+    """How many files the build must skip and count, by reason, at least."""
+    outside: Path | None = None
+    """A file outside the repository that links and settings point at; its text must not be
+    published."""
 
 
 def _write(repo: HostileRepo, path: str, text: str) -> None:
@@ -116,6 +128,63 @@ def _add_configuration(repo: HostileRepo) -> None:
     repo.names += [HOSTILE_SITE_NAME, HOSTILE_PLAN]
 
 
+def _expect_skip(repo: HostileRepo, reason: str) -> None:
+    repo.skip_reasons[reason] = repo.skip_reasons.get(reason, 0) + 1
+
+
+def _add_secrets(repo: HostileRepo) -> None:
+    """Credentials in code, in prose and in files named like credentials (never read, even
+    though `include: ["**"]` names them)."""
+    key_block, key_lines = private_key_block()
+    aws, aws_secret, database_password, password = aws_key_id(), token(40), "db" + token(14), "Pw" + token(12)
+    github, bearer, slack, stripe = github_token(), jwt(), slack_token(), stripe_key()
+    _write(repo, "settings/production.py", f'''"""Production settings."""
+
+AWS_ACCESS_KEY_ID = "{aws}"
+aws_secret_access_key = "{aws_secret}"
+DATABASE_URL = "postgres://app:{database_password}@db.internal/shop"
+
+
+def connect(host):
+    """Open the admin session."""
+    password = "{password}"
+    return (host, password)
+''')
+    _write(repo, "web/client.js", f'''const token = "{github}";
+
+export function call(url) {{
+  return fetch(url, {{ headers: {{ authorization: "Bearer {bearer}" }} }});
+}}
+''')
+    _write(repo, "docs/deploy.md", f"# Deploying\n\nThe bot posts alerts with {slack}.\n")
+    repo.redacted_in += ["settings/production.py", "web/client.js", "docs/deploy.md"]
+    env_stripe, pem_lines = stripe_key(), private_key_block()[1]
+    for name, text in ((".env", f"STRIPE_KEY={env_stripe}\n"), ("id_rsa", key_block),
+                       ("certs/server.pem", "-----BEGIN PRIVATE KEY-----\n" + "\n".join(pem_lines) + "\n-----END PRIVATE KEY-----\n")):
+        target = repo.root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        _expect_skip(repo, "secret")
+    repo.secrets += [aws, aws_secret, database_password, password, github, bearer, slack, stripe, env_stripe, *key_lines, *pem_lines]
+
+
+OUTSIDE_TEXT = "root:x:0:0:the build machine's own file, never published"
+
+
+def _add_outside_references(repo: HostileRepo) -> None:
+    """Links and settings that point out of the repository: a source file and a Mermaid
+    script linked to a file of the machine, and `mermaid_js` naming it."""
+    outside = repo.root.parent / f"{repo.root.name}-outside.txt"
+    outside.write_text(OUTSIDE_TEXT + "\n", encoding="utf-8")
+    repo.outside = outside
+    (repo.root / "leak.py").symlink_to(outside)
+    _expect_skip(repo, "symlink outside the repository")
+    mermaid = repo.root / "node_modules/mermaid/dist/mermaid.min.js"
+    mermaid.parent.mkdir(parents=True, exist_ok=True)
+    mermaid.symlink_to(outside)
+    repo.config["mermaid_js"] = str(outside)
+
+
 FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
     _add_markup_names,
     _add_fence_names,
@@ -123,6 +192,8 @@ FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
     _add_dot_paths,
     _add_url_characters,
     _add_undecodable_names,
+    _add_secrets,
+    _add_outside_references,
     _add_configuration,
 )
 

@@ -1,9 +1,11 @@
-"""The hostile repository (tests/hostile.py) built with the real CLI, offline: every page
-parsed, no script or event handler but the site's own, every name shown as text."""
+"""The hostile repository (tests/hostile.py) built with the real CLI: offline, every page
+parsed, no script or event handler but the site's own, every name shown as text; with an
+LLM, no secret, outside file or request to the repository's endpoints leaves the build."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 import posixpath
 from html.parser import HTMLParser
 from pathlib import Path
@@ -11,19 +13,23 @@ from pathlib import Path
 import pytest
 
 from helpers import write_repo
+from openai_server import TEST_KEY, OpenAIServer
 from hostile import (
     FENCE_BREAKING_FOLDER,
     HOSTILE_PLAN,
     HOSTILE_SITE_NAME,
     QUOTED_REPO_URL,
     SCRIPT_IN_FOLDER,
+    OUTSIDE_TEXT,
     TITLE_BREAKING_PATH,
     build_hostile_site,
 )
 from refdoc_site.cli import main
 from refdoc_site.graph import ROOT_MODULE
 from refdoc_site.pages import file_page, module_page
+from refdoc_site.redact import MARKER
 from refdoc_site.render import link_target, one_line
+from refdoc_site.store import Store
 
 
 class SitePage(HTMLParser):
@@ -149,3 +155,35 @@ def test_a_javascript_repo_url_is_refused_in_one_line(tmp_path: Path, capsys) ->
     error = capsys.readouterr().err.strip()
     assert error == "refdoc-site: refdoc.yml: repo_url: expected an http:// or https:// URL, got 'javascript:alert(1)'"
     assert not (tmp_path / "out").exists()
+
+
+# --- secrets, outside files and endpoints, with an LLM configured ---------------------------
+
+
+def test_with_an_llm_no_secret_outside_file_or_request_leaves(server: OpenAIServer, tmp_path: Path, monkeypatch) -> None:
+    """The CI's key and server in the environment; the repository names its own server for
+    the LLM and the embedder, and a file of the machine as its Mermaid script."""
+    monkeypatch.setenv("OPENAI_API_KEY", TEST_KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_EMBEDDING_MODEL", "hash-bag-of-words")
+    with OpenAIServer() as repositorys:
+        endpoint = {"base_url": repositorys.base_url}
+        repo, exit_code = build_hostile_site(tmp_path, tmp_path / "out", llm=endpoint, embedding=endpoint)
+        assert exit_code == 0
+        assert repositorys.requests == []
+    assert server.chat_requests() and server.embedding_requests(), "the CI's server was asked nothing: the test proves nothing"
+
+    store = repo.root / ".refdoc"
+    written = [p for folder in (tmp_path / "out", store) for p in folder.rglob("*") if p.is_file() and not p.is_symlink()]
+    assert any(p.name == "index.jsonl" for p in written) and any(p.name == "chunks.json" for p in written)
+    leaks = [(p, s) for p in written for s in repo.secrets + [OUTSIDE_TEXT] if s.encode() in p.read_bytes()]
+    assert leaks == []
+    requests = json.dumps([r.body for r in server.requests], ensure_ascii=False)
+    assert [s for s in repo.secrets + [OUTSIDE_TEXT] if s in requests] == []
+    assert MARKER in requests  # the code was sent, redacted
+
+    reasons = Counter(s["reason"] for s in Store(store).read_json("discovery.json")["skipped"])
+    for reason, count in repo.skip_reasons.items():
+        assert reasons[reason] >= count, (reason, reasons)
+    files = Store(store).load().files
+    assert all(files[path].secrets_redacted > 0 for path in repo.redacted_in), {p: files[p].secrets_redacted for p in repo.redacted_in}

@@ -6,15 +6,14 @@ this repository holds no key that looks live (and trips no scanner).
 
 from __future__ import annotations
 
-import base64
 import json
-import random
 import shutil
 import string
 import subprocess
 from pathlib import Path
 
 import pytest
+from fake_secrets import ALNUM, aws_key_id, github_token, jwt, private_key_block, slack_token, stripe_key, token
 from helpers import dedent, write_repo
 from openai_server import TEST_KEY, OpenAIServer
 
@@ -24,42 +23,6 @@ from refdoc_site.discover import discover
 from refdoc_site.records import SkipReason
 from refdoc_site.redact import MARKER, Redactor, secret_file_rule
 from refdoc_site.store import Store
-
-RANDOM = random.Random(20240611)
-ALNUM = string.ascii_letters + string.digits
-
-
-def token(length: int, alphabet: str = ALNUM) -> str:
-    return "".join(RANDOM.choice(alphabet) for _ in range(length))
-
-
-def aws_key_id() -> str:
-    return "AKIA" + token(16, string.ascii_uppercase + string.digits)
-
-
-def github_token() -> str:
-    return "ghp_" + token(36)
-
-
-def slack_token() -> str:
-    return f"xoxb-{token(11, string.digits)}-{token(12, string.digits)}-{token(24, string.ascii_lowercase + string.digits)}"
-
-
-def stripe_key() -> str:
-    return "sk_live_" + token(24)
-
-
-def jwt() -> str:
-    def part(data: dict) -> str:
-        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
-
-    return f"{part({'alg': 'HS256', 'typ': 'JWT'})}.{part({'sub': token(8), 'admin': True})}.{token(43, ALNUM + '-_')}"
-
-
-def private_key_block() -> tuple[str, list[str]]:
-    lines = [token(64, ALNUM + "+/") for _ in range(5)] + [token(20, ALNUM + "+/") + "=="]
-    return "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END RSA PRIVATE KEY-----\n", lines
-
 
 def redact(text: str, path: str = "notes.txt", redactor: Redactor | None = None):
     return (redactor or Redactor()).redact(dedent(text), path)
