@@ -2,13 +2,17 @@
 
 Honours every `.gitignore` in the tree (read directly, so git need not be installed) and
 the configured include/exclude globs; skips binary, oversized, minified and generated
-files with a counted reason; never follows a link out of the repository.
+files with a counted reason. Only regular files are ever opened: a symbolic link is
+skipped as git stores it, a link and not its target, and a FIFO, socket or device is
+skipped without being opened (opening a FIFO waits for a writer that never comes).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +30,29 @@ ALWAYS_PRUNED = frozenset(
 BINARY_PROBE = 8192
 MINIFIED_MEAN_LINE = 300
 MINIFIED_NAME_SUFFIXES = (".min.js", ".min.css", ".bundle.js")
+
+SPECIAL_FILE_KINDS = (
+    (stat.S_ISFIFO, "FIFO"),
+    (stat.S_ISSOCK, "socket"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+    (stat.S_ISDIR, "folder"),
+)
+"""What a file that is not a regular one is, by its mode, for the skip reason."""
+READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)  # a link put in a file's place fails instead of being followed
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO put in a file's place opens at once, and fstat refuses it
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+class NotRegularFile(OSError):
+    """A path that discovery accepted is now a link, a FIFO or another special file."""
+
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()
 
 
 @dataclass
@@ -52,27 +79,35 @@ def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) ->
     pruned_paths = {p.resolve() for p in extra_pruned}
     ignore_stack: list[tuple[str, pathspec.PathSpec]] = []
 
-    for directory, dirnames, filenames in os.walk(repo, followlinks=False):
+    def unlisted(error: OSError) -> None:
+        where = _relative_or_none(Path(error.filename), repo) if error.filename else None
+        result.warnings.append(f"{where or '.'}: {_reason(error)}; folder skipped")
+
+    for directory, dirnames, filenames in os.walk(repo, onerror=unlisted, followlinks=False):
         current = Path(directory)
         relative_dir = _relative(current, repo)
         ignore_stack = [(base, s) for base, s in ignore_stack if _is_within(relative_dir, base)]
-        gitignore = current / ".gitignore"
-        if gitignore.is_file():
-            lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
-            ignore_stack.append((relative_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
+        rules = _gitignore(current, relative_dir, result.warnings) if ".gitignore" in filenames else None
+        if rules is not None:
+            ignore_stack.append((relative_dir, rules))
 
-        kept_dirs = []
+        kept_dirs, linked_dirs = [], []
         for name in sorted(dirnames):
             child = current / name
             relative = _join(relative_dir, name)
-            if name in ALWAYS_PRUNED or child.resolve() in pruned_paths or child.is_symlink():
+            if name in ALWAYS_PRUNED:
+                continue
+            if child.is_symlink():  # never walked into; classified with the files, as git stores it
+                linked_dirs.append(name)
+                continue
+            if child.resolve() in pruned_paths:
                 continue
             if _ignored(relative + "/", ignore_stack) or exclude.match_file(relative + "/"):
                 continue
             kept_dirs.append(name)
         dirnames[:] = kept_dirs
 
-        for name in sorted(filenames):
+        for name in sorted(filenames + linked_dirs):
             relative = _join(relative_dir, name)
             if name == ".gitignore":
                 continue
@@ -85,7 +120,10 @@ def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) ->
             if config.include and not include.match_file(relative):
                 result.skipped.append(SkippedFile(relative, SkipReason.IGNORED, "not included"))
                 continue
-            outcome = _classify(repo, current / name, relative, config)
+            try:
+                outcome = _classify(repo, current / name, relative, config)
+            except OSError as error:  # unreadable, gone, or changed kind while looked at
+                outcome = SkippedFile(relative, SkipReason.UNREADABLE, _reason(error))
             if isinstance(outcome, SkippedFile):
                 result.skipped.append(outcome)
             else:
@@ -98,15 +136,39 @@ def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) ->
 
 
 def read_text(repo: Path, path: str) -> str:
-    """A discovered file's text, invalid UTF-8 replaced (discovery already warned)."""
-    return (repo / path).read_bytes().decode("utf-8", errors="replace")
+    """A discovered file's text, invalid UTF-8 replaced (discovery already warned).
+
+    Raises `OSError` (`NotRegularFile` among them) when the path is no longer a regular
+    file: the caller skips and counts that file."""
+    return read_regular(repo / path).decode("utf-8", errors="replace")
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of a regular file, at most `limit + 1` of them when a limit is given.
+
+    Checked on the open descriptor, so a file replaced by a link, a FIFO or a device
+    since it was looked at is refused, not followed, waited on or read forever."""
+    try:
+        descriptor = os.open(path, READ_FLAGS)
+    except OSError as error:
+        if error.errno == errno.ELOOP and os.path.islink(path):
+            raise NotRegularFile(errno.ELOOP, "a symbolic link, not read", str(path)) from error
+        raise
+    with open(descriptor, "rb") as handle:
+        kind = _special_kind(os.fstat(descriptor).st_mode)
+        if kind:
+            raise NotRegularFile(errno.EINVAL, f"a {kind}, not a regular file", str(path))
+        return handle.read() if limit is None else handle.read(limit + 1)
 
 
 def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFile | SkippedFile:
-    if path.is_symlink():
-        target = path.resolve()
-        if not _is_within(_relative_or_none(target, repo), ""):
-            return SkippedFile(relative, SkipReason.SYMLINK_OUTSIDE, str(os.readlink(path)))
+    """The first check a file fails names why it is skipped; one that passes them all is indexed."""
+    status = path.lstat()
+    if stat.S_ISLNK(status.st_mode):
+        return _skipped_link(repo, path, relative)
+    kind = _special_kind(status.st_mode)
+    if kind:
+        return SkippedFile(relative, SkipReason.SPECIAL, kind)
     name = path.name
     if name in GENERATED_NAMES:
         return SkippedFile(relative, SkipReason.GENERATED, "lock file")
@@ -115,15 +177,12 @@ def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFi
         if not config.include:
             return SkippedFile(relative, SkipReason.UNSUPPORTED, Path(relative).suffix or name)
         spec = PLAIN_TEXT
-    try:
-        size = path.stat().st_size
-        if size > config.max_file_size:
-            return SkippedFile(
-                relative, SkipReason.OVERSIZED, f"{size} bytes > max_file_size {config.max_file_size}"
-            )
-        data = path.read_bytes()
-    except OSError as error:
-        return SkippedFile(relative, SkipReason.UNREADABLE, error.strerror or str(error))
+    limit = config.max_file_size
+    if status.st_size > limit:
+        return SkippedFile(relative, SkipReason.OVERSIZED, f"{status.st_size} bytes > max_file_size {limit}")
+    data = read_regular(path, limit=limit)
+    if len(data) > limit:
+        return SkippedFile(relative, SkipReason.OVERSIZED, f"grew past max_file_size {limit} while read")
     if b"\0" in data[:BINARY_PROBE]:
         return SkippedFile(relative, SkipReason.BINARY, "NUL byte")
     if name.endswith(MINIFIED_NAME_SUFFIXES) or _looks_minified(data):
@@ -140,6 +199,44 @@ def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFi
         sha256=hashlib.sha256(data).hexdigest(),
         decode_errors=decode_errors,
     )
+
+
+def _skipped_link(repo: Path, path: Path, relative: str) -> SkippedFile:
+    """Why a symbolic link is skipped. Its target, when a file of the repository, is
+    indexed under its own path: once, as git stores it."""
+    written = os.readlink(path)
+    target = _relative_or_none(Path(os.path.realpath(path)), repo)  # no error on a loop
+    if target is None:
+        return SkippedFile(relative, SkipReason.SYMLINK_OUTSIDE, written)
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:  # dangling, or a loop
+        return SkippedFile(relative, SkipReason.SYMLINK, f"broken link to {written}: {_reason(error)}")
+    kind = _special_kind(mode)
+    what = f"a {kind} {target or '.'}" if kind else target
+    return SkippedFile(relative, SkipReason.SYMLINK, f"links to {what}")
+
+
+def _special_kind(mode: int) -> str:
+    """What a file that is not a regular one is (`FIFO`, `socket`, …), or "" for a regular file."""
+    if stat.S_ISREG(mode):
+        return ""
+    return next((kind for is_kind, kind in SPECIAL_FILE_KINDS if is_kind(mode)), "special file")
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+def _gitignore(folder: Path, relative_dir: str, warnings: list[str]) -> pathspec.PathSpec | None:
+    """A folder's `.gitignore` rules; one that is a link (git does not follow it either)
+    or unreadable is not applied, with a warning."""
+    try:
+        data = read_regular(folder / ".gitignore")
+    except OSError as error:
+        warnings.append(f"{_join(relative_dir, '.gitignore')}: {_reason(error)}; not applied")
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", errors="replace").splitlines())
 
 
 def _looks_minified(data: bytes) -> bool:

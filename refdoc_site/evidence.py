@@ -39,6 +39,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10: `parse_toml_loosely` reads the tables we need
     tomllib = None  # type: ignore[assignment]
 
+from .discover import read_regular
 from .graph import RepoGraph
 from .languages.purposes import PURPOSES, PYTHON_IMPORT_NAMES
 from .store import FileEntry
@@ -732,8 +733,9 @@ def _evidence(label: str, path: str) -> dict:
 
 
 def _read(path: Path) -> str | None:
+    """A file's text; None for one that cannot be read or is no regular file (a link, a FIFO)."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_regular(path).decode("utf-8", errors="replace")
     except OSError:
         return None
 

@@ -38,6 +38,10 @@ class SkipReason(str, Enum):
     GENERATED = "generated"
     UNSUPPORTED = "unsupported type"
     SYMLINK_OUTSIDE = "symlink outside the repository"
+    SYMLINK = "symlink"
+    """A link inside the repository: never read; a file it points to is indexed under its own path."""
+    SPECIAL = "special file"
+    """A FIFO, socket or device: never opened (opening a FIFO waits for a writer)."""
     UNREADABLE = "unreadable"
 
 
