@@ -41,7 +41,7 @@ class ChunkSettings:
 def chunk_file(source: SourceFile, text: str, settings: ChunkSettings) -> list[Chunk]:
     """All chunks of one file, in source order, with unique ids."""
     spec = language_named(source.language)
-    lines = text.splitlines()
+    lines = source_lines(text)
     tree = parse(spec, text) if definition_query(spec) is not None else None
     if tree is not None:
         chunks = _chunk_with_grammar(source, spec, tree, text, lines, settings)
@@ -50,6 +50,14 @@ def chunk_file(source: SourceFile, text: str, settings: ChunkSettings) -> list[C
     else:
         chunks = _window_chunks(source, lines, settings, spec)
     return _with_unique_ids(chunks)
+
+
+def source_lines(text: str) -> list[str]:
+    """A file's lines as tree-sitter, editors and the repository host number them: broken
+    at "\n" only (`str.splitlines` also breaks at a lone "\r", a form feed or U+2028,
+    which would shift every line number after one), without a CRLF's "\r"."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    return lines[:-1] if lines[-1] == "" else lines
 
 
 # --- tree-sitter ------------------------------------------------------------------------
@@ -380,7 +388,7 @@ def _split_if_oversized(
     chunk.tokens = count_tokens(chunk.content)
     if chunk.tokens <= size:
         return [chunk]
-    content_lines = chunk.content.splitlines()
+    content_lines = chunk.content.split("\n")
     if chunk.kind is ChunkKind.MODULE or chunk.kind is ChunkKind.CLASS:
         # Elided content does not map line for line onto the file: window the text.
         line_numbers = None
