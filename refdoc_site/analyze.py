@@ -233,7 +233,7 @@ def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[
     return sites
 
 
-DOTTED_TAIL = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+DOTTED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 
 
 def as_written(expression: str) -> str:
@@ -242,8 +242,9 @@ def as_written(expression: str) -> str:
     Only the trailing dotted part of an expression is kept: `make().run` → `run`.
     """
     name = re.sub(r"\s+", "", expression).replace("?.", ".").replace("::", ".").replace("->", ".")
-    match = DOTTED_TAIL.search(name)
-    return match.group(0) if match else ""
+    # the runs of names, read once: a search anchored at the end restarts at every name of a long chain
+    runs = list(DOTTED_NAME.finditer(name))
+    return runs[-1].group(0) if runs and runs[-1].end() == len(name) else ""
 
 
 def _innermost_chunk_by_row(chunks: list[Chunk], rows: int) -> list[Chunk | None]:
@@ -378,8 +379,12 @@ def _import_targets(language: str, match: re.Match[str]) -> list[str]:
 
 
 STRING_OR_COMMENT = re.compile(
-    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|`(?:\\.|[^`\\])*`|/\*[\s\S]*?\*/'
+    r'"""[\s\S]*?(?:"""|\Z)|\'\'\'[\s\S]*?(?:\'\'\'|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
+    r"|`(?:\\.|[^`\\])*(?:`|\Z)|/\*[\s\S]*?(?:\*/|\Z)"
 )
+"""String literals and block comments. One left open runs to the end of the text, as it
+would for a compiler, so that a text of unclosed `/*` is not rescanned from each one
+(which took time growing with the square of its length)."""
 
 
 def strip_strings_and_comments(text: str, language: str) -> str:
@@ -396,8 +401,10 @@ def strip_strings_and_comments(text: str, language: str) -> str:
 def calls_in(body: str) -> list[str]:
     """Names called in a body, as written (`self.parse`, `os.path.join`), first use first."""
     names = []
-    for match in patterns.CALL.finditer(body):
-        name = re.sub(r"\s+", "", match.group(1)).replace("::", ".").replace("->", ".")
+    for match in patterns.CALLED_NAME.finditer(body):
+        if not patterns.CALL_OPENING.match(body, match.end()):
+            continue
+        name = re.sub(r"\s+", "", match.group(0)).replace("::", ".").replace("->", ".")
         if name.rsplit(".", 1)[-1] in patterns.NOT_CALLS:
             continue
         names.append(name)
@@ -474,8 +481,8 @@ def _declared_public(language: str, text: str) -> set[str] | None:
         match = re.search(r"^__all__\s*=\s*[\[(]([^\])]*)[\])]", text, re.MULTILINE)
         return set(re.findall(r"['\"](\w+)['\"]", match.group(1))) if match else None
     if EXPORT_RULES.get(language) == "export":
-        names = set(re.findall(r"^\s*export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|abstract\s+class)\s+(\w+)", text, re.MULTILINE))
-        for block in re.findall(r"^\s*export\s*\{([^}]*)\}", text, re.MULTILINE):
+        names = set(re.findall(r"^[ \t]*export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|abstract\s+class)\s+(\w+)", text, re.MULTILINE))
+        for block in re.findall(r"^[ \t]*export\s*\{([^}]*)\}", text, re.MULTILINE):
             names.update(part.split(" as ")[-1].strip() for part in block.split(","))
         names.update(re.findall(r"\b(?:module\.)?exports\.(\w+)\s*=", text))
         match = re.search(r"module\.exports\s*=\s*(\w+)", text)
