@@ -9,7 +9,6 @@ skipped without being opened (opening a FIFO waits for a writer that never comes
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import stat
@@ -21,6 +20,7 @@ import pathspec
 from .config import Config
 from .languages import GENERATED_NAMES, PLAIN_TEXT, language_for
 from .records import SkippedFile, SkipReason, SourceFile
+from .regular_files import read_regular, special_kind
 
 ALWAYS_PRUNED = frozenset(
     {".git", ".hg", ".svn", ".refdoc", "node_modules", "__pycache__", ".venv", "venv", ".tox",
@@ -30,29 +30,6 @@ ALWAYS_PRUNED = frozenset(
 BINARY_PROBE = 8192
 MINIFIED_MEAN_LINE = 300
 MINIFIED_NAME_SUFFIXES = (".min.js", ".min.css", ".bundle.js")
-
-SPECIAL_FILE_KINDS = (
-    (stat.S_ISFIFO, "FIFO"),
-    (stat.S_ISSOCK, "socket"),
-    (stat.S_ISCHR, "character device"),
-    (stat.S_ISBLK, "block device"),
-    (stat.S_ISDIR, "folder"),
-)
-"""What a file that is not a regular one is, by its mode, for the skip reason."""
-READ_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)  # a link put in a file's place fails instead of being followed
-    | getattr(os, "O_NONBLOCK", 0)  # a FIFO put in a file's place opens at once, and fstat refuses it
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
-
-
-class NotRegularFile(OSError):
-    """A path that discovery accepted is now a link, a FIFO or another special file."""
-
-    def __str__(self) -> str:
-        return self.strerror or super().__str__()
 
 
 @dataclass
@@ -139,26 +116,8 @@ def read_text(repo: Path, path: str) -> str:
     """A discovered file's text, invalid UTF-8 replaced (discovery already warned).
 
     Raises `OSError` (`NotRegularFile` among them) when the path is no longer a regular
-    file: the caller skips and counts that file."""
+    file (or a link now stands in its place): the caller skips and counts that file."""
     return read_regular(repo / path).decode("utf-8", errors="replace")
-
-
-def read_regular(path: Path, limit: int | None = None) -> bytes:
-    """The bytes of a regular file, at most `limit + 1` of them when a limit is given.
-
-    Checked on the open descriptor, so a file replaced by a link, a FIFO or a device
-    since it was looked at is refused, not followed, waited on or read forever."""
-    try:
-        descriptor = os.open(path, READ_FLAGS)
-    except OSError as error:
-        if error.errno == errno.ELOOP and os.path.islink(path):
-            raise NotRegularFile(errno.ELOOP, "a symbolic link, not read", str(path)) from error
-        raise
-    with open(descriptor, "rb") as handle:
-        kind = _special_kind(os.fstat(descriptor).st_mode)
-        if kind:
-            raise NotRegularFile(errno.EINVAL, f"a {kind}, not a regular file", str(path))
-        return handle.read() if limit is None else handle.read(limit + 1)
 
 
 def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFile | SkippedFile:
@@ -166,7 +125,7 @@ def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFi
     status = path.lstat()
     if stat.S_ISLNK(status.st_mode):
         return _skipped_link(repo, path, relative)
-    kind = _special_kind(status.st_mode)
+    kind = special_kind(status.st_mode)
     if kind:
         return SkippedFile(relative, SkipReason.SPECIAL, kind)
     name = path.name
@@ -212,16 +171,9 @@ def _skipped_link(repo: Path, path: Path, relative: str) -> SkippedFile:
         mode = path.stat().st_mode
     except OSError as error:  # dangling, or a loop
         return SkippedFile(relative, SkipReason.SYMLINK, f"broken link to {written}: {_reason(error)}")
-    kind = _special_kind(mode)
+    kind = special_kind(mode)
     what = f"a {kind} {target or '.'}" if kind else target
     return SkippedFile(relative, SkipReason.SYMLINK, f"links to {what}")
-
-
-def _special_kind(mode: int) -> str:
-    """What a file that is not a regular one is (`FIFO`, `socket`, …), or "" for a regular file."""
-    if stat.S_ISREG(mode):
-        return ""
-    return next((kind for is_kind, kind in SPECIAL_FILE_KINDS if is_kind(mode)), "special file")
 
 
 def _reason(error: OSError) -> str:

@@ -39,7 +39,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10: `parse_toml_loosely` reads the tables we need
     tomllib = None  # type: ignore[assignment]
 
-from .discover import read_regular
+from .regular_files import read_regular
 from .graph import RepoGraph
 from .languages.purposes import PURPOSES, PYTHON_IMPORT_NAMES
 from .store import FileEntry

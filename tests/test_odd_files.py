@@ -20,7 +20,8 @@ from helpers import write_repo
 from refdoc_site import pipeline
 from refdoc_site.cli import main
 from refdoc_site.config import Config
-from refdoc_site.discover import NotRegularFile, discover, read_text
+from refdoc_site.discover import discover, read_text
+from refdoc_site.regular_files import NotRegularFile
 from refdoc_site.records import SkipReason
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX FIFOs and symlinks")
@@ -199,3 +200,13 @@ def test_the_cli_builds_a_repository_of_odd_files_and_counts_them(tmp_path):
         counts[reason.value] = counts.get(reason.value, 0) + 1
     for reason, count in counts.items():
         assert f"{reason} {count}" in stats.stdout, stats.stdout
+
+
+def test_a_fifo_in_place_of_refdoc_yml_is_a_one_line_error(tmp_path, capsys):
+    repo = write_repo(tmp_path / "repo", {"app.py": "x = 1\n"})
+    os.mkfifo(repo / "refdoc.yml")
+    code = within(20, lambda: main(["index", str(repo)]))
+    error = capsys.readouterr().err.strip()
+    assert code != 0
+    assert error.splitlines() == [error]
+    assert "refdoc.yml: cannot be read (a FIFO, not a regular file); check the file" in error
