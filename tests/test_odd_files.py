@@ -32,7 +32,8 @@ ODD = "odd"
 
 
 def add_odd_files(root: Path) -> dict[str, tuple[SkipReason, str]]:
-    """Put one of each odd kind of file under `root/odd/`, next to a real `target.py`.
+    """Put one of each odd kind of file under `root/odd/`, next to a real `target.py`; the
+    links out of the repository point into a sibling folder `<root>-outside`.
 
     Returns repository path → (the skip reason discovery must give, a piece of its detail).
     Every odd file has a supported extension, so only its kind can exclude it. A socket
