@@ -87,11 +87,13 @@ class SyntaxAnalyzer:
 
     def analyze(self, source: SourceFile, text: str, chunks: list[Chunk]) -> FileAnalysis:
         interface = file_interface(source.language, text, self.tree_sitter)
-        local_names = {name: _local_name(name) for name in interface.imports}
+        imports_by_local: dict[str, list[tuple[int, str]]] = {}
+        for position, name in enumerate(interface.imports):
+            imports_by_local.setdefault(_local_name(name), []).append((position, name))
         sites = call_sites(source.language, text, chunks) if self.tree_sitter else {}
         analysis = FileAnalysis(imports=interface.imports)
         for chunk in chunks:
-            metadata = self._chunk_metadata(chunk, local_names, interface.public)
+            metadata = self._chunk_metadata(chunk, imports_by_local, interface.public)
             if "imports" in metadata.sources:
                 metadata.sources["imports"] = interface.imports_tier
                 metadata.sources["exports"] = interface.exports_tier
@@ -104,7 +106,9 @@ class SyntaxAnalyzer:
     def close(self) -> None:
         pass
 
-    def _chunk_metadata(self, chunk: Chunk, local_names: dict[str, str], public: set[str] | None) -> Metadata:
+    def _chunk_metadata(
+        self, chunk: Chunk, imports_by_local: dict[str, list[tuple[int, str]]], public: set[str] | None
+    ) -> Metadata:
         if chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW) and chunk.language in PROSE_LANGUAGES:
             return Metadata(sources={"all": REGEX})
         body = strip_strings_and_comments(_body(chunk), chunk.language)
@@ -120,7 +124,7 @@ class SyntaxAnalyzer:
             effects.append("raising")
         asynchronous = patterns.ASYNC.get(chunk.language, patterns.ASYNC["*"])
         return Metadata(
-            imports=[name for name, local in local_names.items() if local in words],
+            imports=_imports_used(words, imports_by_local),
             exports=[chunk.symbol] if _is_exported(chunk, public) else [],
             callees=[c for c in calls_in(body) if c != chunk.name] if chunk.kind is not ChunkKind.CLASS else [],
             isAsync=bool(asynchronous.search(chunk.signature)),
@@ -187,8 +191,9 @@ def merge_metadata(answers: list[Metadata]) -> Metadata:
 def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[CallSite]]:
     """Call sites per chunk id, from the language's call query, first use first.
 
-    Chunks without a call query, and those overlapping a syntax error, are absent; a
-    call belongs to the innermost chunk around it (a class keeps none of its own).
+    Chunks without a call query or a syntax tree, and those overlapping a syntax error,
+    are absent; a call belongs to the innermost chunk around it (a class keeps none of
+    its own).
     """
     spec = language_named(language)
     query = analysis_query(spec, "calls")
@@ -197,6 +202,8 @@ def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[
     from tree_sitter import QueryCursor
 
     tree = parse(spec, text)
+    if tree is None:
+        return {}
     data = text.encode("utf-8")
     found: list[tuple[int, CallSite]] = []
     ignored: list[tuple[int, int]] = []
@@ -212,7 +219,7 @@ def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[
     found.sort(key=lambda item: item[0])
     owner = _innermost_chunk_by_row(chunks, text.count("\n") + 1)
     broken = _error_rows(tree.root_node)
-    unparsed = {c.id for c in chunks if any(c.start_line - 1 <= row <= c.end_line - 1 for row in broken)} if broken else set()
+    unparsed = _chunks_over_rows(chunks, broken)
     sites: dict[str, list[CallSite]] = {
         c.id: [] for c in chunks if c.id not in unparsed and c.kind is not ChunkKind.CLASS and c.language not in PROSE_LANGUAGES
     }
@@ -226,7 +233,7 @@ def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[
     return sites
 
 
-DOTTED_TAIL = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+DOTTED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 
 
 def as_written(expression: str) -> str:
@@ -235,17 +242,49 @@ def as_written(expression: str) -> str:
     Only the trailing dotted part of an expression is kept: `make().run` → `run`.
     """
     name = re.sub(r"\s+", "", expression).replace("?.", ".").replace("::", ".").replace("->", ".")
-    match = DOTTED_TAIL.search(name)
-    return match.group(0) if match else ""
+    # the runs of names, read once: a search anchored at the end restarts at every name of a long chain
+    runs = list(DOTTED_NAME.finditer(name))
+    return runs[-1].group(0) if runs and runs[-1].end() == len(name) else ""
 
 
 def _innermost_chunk_by_row(chunks: list[Chunk], rows: int) -> list[Chunk | None]:
-    """For each 0-based row, the chunk with the smallest span around it."""
+    """For each 0-based row, the chunk with the smallest span around it (of equal spans,
+    the last one listed).
+
+    Chunks are taken smallest first and each claims only the rows still unowned, found
+    through `next_free` (row → first unowned row at or after it, paths halved as they are
+    walked): every row is claimed once, so the windows of a large module chunk, which
+    all span the whole module, cost their number and not their number × the file's rows.
+    """
     owner: list[Chunk | None] = [None] * rows
-    for chunk in sorted(chunks, key=lambda c: c.start_line - c.end_line):
-        for row in range(max(chunk.start_line - 1, 0), min(chunk.end_line, rows)):
+    next_free = list(range(rows + 1))
+
+    def first_free(row: int) -> int:
+        while next_free[row] != row:
+            next_free[row] = next_free[next_free[row]]
+            row = next_free[row]
+        return row
+
+    for chunk in reversed(sorted(chunks, key=lambda c: c.start_line - c.end_line)):
+        end = min(chunk.end_line, rows)
+        row = first_free(min(max(chunk.start_line - 1, 0), rows))
+        while row < end:
             owner[row] = chunk
+            next_free[row] = row + 1
+            row = first_free(row + 1)
     return owner
+
+
+def _chunks_over_rows(chunks: list[Chunk], rows: set[int]) -> set[str]:
+    """Ids of the chunks whose lines hold any of the 0-based rows (a bisection per chunk,
+    so a file full of syntax errors costs chunks × log rows)."""
+    ordered = sorted(rows)
+    found = set()
+    for chunk in chunks:
+        index = bisect.bisect_left(ordered, chunk.start_line - 1)
+        if index < len(ordered) and ordered[index] <= chunk.end_line - 1:
+            found.add(chunk.id)
+    return found
 
 
 def _error_rows(root) -> set[int]:
@@ -282,15 +321,15 @@ class FileInterface:
 
 def file_interface(language: str, text: str, tree_sitter: bool = True) -> FileInterface:
     """Imports and declared exports: from the language's imports query where its grammar
-    parses the file, with regular expressions on the rows a syntax error covers and for
-    languages without a query."""
+    parses the file, with regular expressions on the rows a syntax error covers, for
+    languages without a query and for files too costly to parse."""
     spec = language_named(language)
     query = analysis_query(spec, "imports") if tree_sitter else None
-    if query is None:
+    tree = parse(spec, text) if query is not None else None
+    if tree is None:
         return FileInterface(file_imports(language, text), _declared_public(language, text))
     from tree_sitter import QueryCursor
 
-    tree = parse(spec, text)
     found: list[tuple[int, list[str]]] = []
     exports: list[tuple[int, str]] = []
     declared = EXPORT_RULES.get(language) == "export"
@@ -303,9 +342,10 @@ def file_interface(language: str, text: str, tree_sitter: bool = True) -> FileIn
         exports.extend((n.start_byte, _node_text(n)) for n in captures.get("export", ()))
         declared = declared or "declares" in captures
     broken = _error_rows(tree.root_node)
+    line_starts = [0, *(newline.end() for newline in re.finditer("\n", text))] if broken else []
     for pattern in patterns.IMPORTS.get(language, ()) if broken else ():
         for match in pattern.finditer(text):
-            row = text.count("\n", 0, match.start())
+            row = bisect.bisect_right(line_starts, match.start()) - 1
             if row in broken:
                 found.append((row, _import_targets(language, match)))
     found.sort(key=lambda item: item[0])
@@ -339,8 +379,12 @@ def _import_targets(language: str, match: re.Match[str]) -> list[str]:
 
 
 STRING_OR_COMMENT = re.compile(
-    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|`(?:\\.|[^`\\])*`|/\*[\s\S]*?\*/'
+    r'"""[\s\S]*?(?:"""|\Z)|\'\'\'[\s\S]*?(?:\'\'\'|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
+    r"|`(?:\\.|[^`\\])*(?:`|\Z)|/\*[\s\S]*?(?:\*/|\Z)"
 )
+"""String literals and block comments. One left open runs to the end of the text, as it
+would for a compiler, so that a text of unclosed `/*` is not rescanned from each one
+(which took time growing with the square of its length)."""
 
 
 def strip_strings_and_comments(text: str, language: str) -> str:
@@ -357,8 +401,10 @@ def strip_strings_and_comments(text: str, language: str) -> str:
 def calls_in(body: str) -> list[str]:
     """Names called in a body, as written (`self.parse`, `os.path.join`), first use first."""
     names = []
-    for match in patterns.CALL.finditer(body):
-        name = re.sub(r"\s+", "", match.group(1)).replace("::", ".").replace("->", ".")
+    for match in patterns.CALLED_NAME.finditer(body):
+        if not patterns.CALL_OPENING.match(body, match.end()):
+            continue
+        name = re.sub(r"\s+", "", match.group(0)).replace("::", ".").replace("->", ".")
         if name.rsplit(".", 1)[-1] in patterns.NOT_CALLS:
             continue
         names.append(name)
@@ -381,6 +427,13 @@ def security_reason(text: str, language: str = "text") -> str:
         if match:
             return f"{reason} (`{match.group(0).strip()[:40]}`)"
     return ""
+
+
+def _imports_used(words: set[str], imports_by_local: dict[str, list[tuple[int, str]]]) -> list[str]:
+    """The file's imports whose local name a chunk uses, in import order: looked up from
+    the chunk's words, so a file with many imports and many chunks costs their sum."""
+    used = [pair for word in words & imports_by_local.keys() for pair in imports_by_local[word]]
+    return [name for _, name in sorted(used)]
 
 
 def _body(chunk: Chunk) -> str:
@@ -428,8 +481,8 @@ def _declared_public(language: str, text: str) -> set[str] | None:
         match = re.search(r"^__all__\s*=\s*[\[(]([^\])]*)[\])]", text, re.MULTILINE)
         return set(re.findall(r"['\"](\w+)['\"]", match.group(1))) if match else None
     if EXPORT_RULES.get(language) == "export":
-        names = set(re.findall(r"^\s*export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|abstract\s+class)\s+(\w+)", text, re.MULTILINE))
-        for block in re.findall(r"^\s*export\s*\{([^}]*)\}", text, re.MULTILINE):
+        names = set(re.findall(r"^[ \t]*export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|abstract\s+class)\s+(\w+)", text, re.MULTILINE))
+        for block in re.findall(r"^[ \t]*export\s*\{([^}]*)\}", text, re.MULTILINE):
             names.update(part.split(" as ")[-1].strip() for part in block.split(","))
         names.update(re.findall(r"\b(?:module\.)?exports\.(\w+)\s*=", text))
         match = re.search(r"module\.exports\s*=\s*(\w+)", text)

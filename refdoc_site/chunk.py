@@ -2,7 +2,8 @@
 
 Files with a tree-sitter grammar are split at the definitions their query file marks;
 what is left at the top level becomes one module chunk. Markdown is split at headings.
-Everything else, and any chunk over the token size, falls back to token windows.
+Everything else, any chunk over the token size and any file too costly to parse fall
+back to token windows.
 """
 
 from __future__ import annotations
@@ -40,14 +41,23 @@ class ChunkSettings:
 def chunk_file(source: SourceFile, text: str, settings: ChunkSettings) -> list[Chunk]:
     """All chunks of one file, in source order, with unique ids."""
     spec = language_named(source.language)
-    lines = text.splitlines()
-    if definition_query(spec) is not None:
-        chunks = _chunk_with_grammar(source, spec, text, lines, settings)
+    lines = source_lines(text)
+    tree = parse(spec, text) if definition_query(spec) is not None else None
+    if tree is not None:
+        chunks = _chunk_with_grammar(source, spec, tree, text, lines, settings)
     elif spec.category == "docs":
         chunks = _chunk_document(source, spec, lines, settings)
     else:
         chunks = _window_chunks(source, lines, settings, spec)
     return _with_unique_ids(chunks)
+
+
+def source_lines(text: str) -> list[str]:
+    """A file's lines as tree-sitter, editors and the repository host number them: broken
+    at "\n" only (`str.splitlines` also breaks at a lone "\r", a form feed or U+2028,
+    which would shift every line number after one), without a CRLF's "\r"."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    return lines[:-1] if lines[-1] == "" else lines
 
 
 # --- tree-sitter ------------------------------------------------------------------------
@@ -67,14 +77,19 @@ class _Definition:
 
 
 def _chunk_with_grammar(
-    source: SourceFile, spec: LanguageSpec, text: str, lines: list[str], settings: ChunkSettings
+    source: SourceFile, spec: LanguageSpec, tree, text: str, lines: list[str], settings: ChunkSettings
 ) -> list[Chunk]:
     from tree_sitter import QueryCursor
 
     data = text.encode("utf-8")
-    tree = parse(spec, text)
     definitions = _definitions(QueryCursor(definition_query(spec)), tree.root_node, data, spec)
     kept = _qualify(definitions, spec)
+
+    members_by_parent: dict[str, list[tuple[int, int]]] = {}
+    for member in kept:  # grouped once: a scan per class grows with classes × definitions
+        if member.parent:
+            span = (member.span_node.start_point[0], member.span_node.end_point[0])
+            members_by_parent.setdefault(member.parent, []).append(span)
 
     chunks: list[Chunk] = []
     covered_top: list[tuple[int, int]] = []
@@ -82,12 +97,7 @@ def _chunk_with_grammar(
         start = definition.span_node.start_point[0]
         end = definition.span_node.end_point[0]
         if definition.kind is ChunkKind.CLASS:
-            members = [
-                (m.span_node.start_point[0], m.span_node.end_point[0])
-                for m in kept
-                if m.parent == definition.symbol
-            ]
-            content = _elide(lines, start, end, members)
+            content = _elide(lines, start, end, members_by_parent.get(definition.symbol, []))
         else:
             content = "\n".join(lines[start : end + 1])
         if not definition.parent:
@@ -378,7 +388,7 @@ def _split_if_oversized(
     chunk.tokens = count_tokens(chunk.content)
     if chunk.tokens <= size:
         return [chunk]
-    content_lines = chunk.content.splitlines()
+    content_lines = chunk.content.split("\n")
     if chunk.kind is ChunkKind.MODULE or chunk.kind is ChunkKind.CLASS:
         # Elided content does not map line for line onto the file: window the text.
         line_numbers = None

@@ -18,6 +18,7 @@ import yaml
 from .chunk import ChunkSettings
 from .errors import ConfigError
 from .languages import LANGUAGES
+from .regular_files import read_regular
 
 CONFIG_NAME = "refdoc.yml"
 OUTPUT_LANGUAGES = ("en", "ja")
@@ -352,7 +353,7 @@ def load_config(repo: Path, config_path: Path | None = None) -> Config:
             raise ConfigError([f"{label}: file not found; pass an existing --config file"])
         return Config()
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.safe_load(read_regular(path, follow_links=True).decode("utf-8"))
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""

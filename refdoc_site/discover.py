@@ -2,13 +2,16 @@
 
 Honours every `.gitignore` in the tree (read directly, so git need not be installed) and
 the configured include/exclude globs; skips binary, oversized, minified and generated
-files with a counted reason; never follows a link out of the repository.
+files with a counted reason. Only regular files are ever opened: a symbolic link is
+skipped as git stores it, a link and not its target, and a FIFO, socket or device is
+skipped without being opened (opening a FIFO waits for a writer that never comes).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +21,7 @@ from .config import Config
 from .languages import GENERATED_NAMES, PLAIN_TEXT, language_for
 from .records import SkippedFile, SkipReason, SourceFile
 from .redact import Redacted, Redactor, secret_file_rule
+from .regular_files import read_regular, special_kind
 
 ALWAYS_PRUNED = frozenset(
     {".git", ".hg", ".svn", ".refdoc", "node_modules", "__pycache__", ".venv", "venv", ".tox",
@@ -53,27 +57,35 @@ def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) ->
     pruned_paths = {p.resolve() for p in extra_pruned}
     ignore_stack: list[tuple[str, pathspec.PathSpec]] = []
 
-    for directory, dirnames, filenames in os.walk(repo, followlinks=False):
+    def unlisted(error: OSError) -> None:
+        where = _relative_or_none(Path(error.filename), repo) if error.filename else None
+        result.warnings.append(f"{where or '.'}: {_reason(error)}; folder skipped")
+
+    for directory, dirnames, filenames in os.walk(repo, onerror=unlisted, followlinks=False):
         current = Path(directory)
         relative_dir = _relative(current, repo)
         ignore_stack = [(base, s) for base, s in ignore_stack if _is_within(relative_dir, base)]
-        gitignore = current / ".gitignore"
-        if gitignore.is_file():
-            lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
-            ignore_stack.append((relative_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
+        rules = _gitignore(current, relative_dir, result.warnings) if ".gitignore" in filenames else None
+        if rules is not None:
+            ignore_stack.append((relative_dir, rules))
 
-        kept_dirs = []
+        kept_dirs, linked_dirs = [], []
         for name in sorted(dirnames):
             child = current / name
             relative = _join(relative_dir, name)
-            if name in ALWAYS_PRUNED or child.resolve() in pruned_paths or child.is_symlink():
+            if name in ALWAYS_PRUNED:
+                continue
+            if child.is_symlink():  # never walked into; classified with the files, as git stores it
+                linked_dirs.append(name)
+                continue
+            if child.resolve() in pruned_paths:
                 continue
             if _ignored(relative + "/", ignore_stack) or exclude.match_file(relative + "/"):
                 continue
             kept_dirs.append(name)
         dirnames[:] = kept_dirs
 
-        for name in sorted(filenames):
+        for name in sorted(filenames + linked_dirs):
             relative = _join(relative_dir, name)
             if name == ".gitignore":
                 continue
@@ -90,7 +102,10 @@ def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) ->
             if config.include and not include.match_file(relative):
                 result.skipped.append(SkippedFile(relative, SkipReason.IGNORED, "not included"))
                 continue
-            outcome = _classify(repo, current / name, relative, config)
+            try:
+                outcome = _classify(repo, current / name, relative, config)
+            except OSError as error:  # unreadable, gone, or changed kind while looked at
+                outcome = SkippedFile(relative, SkipReason.UNREADABLE, _reason(error))
             if isinstance(outcome, SkippedFile):
                 result.skipped.append(outcome)
             else:
@@ -104,17 +119,23 @@ def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) ->
 
 def read_text(repo: Path, path: str, redactor: Redactor) -> Redacted:
     """A repository file's text with its secrets redacted, invalid UTF-8 replaced
-    (discovery already warned): the one way the build reads what a repository holds."""
-    return redactor.redact((repo / path).read_bytes().decode("utf-8", errors="replace"), path)
+    (discovery already warned): the one way the build reads what a repository holds.
+
+    Raises `OSError` (`NotRegularFile` among them) when the path is no longer a regular
+    file (or a link now stands in its place): the caller skips and counts that file."""
+    return redactor.redact(read_regular(repo / path).decode("utf-8", errors="replace"), path)
 
 
 def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFile | SkippedFile:
+    """The first check a file fails names why it is skipped; one that passes them all is indexed."""
     if (rule := secret_file_rule(path.name)) is not None:  # before anything opens it
         return SkippedFile(relative, SkipReason.SECRET, f"named like a secret ({rule})")
-    if path.is_symlink():
-        target = path.resolve()
-        if not _is_within(_relative_or_none(target, repo), ""):
-            return SkippedFile(relative, SkipReason.SYMLINK_OUTSIDE, str(os.readlink(path)))
+    status = path.lstat()
+    if stat.S_ISLNK(status.st_mode):
+        return _skipped_link(repo, path, relative)
+    kind = special_kind(status.st_mode)
+    if kind:
+        return SkippedFile(relative, SkipReason.SPECIAL, kind)
     name = path.name
     if name in GENERATED_NAMES:
         return SkippedFile(relative, SkipReason.GENERATED, "lock file")
@@ -123,15 +144,12 @@ def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFi
         if not config.include:
             return SkippedFile(relative, SkipReason.UNSUPPORTED, Path(relative).suffix or name)
         spec = PLAIN_TEXT
-    try:
-        size = path.stat().st_size
-        if size > config.max_file_size:
-            return SkippedFile(
-                relative, SkipReason.OVERSIZED, f"{size} bytes > max_file_size {config.max_file_size}"
-            )
-        data = path.read_bytes()
-    except OSError as error:
-        return SkippedFile(relative, SkipReason.UNREADABLE, error.strerror or str(error))
+    limit = config.max_file_size
+    if status.st_size > limit:
+        return SkippedFile(relative, SkipReason.OVERSIZED, f"{status.st_size} bytes > max_file_size {limit}")
+    data = read_regular(path, limit=limit)
+    if len(data) > limit:
+        return SkippedFile(relative, SkipReason.OVERSIZED, f"grew past max_file_size {limit} while read")
     if b"\0" in data[:BINARY_PROBE]:
         return SkippedFile(relative, SkipReason.BINARY, "NUL byte")
     if name.endswith(MINIFIED_NAME_SUFFIXES) or _looks_minified(data):
@@ -158,6 +176,37 @@ def _undecodable(name: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+def _skipped_link(repo: Path, path: Path, relative: str) -> SkippedFile:
+    """Why a symbolic link is skipped. Its target, when a file of the repository, is
+    indexed under its own path: once, as git stores it."""
+    written = os.readlink(path)
+    target = _relative_or_none(Path(os.path.realpath(path)), repo)  # no error on a loop
+    if target is None:
+        return SkippedFile(relative, SkipReason.SYMLINK_OUTSIDE, written)
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:  # dangling, or a loop
+        return SkippedFile(relative, SkipReason.SYMLINK, f"broken link to {written}: {_reason(error)}")
+    kind = special_kind(mode)
+    what = f"a {kind} {target or '.'}" if kind else target
+    return SkippedFile(relative, SkipReason.SYMLINK, f"links to {what}")
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+def _gitignore(folder: Path, relative_dir: str, warnings: list[str]) -> pathspec.PathSpec | None:
+    """A folder's `.gitignore` rules; one that is a link (git does not follow it either)
+    or unreadable is not applied, with a warning."""
+    try:
+        data = read_regular(folder / ".gitignore")
+    except OSError as error:
+        warnings.append(f"{_join(relative_dir, '.gitignore')}: {_reason(error)}; not applied")
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", errors="replace").splitlines())
 
 
 def _looks_minified(data: bytes) -> bool:

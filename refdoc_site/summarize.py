@@ -157,11 +157,11 @@ MARKUP = re.compile(r"`{1,3}|\*\*|__|:(?:func|class|meth|attr|data|exc|obj|mod):
 
 
 MARKDOWN_NOISE = (
-    (re.compile(r"^\s*(?:={3,}|-{3,})\s*$", re.MULTILINE), ""),  # a setext heading's underline
+    (re.compile(r"^[ \t]*(?:={3,}|-{3,})\s*$", re.MULTILINE), ""),  # a setext heading's underline
     (re.compile(r"\[!\[[^\]]*\]\]?(?:\([^)]*\)|\[[^\]]*\])?(?:\([^)]*\))?"), " "),  # badge links
     (re.compile(r"!\[[^\]]*\]\([^)]*\)"), " "),  # images
     (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # links: keep their text
-    (re.compile(r"^\s*\[[^\]]+\]:\s*\S+.*$", re.MULTILINE), ""),  # link reference definitions
+    (re.compile(r"^[ \t]*\[[^\]]+\]:\s*\S+.*$", re.MULTILINE), ""),  # link reference definitions
     (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference links: keep their text
     (re.compile(r"</?(?:a|b|i|em|strong|br|img|p|div|span|kbd|sup|sub|picture|source|center|h[1-6])\b[^>]*>", re.IGNORECASE), " "),  # layout tags of READMEs
     (re.compile(r"&(?:[A-Za-z]+|#\d+);"), " "),  # HTML entities
@@ -300,7 +300,7 @@ def third_person(verb: str) -> str:
 
 
 def _documented_return(docstring: str) -> str:
-    match = re.search(r"(?im)^\s*(?::returns?:|@returns?|returns?:)\s*(.+)$", docstring)
+    match = re.search(r"(?im)^[ \t]*(?::returns?:|@returns?|returns?:)\s*(.+)$", docstring)
     if match:
         return clip(match.group(1).strip().rstrip("."), 80)
     match = re.search(r"(?i)\breturns?\s+(an?\s+[^.]{3,60}|the\s+[^.]{3,60})", docstring)
@@ -331,7 +331,7 @@ def _named_purpose(chunk: Chunk) -> str:
 
 def _context(chunk: Chunk) -> str:
     if chunk.kind is ChunkKind.CLASS:
-        members = re.findall(r"^\s*(?:async\s+)?(?:def|fn|func|function)\s+(\w+)", chunk.content, re.MULTILINE)
+        members = re.findall(r"^[ \t]*(?:async\s+)?(?:def|fn|func|function)\s+(\w+)", chunk.content, re.MULTILINE)
         public = [m for m in members if not m.startswith("_")][:6]
         if public:
             return f"Members: {', '.join(public)}."

@@ -11,11 +11,14 @@ more function in `FAMILIES`.
 from __future__ import annotations
 
 import os
+import socket
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from refdoc_site.records import SkipReason
 from fake_secrets import aws_key_id, github_token, jwt, private_key_block, slack_token, stripe_key, token
 
 SCRIPT_IN_FOLDER = "<img src=x onerror=alert(2)>"
@@ -185,6 +188,72 @@ def _add_outside_references(repo: HostileRepo) -> None:
     repo.config["mermaid_js"] = str(outside)
 
 
+ODD = "odd"
+"""The folder `add_odd_files` fills, so it can join any other test repository."""
+
+
+def add_odd_files(root: Path) -> dict[str, tuple[SkipReason, str]]:
+    """Put one of each odd kind of file under `root/odd/`, next to a real `target.py`; the
+    links out of the repository point into a sibling folder `<root>-outside`.
+
+    Returns repository path → (the skip reason discovery must give, a piece of its detail).
+    Every odd file has a supported extension, so only its kind can exclude it. A socket
+    (a path too long to bind) and a device (needs root, and a container may refuse it)
+    are added only where the system allows.
+    """
+    folder = root / ODD
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "target.py").write_text("def target():\n    return 'real'\n", encoding="utf-8")
+    outside = root.parent / f"{root.name}-outside"
+    outside.mkdir(exist_ok=True)
+    (outside / "secret.py").write_text("TOKEN = 'outside the repository'\n", encoding="utf-8")
+
+    os.mkfifo(folder / "pipe.py")
+    links = {
+        "loop.py": "loop.py",
+        "ping.py": "pong.py",
+        "pong.py": "ping.py",
+        "dangling.py": "missing.py",
+        "alias.py": "target.py",
+        "to_pipe.py": "pipe.py",
+        "here": ".",
+        "secret.py": os.path.relpath(outside / "secret.py", folder),
+        "up": os.path.relpath(outside, folder),
+    }
+    for name, target in links.items():
+        os.symlink(target, folder / name)
+    odd = {
+        "pipe.py": (SkipReason.SPECIAL, "FIFO"),
+        "loop.py": (SkipReason.SYMLINK, "broken link"),
+        "ping.py": (SkipReason.SYMLINK, "broken link"),
+        "pong.py": (SkipReason.SYMLINK, "broken link"),
+        "dangling.py": (SkipReason.SYMLINK, "broken link to missing.py"),
+        "alias.py": (SkipReason.SYMLINK, f"links to {ODD}/target.py"),
+        "to_pipe.py": (SkipReason.SYMLINK, f"links to a FIFO {ODD}/pipe.py"),
+        "here": (SkipReason.SYMLINK, f"links to a folder {ODD}"),
+        "secret.py": (SkipReason.SYMLINK_OUTSIDE, "secret.py"),
+        "up": (SkipReason.SYMLINK_OUTSIDE, ""),
+    }
+    try:
+        with socket.socket(socket.AF_UNIX) as server:
+            server.bind(str(folder / "server.py"))
+        odd["server.py"] = (SkipReason.SPECIAL, "socket")
+    except OSError:
+        pass
+    try:  # /dev/zero: read, it never ends
+        os.mknod(folder / "zero.py", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+        odd["zero.py"] = (SkipReason.SPECIAL, "character device")
+    except (OSError, AttributeError):
+        pass
+    return {f"{ODD}/{name}": expected for name, expected in odd.items()}
+
+
+def _add_odd_files(repo: HostileRepo) -> None:
+    """A FIFO, a socket, a device, link loops, dangling links and links out of the repository."""
+    for reason, _ in add_odd_files(repo.root).values():
+        _expect_skip(repo, reason.value)
+
+
 FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
     _add_markup_names,
     _add_fence_names,
@@ -194,6 +263,7 @@ FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
     _add_undecodable_names,
     _add_secrets,
     _add_outside_references,
+    _add_odd_files,
     _add_configuration,
 )
 

@@ -7,6 +7,7 @@ this repository holds no key that looks live (and trips no scanner).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import string
 import subprocess
@@ -201,12 +202,12 @@ def test_secret_named_files_are_skipped_unread_even_when_included(tmp_path: Path
     block, _ = private_key_block()
     repo = write_repo(tmp_path, {".env": "TOKEN=x\n", "id_rsa": block, "certs/site.pem": block, "app.py": "x = 1\n",
                                  ".env.example": "TOKEN=\n"})
-    read = []
-    original = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self.name) or original(self))
+    opened = []
+    original = os.open
+    monkeypatch.setattr(os, "open", lambda path, *args, **kw: opened.append(Path(path).name) or original(path, *args, **kw))
     config = Config(include=(".env", "id_rsa", "certs/*.pem", "app.py", ".env.example"))
     found = discover(repo, config)
-    assert sorted(read) == [".env.example", "app.py"]
+    assert sorted(opened) == [".env.example", "app.py"]
     skipped = {s.path: s for s in found.skipped}
     assert [f.path for f in found.files] == [".env.example", "app.py"]
     assert {path: s.reason for path, s in skipped.items()} == {

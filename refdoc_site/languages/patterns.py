@@ -12,35 +12,38 @@ M = re.MULTILINE
 
 IMPORTS: dict[str, tuple[re.Pattern[str], ...]] = {
     "python": (
-        re.compile(r"^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)", M),
-        re.compile(r"^\s*from\s+(\.*[\w.]*)\s+import\s+\(?([\w\s,*]+?)\)?\s*$", M),
+        re.compile(r"^[ \t]*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)", M),
+        re.compile(r"^[ \t]*from\s+(\.*[\w.]*)\s+import\s+\(?([\w\s,*]+?)\)?\s*$", M),
     ),
     "javascript": (
-        re.compile(r"""^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]""", M),
-        re.compile(r"""^\s*import\s*['"]([^'"]+)['"]""", M),
+        re.compile(r"""^[ \t]*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]""", M),
+        re.compile(r"""^[ \t]*import\s*['"]([^'"]+)['"]""", M),
         re.compile(r"""\brequire\(\s*['"]([^'"]+)['"]\s*\)"""),
         re.compile(r"""\bimport\(\s*['"]([^'"]+)['"]\s*\)"""),
     ),
     "go": (
-        re.compile(r"""^\s*import\s+(?:\w+\s+)?"([^"]+)\"""", M),
-        re.compile(r"""^\s*(?:[\w.]+\s+)?"([^"]+)"\s*$""", M),
+        re.compile(r"""^[ \t]*import\s+(?:\w+\s+)?"([^"]+)\"""", M),
+        re.compile(r"""^[ \t]*(?:[\w.]+\s+)?"([^"]+)"\s*$""", M),
     ),
     "rust": (
-        re.compile(r"^\s*(?:pub\s+)?use\s+([\w:]+)", M),
-        re.compile(r"^\s*(?:pub\s+)?mod\s+(\w+)\s*;", M),
-        re.compile(r"^\s*extern\s+crate\s+(\w+)", M),
+        re.compile(r"^[ \t]*(?:pub\s+)?use\s+([\w:]+)", M),
+        re.compile(r"^[ \t]*(?:pub\s+)?mod\s+(\w+)\s*;", M),
+        re.compile(r"^[ \t]*extern\s+crate\s+(\w+)", M),
     ),
-    "java": (re.compile(r"^\s*import\s+(?:static\s+)?([\w.]+)", M),),
-    "csharp": (re.compile(r"^\s*using\s+(?:static\s+)?([\w.]+)\s*;", M),),
-    "c": (re.compile(r"""^\s*#\s*include\s*[<"]([^>"]+)[>"]""", M),),
-    "ruby": (re.compile(r"""^\s*require(?:_relative)?\s*\(?\s*['"]([^'"]+)['"]""", M),),
-    "php": (re.compile(r"^\s*use\s+([\w\\]+)", M),),
+    "java": (re.compile(r"^[ \t]*import\s+(?:static\s+)?([\w.]+)", M),),
+    "csharp": (re.compile(r"^[ \t]*using\s+(?:static\s+)?([\w.]+)\s*;", M),),
+    "c": (re.compile(r"""^[ \t]*#\s*include\s*[<"]([^>"]+)[>"]""", M),),
+    "ruby": (re.compile(r"""^[ \t]*require(?:_relative)?\s*\(?\s*['"]([^'"]+)['"]""", M),),
+    "php": (re.compile(r"^[ \t]*use\s+([\w\\]+)", M),),
 }
 IMPORTS["typescript"] = IMPORTS["tsx"] = IMPORTS["javascript"]
 IMPORTS["cpp"] = IMPORTS["c"]
 
-CALL = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*\s*(?:\.|::|->)\s*)*[A-Za-z_$][\w$]*)\s*(?:<[\w\s,<>]*>)?\s*\(")
-"""A call: a possibly dotted name followed by an opening parenthesis."""
+CALLED_NAME = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*(?:\s*(?:\.|::|->)\s*[A-Za-z_$][\w$]*)*")
+"""A possibly dotted name: a call when `CALL_OPENING` follows it. Two patterns rather than
+one, so that a long dotted run that is no call is read once, not again from each name in it."""
+CALL_OPENING = re.compile(r"\s*(?:<[\w\s,<>]{0,200}>\s*)?\(")
+"""What makes the name before it a call: an opening parenthesis, after type arguments."""
 
 NOT_CALLS = frozenset(
     """if for while switch catch return function def class elif with and or not in is
@@ -58,7 +61,7 @@ ASYNC: dict[str, re.Pattern[str]] = {
 ASYNC["typescript"] = ASYNC["tsx"] = ASYNC["javascript"]
 
 RAISES: dict[str, re.Pattern[str]] = {
-    "python": re.compile(r"^\s*raise\b", M),
+    "python": re.compile(r"^[ \t]*raise\b", M),
     "go": re.compile(r"\bpanic\(|\berrors\.New\(|\bfmt\.Errorf\("),
     "rust": re.compile(r"\bpanic!|\bErr\(|\?\s*;|\.unwrap\(\)|\.expect\("),
     "*": re.compile(r"\bthrow\b|\bthrows\b"),
@@ -87,7 +90,7 @@ EFFECTS: dict[str, re.Pattern[str]] = {
         r"\bRuntime\.getRuntime\(\)\.exec|\bstd::process::Command|\bProcess\.Start\b|\bPopen\("
     ),
     "global state": re.compile(
-        r"^\s*global\s+\w+|^\s*nonlocal\s+\w+|\bglobalThis\.\w+\s*=|\bwindow\.\w+\s*=|"
+        r"^[ \t]*global\s+\w+|^[ \t]*nonlocal\s+\w+|\bglobalThis\.\w+\s*=|\bwindow\.\w+\s*=|"
         r"\bos\.environ\[[^\]]+\]\s*=|\bprocess\.env\.\w+\s*=|\bstatic\s+mut\b|\bsys\.\w+\s*=",
         M,
     ),

@@ -1,0 +1,141 @@
+"""The per-file work stays linear in a file's size, checked by what the code does, not by a
+clock (`benchmarks/scaling.py` measures the seconds): the row-owner map that used to walk
+a chunk's every row per chunk gives what its definition says, calls and called names read
+in one pass give what the patterns that restarted at every name gave, and a file the
+parser would re-read from each position is windowed and analysed by the regular
+expressions instead."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import dedent, source_file
+from refdoc_site.analyze import (
+    SyntaxAnalyzer,
+    _chunks_over_rows,
+    _innermost_chunk_by_row,
+    as_written,
+    calls_in,
+    strip_strings_and_comments,
+)
+from refdoc_site.chunk import ChunkSettings, chunk_file
+from refdoc_site.languages import language_named, parse
+from refdoc_site.languages.patterns import NOT_CALLS
+from refdoc_site.records import Chunk, ChunkKind
+
+SPANS = st.lists(st.tuples(st.integers(1, 40), st.integers(0, 12)), max_size=25)
+"""(first line, extra lines) of chunks in a file of up to about 50 lines."""
+
+
+def chunks_of(spans: list[tuple[int, int]]) -> list[Chunk]:
+    return [
+        Chunk(f"f.py#c{index}", "f.py", "python", ChunkKind.FUNCTION, f"c{index}", f"c{index}", "", start, start + extra, "")
+        for index, (start, extra) in enumerate(spans)
+    ]
+
+
+def innermost_by_definition(chunks: list[Chunk], rows: int) -> list[str | None]:
+    """Per row, of the chunks around it the one with the fewest lines (of equal ones, the last listed)."""
+    owners: list[str | None] = []
+    for row in range(rows):
+        around = [(c.end_line - c.start_line, -index, c.id) for index, c in enumerate(chunks) if c.start_line - 1 <= row <= c.end_line - 1]
+        owners.append(min(around)[2] if around else None)
+    return owners
+
+
+@settings(max_examples=300, deadline=None)
+@given(spans=SPANS, rows=st.integers(0, 55))
+def test_innermost_chunk_by_row_is_the_smallest_chunk_around_each_row(spans, rows):
+    chunks = chunks_of(spans)
+    owners = _innermost_chunk_by_row(chunks, rows)
+    assert [c.id if c else None for c in owners] == innermost_by_definition(chunks, rows)
+
+
+@settings(max_examples=300, deadline=None)
+@given(spans=SPANS, rows=st.sets(st.integers(0, 55)))
+def test_chunks_over_rows_are_those_holding_any_row(spans, rows):
+    chunks = chunks_of(spans)
+    expected = {c.id for c in chunks if any(c.start_line - 1 <= row <= c.end_line - 1 for row in rows)}
+    assert _chunks_over_rows(chunks, rows) == expected
+
+
+def unterminated_comments(functions: int) -> str:
+    """A script whose first `/*` never closes: tree-sitter's error recovery re-reads the
+    rest of the file from each position after it."""
+    return "".join(f"function f{i}() {{ /* open {i}\n  return g{i}(); }}\n" for i in range(functions))
+
+
+def test_a_file_too_costly_to_parse_is_windowed_and_analysed_by_regex():
+    text = unterminated_comments(3000)
+    assert parse(language_named("javascript"), text) is None
+    source = source_file("app.js", "javascript", text)
+    chunks = chunk_file(source, text, ChunkSettings())
+    assert {c.kind for c in chunks} == {ChunkKind.WINDOW}
+    assert chunks[0].start_line == 1 and chunks[-1].end_line == text.count("\n")
+    analysis = SyntaxAnalyzer().analyze(source, text, chunks)
+    assert set(analysis.metadata) == {c.id for c in chunks}
+    assert all(m.sources.get("callees") == "regex" for m in analysis.metadata.values())
+
+
+def test_an_ordinary_file_keeps_its_tree_and_its_text():
+    text = "function f() { /* closed */ return g(); }\n" * 200
+    tree = parse(language_named("javascript"), text)
+    assert tree is not None and not tree.root_node.has_error
+    assert tree.root_node.children[0].text == b"function f() { /* closed */ return g(); }"
+
+
+def test_a_chunk_lists_the_imports_it_uses_in_import_order():
+    text = dedent(
+        """
+        import zlib
+        import base64
+        import json
+
+        def pack(value):
+            return zlib.compress(base64.b64encode(json.dumps(value).encode()))
+
+        def load(blob):
+            return json.loads(blob)
+        """
+    )
+    source = source_file("pack.py", "python", text)
+    chunks = chunk_file(source, text, ChunkSettings())
+    analysis = SyntaxAnalyzer().analyze(source, text, chunks)
+    imports = {c.name: analysis.metadata[c.id].imports for c in chunks}
+    assert imports["pack"] == ["zlib", "base64", "json"]
+    assert imports["load"] == ["json"]
+
+
+CALL_IN_ONE_PATTERN = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*\s*(?:\.|::|->)\s*)*[A-Za-z_$][\w$]*)\s*(?:<[\w\s,<>]*>)?\s*\(")
+"""How calls were read before: one pattern, which reads a long dotted run that is no call
+again from each name in it (a 40 kB line of `a.a.a…`: 30 s)."""
+DOTTED_TAIL_SEARCH = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+CODE_PIECES = st.lists(
+    st.sampled_from(["a", "b1", "$", "_x", ".", "::", "->", "?.", " ", "\n", "(", ")", "<", ">", ",", "1", "é", "if"]),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(body=CODE_PIECES)
+def test_calls_in_reads_the_calls_the_single_pattern_read(body):
+    expected = [re.sub(r"\s+", "", m.group(1)).replace("::", ".").replace("->", ".") for m in CALL_IN_ONE_PATTERN.finditer(body)]
+    expected = list(dict.fromkeys(name for name in expected if name.rsplit(".", 1)[-1] not in NOT_CALLS))
+    assert calls_in(body) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(expression=CODE_PIECES)
+def test_as_written_keeps_the_trailing_dotted_name(expression):
+    name = re.sub(r"\s+", "", expression).replace("?.", ".").replace("::", ".").replace("->", ".")
+    match = DOTTED_TAIL_SEARCH.search(name)
+    assert as_written(expression) == (match.group(0) if match else "")
+
+
+def test_an_unclosed_block_comment_or_string_runs_to_the_end_of_the_text():
+    assert calls_in(strip_strings_and_comments("a(); /* b(); /* c();\nd();", "javascript")) == ["a"]
+    assert calls_in(strip_strings_and_comments('a()\nx = """b()\nc()', "python")) == ["a"]
+    assert calls_in(strip_strings_and_comments("a(); /* b(); */ c();", "javascript")) == ["a", "c"]
