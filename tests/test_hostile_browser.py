@@ -12,6 +12,7 @@ import pytest
 
 from helpers import launched_chromium, require_chromium, served_folder
 from hostile import HOSTILE_PLAN, SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, build_hostile_site
+from refdoc_site.site import MERMAID_ENV
 
 SUB_PATH = "pr-9"
 MERMAID = Path(__file__).resolve().parent / "js" / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
@@ -39,8 +40,10 @@ def served(tmp_path_factory):
     """(site URL, the built site's folder)."""
     work = tmp_path_factory.mktemp("hostile-browser")
     root = work / "served"
-    settings = {"mermaid_js": str(MERMAID)} if MERMAID.is_file() else {}
-    _, exit_code = build_hostile_site(work, root / SUB_PATH, **settings)
+    with pytest.MonkeyPatch.context() as patch:
+        if MERMAID.is_file():  # the operator's script, from the environment; the repository's own
+            patch.setenv(MERMAID_ENV, str(MERMAID))  # mermaid_js points out of it and is refused
+        _, exit_code = build_hostile_site(work, root / SUB_PATH)
     assert exit_code == 0
     with served_folder(root) as url:
         yield f"{url}{SUB_PATH}/", root / SUB_PATH
