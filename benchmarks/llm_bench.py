@@ -36,7 +36,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests"), str(HERE)]
 from openai_server import OpenAIServer
 from run import CORPORA, DEFAULT_CACHE, _table, fetch_all
 
-from refdoc_site.config import Config, LlmConfig
+from refdoc_site.core.config import Config, LlmConfig
 from refdoc_site.llm import open_session
 from refdoc_site.pipeline import Workspace, index, plan, render, summarize
 

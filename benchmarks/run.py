@@ -148,7 +148,7 @@ def run_child(repo: Path, store: Path, out: Path, result_path: Path, mkdocs: boo
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
 
-    from refdoc_site.config import Config
+    from refdoc_site.core.config import Config
     from refdoc_site.pipeline import Workspace, build
 
     workspace = Workspace.create(repo, Config(), store, out)

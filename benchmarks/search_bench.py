@@ -281,7 +281,7 @@ class Server:
 
 def build_site(repo: Path, work: Path):
     """Index, summarize, render and publish `repo` into work/served/SUB_PATH."""
-    from refdoc_site.config import Config
+    from refdoc_site.core.config import Config
     from refdoc_site.pipeline import Workspace, build
 
     workspace = Workspace.create(repo, Config(), work / "store", work / "served" / SUB_PATH)
@@ -482,7 +482,7 @@ def query_latency(page, queries: list[str]) -> dict:
 
 def python_latency(workspace, queries: list[str]) -> dict:
     from refdoc_site import cli
-    from refdoc_site.search import SearchIndex
+    from refdoc_site.search.ranking import SearchIndex
 
     state = workspace.store.load()
     started = time.perf_counter()

@@ -18,13 +18,29 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from . import __version__
-from .config import Config, with_embedder, with_overrides
-from .errors import RefdocError
-from .outputs import check_out_dir, check_store_dir
-from .pipeline import DISCOVERY_NAME, FACTS_NAME, Workspace, build, index, plan, publish, render, summarize
-from .stats import chunk_stats, format_stats, redaction_summary
-from .trust import TRUST_FLAG, TRUST_VARIABLE, check_default_store, load_repository_config, trusted_by_operator
-from .store import store_lock
+from .core.config import Config, with_embedder, with_overrides
+from .core.errors import RefdocError
+from .core.store import store_lock
+from .core.trust import (
+    TRUST_FLAG,
+    TRUST_VARIABLE,
+    check_default_store,
+    load_repository_config,
+    trusted_by_operator,
+)
+from .indexing.stats import chunk_stats, format_stats, redaction_summary
+from .pipeline import (
+    DISCOVERY_NAME,
+    FACTS_NAME,
+    Workspace,
+    build,
+    index,
+    plan,
+    publish,
+    render,
+    summarize,
+)
+from .rendering.outputs import check_out_dir, check_store_dir
 
 log = logging.getLogger("refdoc_site")
 
@@ -259,7 +275,7 @@ def _stats(args: argparse.Namespace) -> int:
 
 def _search_text(text: str, command: str, example: str) -> str:
     """The query or request, stripped; an empty or overlong one is a one-line error."""
-    from .search import MAX_QUERY_CHARS
+    from .search.ranking import MAX_QUERY_CHARS
 
     text = text.strip()
     if not text:
@@ -291,7 +307,7 @@ def _plan(args: argparse.Namespace) -> int:
 def _query(args: argparse.Namespace) -> int:
     import json
 
-    from .search import SearchIndex
+    from .search.ranking import SearchIndex
 
     text = _search_text(args.text, "query", "parse the config")
     if args.top < 1:
@@ -318,7 +334,7 @@ def _query(args: argparse.Namespace) -> int:
 
 def _expanded(args: argparse.Namespace, workspace: Workspace, text: str) -> str:
     """The query and the terms the LLM expands it to, said on stderr; the query alone without an LLM."""
-    from .writers import expand_query
+    from .writing.writers import expand_query
 
     with _llm_session(args, workspace, account=False) as llm:
         if llm is None:
@@ -336,7 +352,7 @@ def _dense_side(choice: str, search_index, workspace: Workspace, state, mode: st
         from .providers.openai_embed import api_search_index
 
         return api_search_index(search_index, workspace.store_dir, workspace.config.embedding)
-    from .embed import matching_embedder
+    from .search.embed import matching_embedder
 
     return search_index, matching_embedder(state)
 
@@ -344,8 +360,8 @@ def _dense_side(choice: str, search_index, workspace: Workspace, state, mode: st
 def _eval(args: argparse.Namespace) -> int:
     import tempfile
 
-    from .evaluate import evaluate, format_table, load_queries
-    from .search import SearchIndex
+    from .search.evaluate import evaluate, format_table, load_queries
+    from .search.ranking import SearchIndex
 
     queries = load_queries(args.queries)
     if not args.corpus.is_dir():

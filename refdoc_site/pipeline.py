@@ -18,38 +18,52 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from functools import cache, cached_property
 from datetime import datetime, timezone
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .analyze import Analyzer
-from .chunk import chunk_file
-from .config import Config
-from .discover import discover, read_text
-from .embed import Embedder, default_embedder, embed_documents, matching_embedder
-from .errors import NothingToIndexError, SiteBuildError, StoreError
-from .evidence import collect_decisions
-from .context import plan_context
-from .graph import RepoGraph, build_graph, go_module_roots, rust_crate_roots
-from .grounding import NameIndex
-from .hierarchy import build_hierarchy
-from .lsp import analyzer_for
-from .outputs import check_out_dir, is_refdoc_output, missing_site_files, raise_if_incomplete, remove_leftovers, staging_folder, swap_in
-from .plans import plan_milestones
-from .processes import die_with_parent, run_as_child
-from .progress import progress
-from .records import Document, Hierarchy, SourceFile
-from .redact import Redactor
-from .render import SiteData, render_pages
-from .resources import mkdocs_template, templates_dir
-from .site import build_site, find_mermaid, write_project
-from .site_search import write_search_data
-from .pages import module_page, plan_page, plan_slug
-from .store import FileEntry, Store, StoreState, store_lock
-from .summarize import ExtractiveSummarizer, Summarizer
-from .writers import expand_query, extractive_plan, write_decisions, write_milestones, write_plan
+from .core.config import Config
+from .core.errors import NothingToIndexError, SiteBuildError, StoreError
+from .core.processes import die_with_parent, run_as_child
+from .core.progress import progress
+from .core.records import Document, Hierarchy, SourceFile
+from .core.redact import Redactor
+from .core.resources import mkdocs_template, templates_dir
+from .core.store import FileEntry, Store, StoreState, store_lock
+from .indexing.analyze import Analyzer
+from .indexing.chunk import chunk_file
+from .indexing.discover import discover, read_text
+from .indexing.lsp import analyzer_for
+from .indexing.summarize import ExtractiveSummarizer, Summarizer
+from .rendering.outputs import (
+    check_out_dir,
+    is_refdoc_output,
+    missing_site_files,
+    raise_if_incomplete,
+    remove_leftovers,
+    staging_folder,
+    swap_in,
+)
+from .rendering.pages import module_page, plan_page, plan_slug
+from .rendering.render import SiteData, render_pages
+from .rendering.site import build_site, find_mermaid, write_project
+from .search.embed import Embedder, default_embedder, embed_documents, matching_embedder
+from .search.site_search import write_search_data
+from .understanding.evidence import collect_decisions
+from .understanding.graph import RepoGraph, build_graph, go_module_roots, rust_crate_roots
+from .understanding.hierarchy import build_hierarchy
+from .understanding.milestones import plan_milestones
+from .writing.context import plan_context
+from .writing.grounding import NameIndex
+from .writing.writers import (
+    expand_query,
+    extractive_plan,
+    write_decisions,
+    write_milestones,
+    write_plan,
+)
 
 if TYPE_CHECKING:
     from .llm import LlmSession
@@ -533,7 +547,7 @@ class Planner:
 
     @cached_property
     def search(self):
-        from .search import SearchIndex
+        from .search.ranking import SearchIndex
 
         state = self.workspace.load_state()
         return SearchIndex.build(state.documents), matching_embedder(state)

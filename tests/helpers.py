@@ -104,7 +104,7 @@ def exited_pid() -> int:
 
 def source_file(path: str, language: str, text: str):
     """A `SourceFile` record for inline text, as discovery would make it."""
-    from refdoc_site.records import SourceFile
+    from refdoc_site.core.records import SourceFile
 
     data = text.encode("utf-8")
     return SourceFile(path, language, len(data), hashlib.sha256(data).hexdigest())
@@ -138,7 +138,7 @@ SHOP_SOURCES = {
 
 def indexed_shop(root: Path, config=None):
     """A copy of the golden fixture under `root`, indexed and summarized: (workspace, hierarchy)."""
-    from refdoc_site.config import Config
+    from refdoc_site.core.config import Config
     from refdoc_site.pipeline import Workspace, index, summarize
 
     repo = root / "shop"

@@ -79,7 +79,7 @@ def test_typescript_and_go_chunks_are_found(browser, site_url) -> None:
 
 
 def test_meaning_finds_what_no_keyword_names(browser, site_url) -> None:
-    from refdoc_site.embed import default_embedder
+    from refdoc_site.search.embed import default_embedder
 
     if default_embedder() is None:
         pytest.skip("the embedding model is not shipped in this checkout")

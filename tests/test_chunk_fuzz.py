@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import source_file
-from refdoc_site.analyze import SyntaxAnalyzer
-from refdoc_site.chunk import ChunkSettings, chunk_file
-from refdoc_site.records import ChunkKind
-from refdoc_site.summarize import ExtractiveSummarizer
-from refdoc_site.tokens import count_tokens
+from refdoc_site.indexing.analyze import SyntaxAnalyzer
+from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
+from refdoc_site.core.records import ChunkKind
+from refdoc_site.indexing.summarize import ExtractiveSummarizer
+from refdoc_site.core.tokens import count_tokens
 
 SHARED_FRAGMENTS = (
     "\n", "\n", "\n", "\r\n", "\r", "\x0c", "\u2028", "\0", "\t", "    ", " ", "{", "}", "(", ")",

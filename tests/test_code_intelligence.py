@@ -22,15 +22,15 @@ import pytest
 import yaml
 
 from helpers import write_repo
-from refdoc_site.analyze import (
+from refdoc_site.indexing.analyze import (
     LSP, REGEX, TREE_SITTER, SyntaxAnalyzer, as_written, file_imports, file_interface, merge_metadata,
 )
-from refdoc_site.config import LSP_ASK_POLICIES, Config
-from refdoc_site.graph import RepoGraph, build_graph
+from refdoc_site.core.config import LSP_ASK_POLICIES, Config
+from refdoc_site.understanding.graph import RepoGraph, build_graph
 from refdoc_site.languages.servers import SERVERS, ServerSpec, find_binary
-from refdoc_site.lsp import ASK_POLICIES, LspAnalyzer, analyzer_for
+from refdoc_site.indexing.lsp import ASK_POLICIES, LspAnalyzer, analyzer_for
 from refdoc_site.pipeline import Workspace, index
-from refdoc_site.records import Chunk, ChunkKind, ChunkSummary, Document, Metadata
+from refdoc_site.core.records import Chunk, ChunkKind, ChunkSummary, Document, Metadata
 
 
 class Indexed:
@@ -612,7 +612,7 @@ def test_what_the_servers_hover_tells_about_async(tmp_path):
     """Why isAsync comes from jedi's fallback but from the TypeScript server: the hover texts."""
     server_binary("jedi-language-server")
     server_binary("typescript-language-server")
-    from refdoc_site.lsp import ServerPool, _hover_text
+    from refdoc_site.indexing.lsp import ServerPool, _hover_text
 
     repo = write_repo(tmp_path, {"m.py": "async def later(x):\n    return x\n",
                                  "m.ts": "export function load(): Promise<number> { return Promise.resolve(1); }\n"})
@@ -953,8 +953,8 @@ def test_the_lsp_budget_sends_the_rest_of_the_build_to_tree_sitter_saying_so_onc
 
 def test_lsp_budget_from_refdoc_yml_and_the_command_line(tmp_path, monkeypatch):
     from refdoc_site import cli
-    from refdoc_site.config import parse_config
-    from refdoc_site.errors import ConfigError
+    from refdoc_site.core.config import parse_config
+    from refdoc_site.core.errors import ConfigError
 
     assert parse_config({"lsp": "on", "lsp_budget": 30}).lsp_budget == 30
     # YAML reads a bare on/off as a boolean

@@ -9,8 +9,8 @@ import pytest
 
 from helpers import write_repo
 from refdoc_site.cli import main
-from refdoc_site.config import Config, load_config, parse_config, with_overrides
-from refdoc_site.errors import ConfigError
+from refdoc_site.core.config import Config, load_config, parse_config, with_overrides
+from refdoc_site.core.errors import ConfigError
 
 PROBLEM_LINE = re.compile(r"^refdoc\.yml: [\w.]+: \S.*$")
 

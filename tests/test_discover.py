@@ -7,10 +7,10 @@ import os
 import pytest
 
 from helpers import write_repo
-from refdoc_site.config import Config
-from refdoc_site.discover import discover, read_text
-from refdoc_site.records import SkipReason
-from refdoc_site.redact import Redactor
+from refdoc_site.core.config import Config
+from refdoc_site.indexing.discover import discover, read_text
+from refdoc_site.core.records import SkipReason
+from refdoc_site.core.redact import Redactor
 
 
 def run(repo, **config):

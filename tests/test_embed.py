@@ -14,7 +14,7 @@ import json
 import numpy as np
 import pytest
 
-from refdoc_site.embed import (
+from refdoc_site.search.embed import (
     DEFAULT_MODEL,
     MAGIC,
     MODELS_DIR,
@@ -24,7 +24,7 @@ from refdoc_site.embed import (
     read_model,
     write_model,
 )
-from refdoc_site.wordpiece import UNK, WordPieceTokenizer, normalize, pre_tokenize
+from refdoc_site.search.wordpiece import UNK, WordPieceTokenizer, normalize, pre_tokenize
 
 MODEL_DIR = MODELS_DIR / DEFAULT_MODEL
 

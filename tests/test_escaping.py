@@ -22,11 +22,11 @@ from mkdocs.structure.files import File, _default_exclude
 from mkdocs.utils import meta
 from mkdocs.utils.yaml import yaml_load
 
-from refdoc_site.config import parse_config
-from refdoc_site.errors import ConfigError
-from refdoc_site.graph import ROOT_MODULE
-from refdoc_site.pages import INDEX_STEMS, KEPT_PUNCTUATION, file_page, module_page, path_segment
-from refdoc_site.render import (
+from refdoc_site.core.config import parse_config
+from refdoc_site.core.errors import ConfigError
+from refdoc_site.understanding.graph import ROOT_MODULE
+from refdoc_site.rendering.pages import INDEX_STEMS, KEPT_PUNCTUATION, file_page, module_page, path_segment
+from refdoc_site.rendering.render import (
     _mermaid_graph,
     code_fence,
     code_span,
@@ -39,7 +39,7 @@ from refdoc_site.render import (
     one_line,
     yaml_string,
 )
-from refdoc_site.site import write_project
+from refdoc_site.rendering.site import write_project
 
 FUZZ = settings(max_examples=250, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 TRICKY = [".", "..", "...", ".github", "index", "README", "_root", "~", "~7E", "~u0041", "#", "?", "%", "%2F", "\\",

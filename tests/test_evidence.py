@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from refdoc_site import evidence
-from refdoc_site.evidence import (
+from refdoc_site.understanding import evidence
+from refdoc_site.understanding.evidence import (
     PROSE_LIMIT,
     Requirement,
     collect_decisions,
@@ -23,8 +23,8 @@ from refdoc_site.evidence import (
     parse_manifest,
     parse_toml_loosely,
 )
-from refdoc_site.graph import RepoGraph
-from refdoc_site.store import FileEntry
+from refdoc_site.understanding.graph import RepoGraph
+from refdoc_site.core.store import FileEntry
 
 # --- helpers ----------------------------------------------------------------------------
 

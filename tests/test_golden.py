@@ -19,7 +19,7 @@ from unittest.mock import patch
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from refdoc_site.config import Config  # noqa: E402
+from refdoc_site.core.config import Config  # noqa: E402
 from refdoc_site.pipeline import GRAPH_NAME, Workspace, index, render, summarize  # noqa: E402
 
 FIXTURE = HERE / "fixtures" / "golden_repo"

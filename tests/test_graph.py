@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from helpers import dedent, source_file
-from refdoc_site.analyze import SyntaxAnalyzer
-from refdoc_site.chunk import ChunkSettings, chunk_file
-from refdoc_site.graph import RepoGraph, build_graph, go_module_roots, rust_crate_roots, strongly_connected
+from refdoc_site.indexing.analyze import SyntaxAnalyzer
+from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
+from refdoc_site.understanding.graph import RepoGraph, build_graph, go_module_roots, rust_crate_roots, strongly_connected
 from refdoc_site.languages import language_for
-from refdoc_site.records import ChunkSummary, Document
+from refdoc_site.core.records import ChunkSummary, Document
 
 
 def graph_of(
@@ -194,7 +194,7 @@ def test_same_file_definition_wins_over_a_name_clash_elsewhere():
 
 
 def test_automatic_modules_split_large_folders_past_folders_without_files():
-    from refdoc_site.graph import SPLIT_MODULE_OVER, assign_modules
+    from refdoc_site.understanding.graph import SPLIT_MODULE_OVER, assign_modules
 
     main = [f"lib/src/main/java/org/x/internal/C{i}.java" for i in range(SPLIT_MODULE_OVER)]
     main += ["lib/src/main/java/org/x/Api.java", "lib/pom.xml", "README.md"]

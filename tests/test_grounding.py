@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from helpers import indexed_shop
 
-from refdoc_site.grounding import Grounder, NameIndex, SourceBook, plain_text
+from refdoc_site.writing.grounding import Grounder, NameIndex, SourceBook, plain_text
 
 
 @pytest.fixture(scope="module")

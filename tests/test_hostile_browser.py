@@ -12,7 +12,7 @@ import pytest
 
 from helpers import launched_chromium, require_chromium, served_folder
 from hostile import HOSTILE_PLAN, SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, build_hostile_site
-from refdoc_site.site import MERMAID_ENV
+from refdoc_site.rendering.site import MERMAID_ENV
 
 SUB_PATH = "pr-9"
 MERMAID = Path(__file__).resolve().parent / "js" / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"

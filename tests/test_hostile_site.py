@@ -25,11 +25,11 @@ from hostile import (
     build_hostile_site,
 )
 from refdoc_site.cli import main
-from refdoc_site.graph import ROOT_MODULE
-from refdoc_site.pages import file_page, module_page
-from refdoc_site.redact import MARKER
-from refdoc_site.render import link_target, one_line
-from refdoc_site.store import Store
+from refdoc_site.understanding.graph import ROOT_MODULE
+from refdoc_site.rendering.pages import file_page, module_page
+from refdoc_site.core.redact import MARKER
+from refdoc_site.rendering.render import link_target, one_line
+from refdoc_site.core.store import Store
 
 
 class SitePage(HTMLParser):

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from refdoc_site.config import Config
-from refdoc_site.embed import matching_embedder
+from refdoc_site.core.config import Config
+from refdoc_site.search.embed import matching_embedder
 from refdoc_site.pipeline import Workspace, index
-from refdoc_site.search import SearchIndex, is_identifier_lookup, phrase_terms, query_terms
-from refdoc_site.site_search import DATA_DIR, write_search_data
+from refdoc_site.search.ranking import SearchIndex, is_identifier_lookup, phrase_terms, query_terms
+from refdoc_site.search.site_search import DATA_DIR, write_search_data
 
 ROOT = Path(__file__).resolve().parent.parent
 JS_DIR = ROOT / "tests" / "js"
@@ -107,7 +107,7 @@ def test_query_terms_match_javascript_on_tricky_text() -> None:
         "process.stdout.write(JSON.stringify(JSON.parse(process.argv[3]).map(t => [S.queryTerms(t, stop), S.phraseTerms(t, stop), S.isIdentifierLookup(t)])));"
     )
     result = subprocess.run(
-        ["node", "-e", script, str(ROOT / "refdoc_site/browser/refdoc-search.js"), str(ROOT / "refdoc_site/browser/stopwords.txt"), json.dumps(texts)],
+        ["node", "-e", script, str(ROOT / "refdoc_site/search/browser/refdoc-search.js"), str(ROOT / "refdoc_site/search/browser/stopwords.txt"), json.dumps(texts)],
         capture_output=True, text=True, check=True,
     )
     assert json.loads(result.stdout) == [[query_terms(text), phrase_terms(text), is_identifier_lookup(text)] for text in texts]
@@ -116,7 +116,7 @@ def test_query_terms_match_javascript_on_tricky_text() -> None:
 def test_glossary_expansion_matches_javascript() -> None:
     if shutil.which("node") is None:
         pytest.skip("needs node")
-    from refdoc_site.search import glossary, with_glossary
+    from refdoc_site.search.ranking import glossary, with_glossary
 
     texts = ["設定ファイルを読み込む", "🙂一時ファイル🙂を削除", "plain ascii", "ｘ認証", "", "ユーザー名とパスワード"]
     longest = max(map(len, glossary()))
@@ -125,21 +125,21 @@ def test_glossary_expansion_matches_javascript() -> None:
         f"process.stdout.write(JSON.stringify(g.texts.map(t => S.withGlossary(t, g.glossary, {longest}))));"
     )
     result = subprocess.run(
-        ["node", "-e", script, str(ROOT / "refdoc_site/browser/refdoc-search.js")],
+        ["node", "-e", script, str(ROOT / "refdoc_site/search/browser/refdoc-search.js")],
         input=json.dumps({"texts": texts, "glossary": glossary()}), capture_output=True, text=True, check=True,
     )
     assert json.loads(result.stdout) == [with_glossary(text) for text in texts]
 
 
 def model_available() -> bool:
-    from refdoc_site.embed import default_embedder
+    from refdoc_site.search.embed import default_embedder
 
     return default_embedder() is not None
 
 
 @pytest.mark.skipif(not node_available() or not model_available(), reason="needs node, tests/js packages and the shipped model")
 def test_javascript_tokenizer_gives_the_python_ids_on_real_source() -> None:
-    from refdoc_site.embed import default_embedder
+    from refdoc_site.search.embed import default_embedder
 
     embedder = default_embedder()
     lines = []
@@ -154,7 +154,7 @@ def test_javascript_tokenizer_gives_the_python_ids_on_real_source() -> None:
         "process.stdout.write(JSON.stringify(lines.map(l => t.encode(l))));"
     )
     result = subprocess.run(
-        ["node", "-e", script, str(ROOT / "refdoc_site/browser/refdoc-embed.js"), str(embedder.directory / "vocab.txt")],
+        ["node", "-e", script, str(ROOT / "refdoc_site/search/browser/refdoc-embed.js"), str(embedder.directory / "vocab.txt")],
         input=json.dumps(lines), capture_output=True, text=True, check=True,
     )
     javascript = json.loads(result.stdout)
@@ -164,7 +164,7 @@ def test_javascript_tokenizer_gives_the_python_ids_on_real_source() -> None:
 
 @pytest.mark.skipif(not node_available() or not model_available(), reason="needs node, tests/js packages and the shipped model")
 def test_fused_javascript_ranking_matches_python(search_data) -> None:
-    from refdoc_site.embed import default_embedder
+    from refdoc_site.search.embed import default_embedder
 
     data_dir, python_index = search_data
     embedder = default_embedder()
@@ -184,7 +184,7 @@ def test_fused_javascript_ranking_matches_python(search_data) -> None:
 @pytest.mark.skipif(not node_available(), reason="needs node and `npm install` in tests/js (scripts/test.sh does it)")
 def test_common_terms_are_left_out_alike(search_data, tmp_path, monkeypatch) -> None:
     """Large indexes drop their most common terms from sparse queries, on both sides."""
-    import refdoc_site.search as search
+    import refdoc_site.search.ranking as search
 
     _, python_index = search_data
     shared = search.settings()

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import dedent, source_file
-from refdoc_site.analyze import (
+from refdoc_site.indexing.analyze import (
     SyntaxAnalyzer,
     _chunks_over_rows,
     _innermost_chunk_by_row,
@@ -21,10 +21,10 @@ from refdoc_site.analyze import (
     calls_in,
     strip_strings_and_comments,
 )
-from refdoc_site.chunk import ChunkSettings, chunk_file
+from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
 from refdoc_site.languages import language_named, parse
 from refdoc_site.languages.patterns import NOT_CALLS
-from refdoc_site.records import Chunk, ChunkKind
+from refdoc_site.core.records import Chunk, ChunkKind
 
 SPANS = st.lists(st.tuples(st.integers(1, 40), st.integers(0, 12)), max_size=25)
 """(first line, extra lines) of chunks in a file of up to about 50 lines."""

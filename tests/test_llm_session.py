@@ -14,8 +14,8 @@ import pytest
 from openai_server import HALLUCINATED, OpenAIServer, Sleeps
 from openai_server import TEST_KEY as KEY
 
-from refdoc_site.config import Config, LlmConfig, parse_config
-from refdoc_site.errors import ConfigError
+from refdoc_site.core.config import Config, LlmConfig, parse_config
+from refdoc_site.core.errors import ConfigError
 from refdoc_site.llm import HOW_TO_TURN_ON, LlmSession, open_session
 from refdoc_site.llm.cache import CACHE_DIR, CACHE_FILE, ResponseCache
 from refdoc_site.llm.costs import PriceTable

@@ -14,7 +14,7 @@ from openai_server import HALLUCINATED, OpenAIServer, Sleeps
 from openai_server import TEST_KEY as KEY
 
 from refdoc_site.cli import main
-from refdoc_site.config import Config, LlmConfig
+from refdoc_site.core.config import Config, LlmConfig
 from refdoc_site.llm import LlmSession, open_session
 from refdoc_site.pipeline import WRITTEN_DECISIONS, WRITTEN_MILESTONES, Workspace, index, plan, publish, render, summarize
 from refdoc_site.providers.openai_api import RetryPolicy

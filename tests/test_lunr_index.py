@@ -5,7 +5,7 @@ from __future__ import annotations
 from lunr.builder import Builder
 from lunr.index import Index
 
-from refdoc_site.lunr_index import serialized_index
+from refdoc_site.search.lunr_index import serialized_index
 
 ROWS = [
     {"name": ["pars", "config"], "body": ["open", "file", "pars", "pars", "yaml"]},

@@ -18,11 +18,11 @@ from helpers import write_repo
 from hostile import ODD, add_odd_files
 from refdoc_site import pipeline
 from refdoc_site.cli import main
-from refdoc_site.config import Config
-from refdoc_site.discover import discover, read_text
-from refdoc_site.regular_files import NotRegularFile
-from refdoc_site.records import SkipReason
-from refdoc_site.redact import Redactor
+from refdoc_site.core.config import Config
+from refdoc_site.indexing.discover import discover, read_text
+from refdoc_site.core.regular_files import NotRegularFile
+from refdoc_site.core.records import SkipReason
+from refdoc_site.core.redact import Redactor
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX FIFOs and symlinks")
 

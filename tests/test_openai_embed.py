@@ -19,9 +19,9 @@ from openai_server import OpenAIServer, Sleeps, vector_for
 from openai_server import TEST_KEY as KEY
 
 from refdoc_site.cli import main
-from refdoc_site.config import EmbeddingConfig, parse_config
-from refdoc_site.embed import document_text
-from refdoc_site.errors import ApiError, ConfigError
+from refdoc_site.core.config import EmbeddingConfig, parse_config
+from refdoc_site.search.embed import document_text
+from refdoc_site.core.errors import ApiError, ConfigError
 from refdoc_site.providers.openai_api import ApiSettings, RetryPolicy
 from refdoc_site.providers.openai_embed import (
     VECTORS_NAME,
@@ -30,8 +30,8 @@ from refdoc_site.providers.openai_embed import (
     OpenAIEmbedder,
     text_digest,
 )
-from refdoc_site.search import SearchIndex
-from refdoc_site.store import Store
+from refdoc_site.search.ranking import SearchIndex
+from refdoc_site.core.store import Store
 
 MODEL = "hash-bag-of-words"
 def make_embedder(server: OpenAIServer, sleeps: Sleeps | None = None, timeout: float = 5.0, **environ: str) -> OpenAIEmbedder:
@@ -288,7 +288,7 @@ def test_refdoc_yml_turns_the_api_embedder_on(api_environment: OpenAIServer, tmp
 
 
 def test_failed_batches_are_counted_in_the_index_report(api_environment: OpenAIServer, tmp_path: Path, capsys) -> None:
-    from refdoc_site.config import Config
+    from refdoc_site.core.config import Config
     from refdoc_site.pipeline import Workspace, index
 
     repo = write_repo(tmp_path / "repo", SOURCES)

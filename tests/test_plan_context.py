@@ -12,15 +12,15 @@ from helpers import SHOP_FIXTURE as FIXTURE
 from helpers import indexed_shop
 
 from refdoc_site.cli import main
-from refdoc_site.config import parse_config
-from refdoc_site.context import code_excerpt, decisions_context, milestones_context, plan_context
-from refdoc_site.embed import matching_embedder
-from refdoc_site.errors import ConfigError
-from refdoc_site.pages import plan_slug
+from refdoc_site.core.config import parse_config
+from refdoc_site.writing.context import code_excerpt, decisions_context, milestones_context, plan_context
+from refdoc_site.search.embed import matching_embedder
+from refdoc_site.core.errors import ConfigError
+from refdoc_site.rendering.pages import plan_slug
 from refdoc_site.pipeline import DECISIONS_NAME, PLANS_NAME, Workspace, build
-from refdoc_site.render import grounded_markdown
-from refdoc_site.search import SearchIndex
-from refdoc_site.tokens import count_tokens
+from refdoc_site.rendering.render import grounded_markdown
+from refdoc_site.search.ranking import SearchIndex
+from refdoc_site.core.tokens import count_tokens
 
 
 @pytest.fixture(scope="module")

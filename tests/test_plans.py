@@ -3,11 +3,11 @@ measured numbers, and links items to real file pages and chunk anchors."""
 
 from __future__ import annotations
 
-from refdoc_site import plans
-from refdoc_site.graph import RepoGraph
-from refdoc_site.pages import chunk_anchor
-from refdoc_site.plans import plan_milestones
-from refdoc_site.records import (
+from refdoc_site.understanding import milestones as plans
+from refdoc_site.understanding.graph import RepoGraph
+from refdoc_site.rendering.pages import chunk_anchor
+from refdoc_site.understanding.milestones import plan_milestones
+from refdoc_site.core.records import (
     Chunk,
     ChunkKind,
     ChunkSummary,

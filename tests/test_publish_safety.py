@@ -16,7 +16,7 @@ from helpers import exited_pid, write_repo
 
 from refdoc_site import pipeline
 from refdoc_site.cli import main
-from refdoc_site.outputs import MARKER_NAME
+from refdoc_site.rendering.outputs import MARKER_NAME
 
 SOURCES = {
     "shop/cart.py": '''

@@ -19,11 +19,11 @@ from helpers import dedent, write_repo
 from openai_server import TEST_KEY, OpenAIServer
 
 from refdoc_site.cli import main
-from refdoc_site.config import Config, SecretsConfig
-from refdoc_site.discover import discover
-from refdoc_site.records import SkipReason
-from refdoc_site.redact import MARKER, Redactor, secret_file_rule
-from refdoc_site.store import Store
+from refdoc_site.core.config import Config, SecretsConfig
+from refdoc_site.indexing.discover import discover
+from refdoc_site.core.records import SkipReason
+from refdoc_site.core.redact import MARKER, Redactor, secret_file_rule
+from refdoc_site.core.store import Store
 
 def redact(text: str, path: str = "notes.txt", redactor: Redactor | None = None):
     return (redactor or Redactor()).redact(dedent(text), path)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from refdoc_site.cli import main
-from refdoc_site.evaluate import LabelledQuery, Scores, evaluate
-from refdoc_site.search import SearchIndex, identifier_parts, is_identifier_lookup, phrase_terms, query_terms, with_glossary
+from refdoc_site.search.evaluate import LabelledQuery, Scores, evaluate
+from refdoc_site.search.ranking import SearchIndex, identifier_parts, is_identifier_lookup, phrase_terms, query_terms, with_glossary
 from helpers import write_repo
 
 SOURCES = {
@@ -96,7 +96,7 @@ def test_windows_of_one_function_collapse_into_one_hit(tmp_path: Path) -> None:
     body = "\n".join(f"    total += compute_{i}(value)" for i in range(120))
     repo = write_repo(tmp_path / "repo", {"long.py": f"def long_function(value):\n    total = 0\n{body}\n    return total\n"})
     assert main(["index", str(repo), "--chunk-size", "100", "--overlap", "10"]) == 0
-    from refdoc_site.store import Store
+    from refdoc_site.core.store import Store
 
     documents = Store(repo / ".refdoc").load().documents
     assert sum(d.chunk.symbol == "long_function" for d in documents) > 1
@@ -105,7 +105,7 @@ def test_windows_of_one_function_collapse_into_one_hit(tmp_path: Path) -> None:
 
 
 def test_metrics_count_rank_of_first_relevant_hit(indexed_repo: Path) -> None:
-    from refdoc_site.store import Store
+    from refdoc_site.core.store import Store
 
     index = SearchIndex.build(Store(indexed_repo / ".refdoc").load().documents)
     queries = [
@@ -125,7 +125,7 @@ def test_scores_average_reciprocal_ranks() -> None:
 
 
 def test_on_equal_evidence_a_function_outranks_a_markdown_section(tmp_path: Path) -> None:
-    from refdoc_site.embed import default_embedder
+    from refdoc_site.search.embed import default_embedder
 
     embedder = default_embedder()
     if embedder is None:
@@ -135,7 +135,7 @@ def test_on_equal_evidence_a_function_outranks_a_markdown_section(tmp_path: Path
         "store/cache.py": 'def evict(cache):\n    """Purge stale sessions from the cache."""\n    cache.clear()\n',
     })
     assert main(["index", str(repo)]) == 0
-    from refdoc_site.store import Store
+    from refdoc_site.core.store import Store
 
     documents = Store(repo / ".refdoc").load().documents
     hits = SearchIndex.build(documents).search("purge stale sessions from the cache", 5, "fused", embedder)
@@ -158,8 +158,8 @@ def test_a_quoted_message_finds_the_code_that_says_it(tmp_path: Path, capsys) ->
 
 @pytest.mark.parametrize(("query", "kind"), [("the class that renders pages", "class"), ("the method that renders pages", "method")])
 def test_a_query_that_names_a_kind_lifts_chunks_of_that_kind(tmp_path: Path, query: str, kind: str) -> None:
-    from refdoc_site.embed import default_embedder
-    from refdoc_site.store import Store
+    from refdoc_site.search.embed import default_embedder
+    from refdoc_site.core.store import Store
 
     embedder = default_embedder()
     if embedder is None:

@@ -10,8 +10,8 @@ import pytest
 
 import refdoc_site.pipeline
 from helpers import write_repo
-from refdoc_site.config import Config
-from refdoc_site.store import INDEX_NAME, Store, StoreState, write_atomically
+from refdoc_site.core.config import Config
+from refdoc_site.core.store import INDEX_NAME, Store, StoreState, write_atomically
 
 REPO_FILES = {
     "app/main.py": '''

@@ -19,7 +19,7 @@ from helpers import exited_pid, write_repo
 from test_publish_safety import SOURCES, assert_site_whole
 
 from refdoc_site.cli import main
-from refdoc_site.store import LOCK_NAME, LOCK_WAIT_ENV, store_lock
+from refdoc_site.core.store import LOCK_NAME, LOCK_WAIT_ENV, store_lock
 
 
 def cli(*args: str, **kwargs) -> subprocess.Popen:
@@ -176,11 +176,11 @@ def assert_all_gone(pids: set[int]) -> None:
 RENDER_PHASE_PARENT = """
 import sys
 import time
-import refdoc_site.processes
+import refdoc_site.core.processes
 from refdoc_site.pipeline import _alongside
 
 if sys.argv[1] == "watcher":  # the portable fallback, as where there is no prctl
-    refdoc_site.processes._kernel_kills_orphan = lambda: False
+    refdoc_site.core.processes._kernel_kills_orphan = lambda: False
 
 
 def write_search_data():  # runs in the child once it has arranged to die with its parent

@@ -27,7 +27,7 @@ def test_wheel_installs_and_builds_a_site(tmp_path: Path) -> None:
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], check=True, capture_output=True)
 
     installed = subprocess.run(
-        [str(python), "-c", "import refdoc_site.resources as r; print(r.templates_dir()); print(r.mkdocs_template())"],
+        [str(python), "-c", "import refdoc_site.core.resources as r; print(r.templates_dir()); print(r.mkdocs_template())"],
         check=True,
         capture_output=True,
         text=True,

@@ -6,7 +6,7 @@ import random
 import string
 from pathlib import Path
 
-from refdoc_site.wordpiece import normalize, pre_tokenize, words
+from refdoc_site.search.wordpiece import normalize, pre_tokenize, words
 
 ROOT = Path(__file__).resolve().parent.parent
 

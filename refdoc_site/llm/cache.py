@@ -18,7 +18,7 @@ import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..store import atomic_file
+from ..core.store import atomic_file
 
 CACHE_DIR = "llm-cache"
 CACHE_FILE = "responses.jsonl"

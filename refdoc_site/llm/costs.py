@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from ..tokens import count_tokens
+from ..core.tokens import count_tokens
 
 MESSAGE_OVERHEAD = 4
 """Tokens the chat format adds per message (role and separators)."""

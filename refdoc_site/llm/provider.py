@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from ..errors import ApiError
+from ..core.errors import ApiError
 from ..providers import openai_api
 from ..providers.openai_api import ApiSettings, RetryPolicy
 

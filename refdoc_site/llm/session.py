@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from ..config import Config, LlmConfig
-from ..errors import ApiError
-from ..progress import progress
+from ..core.config import Config, LlmConfig
+from ..core.errors import ApiError
+from ..core.progress import progress
 from ..providers.openai_api import ApiSettings, RetryPolicy
 from .cache import CachedReply, ResponseCache, request_key
 from .costs import PriceTable, estimate_prompt_tokens

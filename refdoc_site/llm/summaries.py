@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..hierarchy import FILE_PROSE, MODULE_PROSE, SYSTEM_PROSE
-from ..records import ChunkSummary, Document, FileSummary, Hierarchy, ModuleSummary
-from ..summarize import MAX_PROSE, MIN_PROSE, first_sentences
+from ..core.records import ChunkSummary, Document, FileSummary, Hierarchy, ModuleSummary
+from ..indexing.summarize import MAX_PROSE, MIN_PROSE, first_sentences
+from ..understanding.hierarchy import FILE_PROSE, MODULE_PROSE, SYSTEM_PROSE
 from .session import LlmSession
 
 PROMPT_VERSION = "summaries-1"

@@ -28,7 +28,7 @@ from email.utils import parsedate_to_datetime
 from json import JSONDecodeError
 from typing import TypeVar
 
-from ..errors import ApiError, ApiKeyError
+from ..core.errors import ApiError, ApiKeyError
 
 T = TypeVar("T")
 PROVIDERS = ("openai", "azure")

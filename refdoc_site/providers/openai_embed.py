@@ -26,11 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config import EmbeddingConfig
-from ..embed import document_text
-from ..errors import ApiError
-from ..progress import progress
-from ..store import atomic_file
+from ..core.config import EmbeddingConfig
+from ..core.errors import ApiError
+from ..core.progress import progress
+from ..core.store import atomic_file
+from ..search.embed import document_text
 from .openai_api import (
     ApiSettings,
     MalformedResponse,
@@ -233,7 +233,7 @@ def store_api_vectors(documents: Sequence, directory: Path, embedder: OpenAIEmbe
 def api_search_index(search_index, directory: Path, config: EmbeddingConfig | None, embedder: OpenAIEmbedder | None = None):
     """`search_index` with its dense side on the stored API vectors, and the API embedder
     that embeds queries; chunks without an API vector score 0 there."""
-    from ..search import quantize_rows
+    from ..search.ranking import quantize_rows
 
     embedder = embedder or OpenAIEmbedder.from_config(config)
     stored = ApiVectors.load(directory)

@@ -5,8 +5,8 @@
 const fs = require("fs");
 const path = require("path");
 const lunr = require("lunr");
-const RefdocSearch = require("../../refdoc_site/browser/refdoc-search.js");
-const RefdocEmbed = require("../../refdoc_site/browser/refdoc-embed.js");
+const RefdocSearch = require("../../refdoc_site/search/browser/refdoc-search.js");
+const RefdocEmbed = require("../../refdoc_site/search/browser/refdoc-embed.js");
 
 const [dataDir, queriesFile, mode] = process.argv.slice(2);
 const read = (name) => JSON.parse(fs.readFileSync(path.join(dataDir, name), "utf-8"));

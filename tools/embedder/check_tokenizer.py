@@ -1,4 +1,4 @@
-"""Check that `refdoc_site.wordpiece` gives the teacher tokenizer's ids on real text.
+"""Check that `refdoc_site.search.wordpiece` gives the teacher tokenizer's ids on real text.
 
     /work/train-venv/bin/python tools/embedder/check_tokenizer.py --cache /work/train-cache --lines 5000
 
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from refdoc_site.wordpiece import WordPieceTokenizer
+from refdoc_site.search.wordpiece import WordPieceTokenizer
 
 TRICKY = [
     "Café déjà vu naïve façade Ångström Øresund ß İstanbul ΟΔΟΣ",

@@ -1,14 +1,14 @@
 """Fine-tune the static embedder contrastively on query ↔ code pairs (pairs.py).
 
     /work/train-venv/bin/python tools/embedder/contrastive.py \\
-        --pairs /work/train-cache/pairs.jsonl --init refdoc_site/models/minilm-code-static-128 \\
+        --pairs /work/train-cache/pairs.jsonl --init refdoc_site/search/models/minilm-code-static-128 \\
         --out /work/train-cache/models/contrastive-128
 
 Starts from the shipped model (its token rows and special tokens) and trains the same
 sum-pooled, normalised embedding so that a docstring sentence lands nearest its own code
 among the batch (InfoNCE, in-batch negatives), with a pull back towards the starting rows
 so the model keeps what it learnt by imitating the transformer. Exports in the product's
-format (`refdoc_site.embed.write_model`); the tokenizer is the product's own.
+format (`refdoc_site.search.embed.write_model`); the tokenizer is the product's own.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from refdoc_site.embed import StaticEmbedder, write_model  # noqa: E402
+from refdoc_site.search.embed import StaticEmbedder, write_model  # noqa: E402
 
 
 def main() -> None:

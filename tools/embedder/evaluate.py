@@ -3,7 +3,7 @@ labelled query set.
 
     python tools/embedder/evaluate.py --corpus /work/eval-corpora/corpus-click \\
         --queries ../shared/eval/click.jsonl \\
-        --model static:refdoc_site/models/minilm-code-static-128 \\
+        --model static:refdoc_site/search/models/minilm-code-static-128 \\
         --model model2vec:/work/train-cache/m2v-128 --model transformer
 
 The corpus is indexed with the product (`Workspace.create(root, Config(), store, out)` and
@@ -39,10 +39,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from refdoc_site.config import Config
-from refdoc_site.embed import StaticEmbedder, chunk_text
+from refdoc_site.core.config import Config
+from refdoc_site.search.embed import StaticEmbedder, chunk_text
 from refdoc_site.pipeline import Workspace, index
-from refdoc_site.store import Store
+from refdoc_site.core.store import Store
 
 KINDS_ORDER = ("paraphrase", "keyword", "concept", "japanese")
 
@@ -169,11 +169,11 @@ def evaluate(documents: list, queries: list[dict], embed: Callable[[Sequence[str
 def evaluate_fused(
     documents: list, queries_path: Path, embed: Callable[[Sequence[str]], np.ndarray], sparse_weights: Sequence[float] = ()
 ) -> dict:
-    """Sparse, dense and fused scores through the product's own search (`refdoc_site.search`),
+    """Sparse, dense and fused scores through the product's own search (`refdoc_site.search.ranking`),
     with its fusion settings, and (in this process only) with other sparse weights."""
-    from refdoc_site.evaluate import evaluate as product_evaluate
-    from refdoc_site.evaluate import load_queries
-    from refdoc_site.search import SearchIndex, settings
+    from refdoc_site.search.evaluate import evaluate as product_evaluate
+    from refdoc_site.search.evaluate import load_queries
+    from refdoc_site.search.ranking import SearchIndex, settings
 
     vectors = embed([document_text(d) for d in documents])
     for document, vector in zip(documents, vectors):
@@ -212,10 +212,10 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write all tables here")
     parser.add_argument(
         "--chunk-text", choices=("seed", "product"), default="seed",
-        help="seed: signature + responsibility + inputOutput; product: refdoc_site.embed.document_text",
+        help="seed: signature + responsibility + inputOutput; product: refdoc_site.search.embed.document_text",
     )
     parser.add_argument(
-        "--fused", action="store_true", help="also score sparse and fused rankings through refdoc_site.search"
+        "--fused", action="store_true", help="also score sparse and fused rankings through refdoc_site.search.ranking"
     )
     parser.add_argument(
         "--sparse-weight", type=float, action="append", default=[],
@@ -238,10 +238,10 @@ def main() -> None:
             results[spec]["product"] = tables
             if "sparse" not in results:
                 results["sparse"] = tables["sparse"]
-                print_table("BM25 (lunr) alone, refdoc_site.search", tables["sparse"])
+                print_table("BM25 (lunr) alone, refdoc_site.search.ranking", tables["sparse"])
             for key in tables:
                 if key.startswith("fused"):
-                    print_table(f"{name}: {key} with BM25 by refdoc_site.search", tables[key])
+                    print_table(f"{name}: {key} with BM25 by refdoc_site.search.ranking", tables[key])
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 

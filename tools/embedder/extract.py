@@ -31,9 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from refdoc_site.config import Config
+from refdoc_site.core.config import Config
 from refdoc_site.pipeline import Workspace, index
-from refdoc_site.store import Store
+from refdoc_site.core.store import Store
 
 FORBIDDEN_DIRS = {"click", "httpx", "requests", "express", "koa"}
 CODE_GLOBS = ("*.py", "*.js", "*.mjs", "*.cjs", "*.ts")

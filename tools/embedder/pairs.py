@@ -26,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from extract import first_sentence, good_prose, indexed_documents, unpack  # noqa: E402
 
-from refdoc_site.analyze import strip_strings_and_comments  # noqa: E402
-from refdoc_site.embed import document_text  # noqa: E402
-from refdoc_site.records import ChunkKind, Document  # noqa: E402
-from refdoc_site.summarize import ExtractiveSummarizer  # noqa: E402
+from refdoc_site.indexing.analyze import strip_strings_and_comments  # noqa: E402
+from refdoc_site.search.embed import document_text  # noqa: E402
+from refdoc_site.core.records import ChunkKind, Document  # noqa: E402
+from refdoc_site.indexing.summarize import ExtractiveSummarizer  # noqa: E402
 
 DEFINITIONS = (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS)
 

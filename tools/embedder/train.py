@@ -1,7 +1,7 @@
 """Train a static embedder to imitate all-MiniLM-L6-v2 (tokenlearn-style), then export it.
 
     /work/train-venv/bin/python tools/embedder/train.py --teacher /work/train-cache/teacher \\
-        --dim 128 --out refdoc_site/models/minilm-code-static-128
+        --dim 128 --out refdoc_site/search/models/minilm-code-static-128
 
 The student is one vector per WordPiece token; a text's vector is the sum of its tokens'
 vectors plus the [CLS] and [SEP] rows (a learnt bias, standing where the teacher's mean
@@ -15,7 +15,7 @@ embedded training texts, the student's vector points where the teacher's does:
 - loss: 1 - cosine(student, target), plus `--relational` times the mean squared
   difference between the student's and the teacher's in-batch cosine matrices (what
   ranking depends on); AdamW, mini-batches, a held-out split for early stopping;
-- export: int8 rows with a float32 scale each (`refdoc_site.embed.write_model`); rows of
+- export: int8 rows with a float32 scale each (`refdoc_site.search.embed.write_model`); rows of
   tokens seen fewer than `--min-count` times in the training texts are zeroed when
   `--min-count` is set (they compress to nothing).
 
@@ -43,7 +43,7 @@ sys.path.insert(0, str(HERE))
 
 from teacher import teacher_path
 
-from refdoc_site.embed import write_model
+from refdoc_site.search.embed import write_model
 
 MAX_PIECES = 254
 """Word pieces the teacher sees (its 256-token window less [CLS] and [SEP])."""

@@ -21,7 +21,7 @@ The header names the format, `vocab_size`, `dim`, `max_tokens` (word pieces kept
 text), `pooling` ("sum"; normalised afterwards), `special_tokens` (tokens whose rows are
 added to every non-empty text: [CLS] and [SEP], a learnt bias) and the model's name. A
 text with no word piece embeds to the zero vector. The vocabulary is
-the BERT `vocab.txt` beside it, read by `refdoc_site.wordpiece`.
+the BERT `vocab.txt` beside it, read by `refdoc_site.search.wordpiece`.
 """
 
 from __future__ import annotations
@@ -37,8 +37,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .progress import progress
-
+from ..core.progress import progress
 from .wordpiece import WordPieceTokenizer
 
 log = logging.getLogger("refdoc_site")
@@ -197,7 +196,7 @@ class StaticEmbedder:
 
 
 def load_embedder(name: str = DEFAULT_MODEL) -> StaticEmbedder:
-    """A shipped model by name (a folder under `refdoc_site/models/`), or a folder path."""
+    """A shipped model by name (a folder under `refdoc_site/search/models/`), or a folder path."""
     path = Path(name)
     return StaticEmbedder(path if path.is_dir() else MODELS_DIR / name)
 
@@ -216,7 +215,7 @@ def document_text(document) -> str:
     Measured on three labelled sets, the additions lift dense-only MRR@10 from 0.28 to 0.44
     (click), 0.44 to 0.63 (requests) and 0.46 to 0.58 (koa).
     """
-    from .search import code_words
+    from .ranking import code_words
 
     chunk, summary = document.chunk, document.summary
     words = " ".join(code_words(document)[:CODE_WORDS])

@@ -30,10 +30,18 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
-from .analyze import LSP, Analyzer, CallSite, FileAnalysis, MergedAnalyzer, SyntaxAnalyzer, call_sites
-from .languages.servers import SERVERS, ServerSpec, find_binary, server_for
-from .config import Config
-from .records import Chunk, ChunkKind, Metadata, SourceFile
+from ..core.config import Config
+from ..core.records import Chunk, ChunkKind, Metadata, SourceFile
+from ..languages.servers import SERVERS, ServerSpec, find_binary, server_for
+from .analyze import (
+    LSP,
+    Analyzer,
+    CallSite,
+    FileAnalysis,
+    MergedAnalyzer,
+    SyntaxAnalyzer,
+    call_sites,
+)
 
 log = logging.getLogger("refdoc_site")
 
@@ -234,12 +242,12 @@ async def _empty_answer(params: Any) -> Any:
 
 def _quiet_logger():
     """multilspy's own logger prints a JSON line per step at INFO; this one keeps them
-    at debug level under refdoc_site.lsp."""
+    at debug level under refdoc_site.indexing.lsp."""
     from multilspy.multilspy_logger import MultilspyLogger
 
     class QuietLogger(MultilspyLogger):
         def __init__(self) -> None:
-            self.logger = logging.getLogger("refdoc_site.lsp")
+            self.logger = logging.getLogger("refdoc_site.indexing.lsp")
 
         def log(self, debug_message: str, level: int, sanitized_error_message: str = "") -> None:
             self.logger.debug("multilspy: %s", debug_message)
@@ -429,9 +437,9 @@ the server to be asked about it. `linkable`: calls that could link to a chunk at
 
 def repository_definition_names(repo: Path, config: Config | None = None) -> Counter[str]:
     """How many functions, methods and classes of the repository bear each name."""
+    from ..core.redact import Redactor
     from .chunk import chunk_file
     from .discover import discover, read_text
-    from .redact import Redactor
 
     config = config or Config()
     redactor = Redactor.from_config(config)

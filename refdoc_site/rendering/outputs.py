@@ -29,10 +29,10 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import __version__
-from .errors import OutputFolderError, SiteBuildError
-from .processes import process_start_time, signals_deferred
-from .site_search import DATA_DIR
+from .. import __version__
+from ..core.errors import OutputFolderError, SiteBuildError
+from ..core.processes import process_start_time, signals_deferred
+from ..search.site_search import DATA_DIR
 
 log = logging.getLogger("refdoc_site")
 

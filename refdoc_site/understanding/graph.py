@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .records import ChunkKind, Document
+from ..core.records import ChunkKind, Document
 
 ROOT_MODULE = "(root)"
 SPLIT_MODULE_OVER = 50

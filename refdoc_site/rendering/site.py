@@ -15,10 +15,10 @@ from pathlib import Path
 
 from jinja2 import Environment, StrictUndefined
 
-from .errors import SiteBuildError
+from ..core.errors import SiteBuildError
+from ..core.resources import mkdocs_template, templates_dir
+from ..core.trust import is_inside
 from .render import html_text, yaml_string
-from .resources import mkdocs_template, templates_dir
-from .trust import is_inside
 
 MERMAID_ENV = "REFDOC_MERMAID_JS"
 MERMAID_ASSET = "assets/javascripts/mermaid.min.js"

@@ -19,7 +19,7 @@ import hashlib
 import re
 import unicodedata
 
-from .graph import ROOT_MODULE
+from ..understanding.graph import ROOT_MODULE
 
 ANCHOR_UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 """Underscores go too: Markdown would read `__init__` inside an attribute list as bold."""

@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from ..core.records import Chunk, ChunkKind, Document, Hierarchy
+from ..rendering.pages import chunk_anchor
 from .graph import RepoGraph
-from .pages import chunk_anchor
-from .records import Chunk, ChunkKind, Document, Hierarchy
 
 MAX_ITEMS = 10
 """Items per phase; a plan is read by people, the full numbers are on the pages."""

@@ -34,12 +34,12 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from .languages import language_for
+from ..languages import language_for
 
 MARKER = "«redacted»"
 """What a secret becomes: plain text in every language, obvious to a reader, and no
 syntax anywhere (a string literal stays a string literal)."""
-RULES_PATH = Path(__file__).parent / "languages" / "secrets.json"
+RULES_PATH = Path(__file__).parent.parent / "languages" / "secrets.json"
 
 MIN_PASSWORD_LENGTH = 4
 """A password-named literal this long or longer is a password, whatever it looks like."""

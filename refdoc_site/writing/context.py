@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core.records import Document, Hierarchy
+from ..core.tokens import count_tokens
+from ..search.ranking import Hit, QueryEmbedder, SearchIndex
 from .grounding import SourceBook, chunk_text, evidence_link, file_text, module_text, system_text
-from .records import Document, Hierarchy
-from .search import Hit, QueryEmbedder, SearchIndex
-from .tokens import count_tokens
 
 PLAN_TOP_CHUNKS = 20
 PLAN_BUDGET = 6000

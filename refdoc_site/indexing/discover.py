@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pathspec
 
-from .config import Config
-from .languages import GENERATED_NAMES, PLAIN_TEXT, language_for
-from .records import SkippedFile, SkipReason, SourceFile
-from .redact import Redacted, Redactor, secret_file_rule
-from .regular_files import read_regular, special_kind
+from ..core.config import Config
+from ..core.records import SkippedFile, SkipReason, SourceFile
+from ..core.redact import Redacted, Redactor, secret_file_rule
+from ..core.regular_files import read_regular, special_kind
+from ..languages import GENERATED_NAMES, PLAIN_TEXT, language_for
 
 ALWAYS_PRUNED = frozenset(
     {".git", ".hg", ".svn", ".refdoc", "node_modules", "__pycache__", ".venv", "venv", ".tox",

@@ -11,8 +11,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import RefdocError
-from .search import Hit, QueryEmbedder, SearchIndex
+from ..core.errors import RefdocError
+from .ranking import Hit, QueryEmbedder, SearchIndex
 
 CUTOFF = 10
 

@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .languages import analysis_query, language_named, parse, patterns
-from .records import Chunk, ChunkKind, Metadata, SourceFile
+from ..core.records import Chunk, ChunkKind, Metadata, SourceFile
+from ..languages import analysis_query, language_named, parse, patterns
 
 LSP = "lsp"
 TREE_SITTER = "tree-sitter"

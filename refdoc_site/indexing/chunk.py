@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .languages import LanguageSpec, definition_query, language_named, parse
-from .languages.patterns import LICENSE_HEADER
-from .records import Chunk, ChunkKind, SourceFile
-from .tokens import count_tokens, windows
+from ..core.records import Chunk, ChunkKind, SourceFile
+from ..core.tokens import count_tokens, windows
+from ..languages import LanguageSpec, definition_query, language_named, parse
+from ..languages.patterns import LICENSE_HEADER
 
 MODULE_SYMBOL = "(module)"
 MIN_MODULE_TOKENS = 12

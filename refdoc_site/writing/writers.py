@@ -20,6 +20,8 @@ from typing import Protocol
 
 import yaml
 
+from ..core.records import Hierarchy
+from ..core.resources import templates_dir
 from .context import PlanContext, decisions_context, milestones_context
 from .grounding import (
     Grounder,
@@ -31,8 +33,6 @@ from .grounding import (
     file_link,
     module_link,
 )
-from .records import Hierarchy
-from .resources import templates_dir
 
 LANGUAGE_NAMES = {"en": "English", "ja": "Japanese (日本語)"}
 MAX_DECISIONS = 20

@@ -16,10 +16,10 @@ from urllib.parse import quote
 import numpy as np
 import orjson
 
+from ..core.records import Document
+from ..rendering.pages import chunk_anchor, file_page
 from .embed import MODEL_FILE, VOCAB_FILE
-from .pages import chunk_anchor, file_page
-from .records import Document
-from .search import ASSETS, SearchIndex, glossary, settings, stop_words
+from .ranking import ASSETS, SearchIndex, glossary, settings, stop_words
 
 DATA_DIR = "search/refdoc"
 SCRIPTS_DIR = "assets/refdoc"

@@ -39,13 +39,13 @@ try:
 except ModuleNotFoundError:  # Python 3.10: `parse_toml_loosely` reads the tables we need
     tomllib = None  # type: ignore[assignment]
 
-from .discover import read_text
+from ..core.redact import Redactor
+from ..core.store import FileEntry
+from ..core.trust import is_inside
+from ..indexing.discover import read_text
+from ..indexing.summarize import clip, first_sentences
+from ..languages.purposes import PURPOSES, PYTHON_IMPORT_NAMES
 from .graph import RepoGraph
-from .languages.purposes import PURPOSES, PYTHON_IMPORT_NAMES
-from .redact import Redactor
-from .store import FileEntry
-from .summarize import clip, first_sentences
-from .trust import is_inside
 
 PROSE_LIMIT = 320
 """Characters of context, decision or consequences prose kept per entry."""

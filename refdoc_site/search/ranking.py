@@ -28,8 +28,8 @@ from typing import Protocol
 
 import numpy as np
 
+from ..core.records import ChunkKind, Document
 from .lunr_index import serialized_index
-from .records import ChunkKind, Document
 
 ASSETS = Path(__file__).parent / "browser"
 MAX_QUERY_CHARS = 1000

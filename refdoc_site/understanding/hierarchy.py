@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ..core.records import ChunkKind, Document, FileSummary, Hierarchy, ModuleSummary, SystemSummary
+from ..core.store import FileEntry
+from ..indexing.summarize import clip, first_sentences, split_identifier
 from .graph import RepoGraph
-from .records import ChunkKind, Document, FileSummary, Hierarchy, ModuleSummary, SystemSummary
-from .store import FileEntry
-from .summarize import clip, first_sentences, split_identifier
 
 FILE_PROSE = 200
 MODULE_PROSE = 200

@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from statistics import mean, median
 
-from .records import ChunkKind, Document
+from ..core.records import ChunkKind, Document
 
 SPLIT_SHARE_TOO_LARGE = 0.2
 """More definitions than this share split into windows: the size is too small for them."""

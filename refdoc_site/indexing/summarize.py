@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from .languages import language_named
-from .languages.patterns import LICENSE_HEADER
-from .records import Chunk, ChunkKind, ChunkSummary, Metadata
+from ..core.records import Chunk, ChunkKind, ChunkSummary, Metadata
+from ..languages import language_named
+from ..languages.patterns import LICENSE_HEADER
 
 MAX_PROSE = 200
 MIN_PROSE = 100

@@ -15,9 +15,9 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from .chunk import ChunkSettings
+from ..indexing.chunk import ChunkSettings
+from ..languages import LANGUAGES
 from .errors import ConfigError
-from .languages import LANGUAGES
 from .regular_files import read_regular
 
 CONFIG_NAME = "refdoc.yml"

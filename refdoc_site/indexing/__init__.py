@@ -1,0 +1,1 @@
+"""Phase 1, index: discover → chunk → analyze → summarize each chunk, one module a stage."""
