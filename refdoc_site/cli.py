@@ -30,7 +30,6 @@ from .core.trust import (
 )
 from .indexing.stats import chunk_stats, format_stats, redaction_summary
 from .pipeline import (
-    DISCOVERY_NAME,
     FACTS_NAME,
     Workspace,
     build,
@@ -38,6 +37,7 @@ from .pipeline import (
     plan,
     publish,
     render,
+    skipped_by_reason,
     summarize,
 )
 from .rendering.outputs import check_out_dir, check_store_dir
@@ -258,14 +258,10 @@ def _stats(args: argparse.Namespace) -> int:
     state = workspace.store.load()
     if not state.files:
         raise RefdocError(f"{workspace.store.index_path}: no indexed files; run `refdoc-site index` first")
-    discovery = workspace.store.read_json(DISCOVERY_NAME)
-    skipped: dict[str, int] = {}
-    for entry in discovery["skipped"]:
-        skipped[entry["reason"]] = skipped.get(entry["reason"], 0) + 1
     stats = chunk_stats(
         state.documents,
         {path: entry.language for path, entry in state.files.items()},
-        dict(sorted(skipped.items())),
+        skipped_by_reason(workspace),
         workspace.config.chunk_size,
         {path: entry.secrets_redacted for path, entry in state.files.items() if entry.secrets_redacted},
     )

@@ -10,7 +10,7 @@ from urllib.parse import unquote, urlsplit
 
 from helpers import write_repo
 
-from refdoc_site import pipeline
+from refdoc_site.pipeline import index_phase
 from refdoc_site.cli import main
 
 HREF = re.compile(r'href="([^"]+)"')
@@ -51,14 +51,14 @@ def test_build_survives_bad_files_and_escapes_hostile_text(tmp_path, monkeypatch
             ''',
         },
     )
-    real_chunk_file = pipeline.chunk_file
+    real_chunk_file = index_phase.chunk_file
 
     def chunk_file_failing_for_one(source, text, settings):
         if source.path == "explode.py":
             raise RuntimeError("simulated chunker crash")
         return real_chunk_file(source, text, settings)
 
-    monkeypatch.setattr(pipeline, "chunk_file", chunk_file_failing_for_one)
+    monkeypatch.setattr(index_phase, "chunk_file", chunk_file_failing_for_one)
     out = tmp_path / "site"
     code = main(["build", str(repo), "--out", str(out)])
     captured = capsys.readouterr()

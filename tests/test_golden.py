@@ -35,7 +35,7 @@ def build_outputs(workdir: Path) -> dict[str, str]:
     index(workspace)
     summarize(workspace)
     # Whether a local Mermaid script exists depends on the machine; the pages must not.
-    with patch("refdoc_site.pipeline.find_mermaid", return_value=None):
+    with patch("refdoc_site.pipeline.render_phase.find_mermaid", return_value=None):
         render(workspace)
     outputs = {}
     docs = workspace.project_dir / "docs"

@@ -16,7 +16,7 @@ import pytest
 
 from helpers import write_repo
 from hostile import ODD, add_odd_files
-from refdoc_site import pipeline
+from refdoc_site.pipeline import index_phase
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config
 from refdoc_site.indexing.discover import discover, read_text
@@ -101,7 +101,7 @@ def test_read_text_refuses_a_file_swapped_for_a_fifo_or_a_link(tmp_path):
 
 def test_the_index_skips_and_counts_a_file_swapped_after_discovery(tmp_path, monkeypatch, capsys):
     repo = write_repo(tmp_path / "repo", {"app.py": "def app():\n    return 1\n", "swapped.py": "x = 1\n"})
-    real_discover = pipeline.discover
+    real_discover = index_phase.discover
 
     def discover_then_swap(*args, **kwargs):
         found = real_discover(*args, **kwargs)
@@ -109,7 +109,7 @@ def test_the_index_skips_and_counts_a_file_swapped_after_discovery(tmp_path, mon
         os.mkfifo(repo / "swapped.py")
         return found
 
-    monkeypatch.setattr(pipeline, "discover", discover_then_swap)
+    monkeypatch.setattr(index_phase, "discover", discover_then_swap)
     code = within(120, lambda: main(["index", str(repo)]))
     captured = capsys.readouterr()
     assert code == 0, captured.err

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import exited_pid, write_repo
 
-from refdoc_site import pipeline
+from refdoc_site.pipeline import index_phase, render_phase
 from refdoc_site.cli import main
 from refdoc_site.rendering.outputs import MARKER_NAME
 
@@ -52,7 +52,7 @@ def page_html(out: Path, page: str) -> Path:
 
 
 def rendered_pages(store: Path) -> list[str]:
-    return json.loads((store / pipeline.RENDERED_NAME).read_text(encoding="utf-8"))["pages"]
+    return json.loads((store / render_phase.RENDERED_NAME).read_text(encoding="utf-8"))["pages"]
 
 
 def assert_site_whole(out: Path, store: Path) -> None:
@@ -162,13 +162,13 @@ def test_an_incomplete_site_is_not_swapped_in_and_the_previous_one_stays(work, m
     repo, out = work / "repo", work / "public"
     assert main(["build", str(repo), "--out", str(out)]) == 0
     before = listing(out)
-    real_build_site = pipeline.build_site
+    real_build_site = render_phase.build_site
 
     def losing_a_page(config_path, site_dir=None):
         real_build_site(config_path, site_dir)
         (Path(site_dir) / "files/shop/prices.py/index.html").unlink()
 
-    monkeypatch.setattr(pipeline, "build_site", losing_a_page)
+    monkeypatch.setattr(render_phase, "build_site", losing_a_page)
     (repo / "shop" / "prices.py").write_text("def total(cart):\n    return 1\n", encoding="utf-8")
     capsys.readouterr()
 
@@ -237,7 +237,7 @@ def test_a_repository_whose_every_file_fails_keeps_its_store_and_says_so(work, m
     def unreadable(source, text, settings):
         raise ValueError("no grammar today")
 
-    monkeypatch.setattr(pipeline, "chunk_file", unreadable)
+    monkeypatch.setattr(index_phase, "chunk_file", unreadable)
     (repo / "shop" / "cart.py").write_text("def add_item(cart, item):\n    cart.insert(0, item)\n", encoding="utf-8")
     capsys.readouterr()
 

@@ -177,7 +177,7 @@ RENDER_PHASE_PARENT = """
 import sys
 import time
 import refdoc_site.core.processes
-from refdoc_site.pipeline import _alongside
+from refdoc_site.core.processes import alongside
 
 if sys.argv[1] == "watcher":  # the portable fallback, as where there is no prctl
     refdoc_site.core.processes._kernel_kills_orphan = lambda: False
@@ -188,7 +188,7 @@ def write_search_data():  # runs in the child once it has arranged to die with i
     time.sleep(120)
 
 
-with _alongside(write_search_data, ()):  # as the render phase forks the search data's writer
+with alongside(write_search_data, ()):  # as the render phase forks the search data's writer
     time.sleep(120)
 """
 

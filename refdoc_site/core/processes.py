@@ -10,14 +10,23 @@ goes (`prctl(PR_SET_PDEATHSIG)`); elsewhere a daemon thread watches its parent's
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
+
+from .errors import SiteBuildError
+from .progress import progress
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 PR_SET_PDEATHSIG = 1
 """From <linux/prctl.h>."""
@@ -77,6 +86,70 @@ def run_as_child(parent_pid: int, function, args: tuple) -> None:
     """The target of a forked `multiprocessing.Process`: `function(*args)`, dying with the parent."""
     die_with_parent(parent_pid)
     function(*args)
+
+
+MAX_WORKERS = 4
+"""Forked workers at most: past this, the index phase waits on the disk and the store."""
+
+
+def can_fork() -> bool:
+    """Whether helper processes may be forked here: several cores and the fork start method."""
+    return "fork" in multiprocessing.get_all_start_methods() and (os.cpu_count() or 1) >= 2
+
+
+def forked_map(function: Callable[[T], R], items: Sequence[T], label: str, *, parallel: bool = True) -> list[R]:
+    """`[function(item) for item in items]` with a progress bar; when `parallel` and
+    processes can be forked, in a pool of forked workers.
+
+    The workers inherit `function` through the fork rather than by pickling (it may hold
+    grammars, models, a redactor); only the items and the results cross between processes.
+    They die with this process, even when it is killed outright.
+    """
+    if not parallel or not can_fork():
+        return [function(item) for item in progress(items, len(items), label)]
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    pool = ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(os.getpid(), function)
+    )
+    try:
+        return list(progress(pool.map(_in_worker, items, chunksize=8), len(items), label))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # interrupted: the queued items are dropped
+
+
+_worker_function: Callable | None = None
+"""In a forked worker only (set by its initializer, never in the parent): what it runs."""
+
+
+def _start_worker(parent_pid: int, function: Callable) -> None:
+    global _worker_function
+    die_with_parent(parent_pid)
+    _worker_function = function
+
+
+def _in_worker(item):
+    return _worker_function(item)
+
+
+@contextmanager
+def alongside(function: Callable[..., object], args: tuple, parallel: bool = True) -> Iterator[None]:
+    """Run `function(*args)` in a forked process while the body runs; fail if it failed.
+
+    Where processes cannot be forked (or not `parallel`), it runs here before the body.
+    The process dies with this one, even when this one is killed outright.
+    """
+    if not parallel or not can_fork():
+        function(*args)
+        yield
+        return
+    process = multiprocessing.get_context("fork").Process(target=run_as_child, args=(os.getpid(), function, args))
+    process.start()
+    try:
+        yield
+    finally:
+        process.join()
+    if process.exitcode != 0:
+        raise SiteBuildError(f"{function.__name__} failed (exit code {process.exitcode}); see the error above")
 
 
 def process_start_time(pid: int) -> str | None:

@@ -8,9 +8,10 @@ and the effects the analysis detected, and writes short prose, never a copy of t
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Protocol
 
-from ..core.records import Chunk, ChunkKind, ChunkSummary, Metadata
+from ..core.records import Chunk, ChunkKind, ChunkSummary, Document, Hierarchy, Metadata
 from ..languages import language_named
 from ..languages.patterns import LICENSE_HEADER
 
@@ -56,15 +57,68 @@ VERBS = frozenset(
 
 
 class Summarizer(Protocol):
-    name: str
+    """What writes the summaries at every level: each chunk in the index phase, then the
+    file → module → system prose of the summarize phase. The build picks one at its start
+    (the extractive one, or the LLM's), and the phases call it the same way.
 
-    def summarize(self, chunk: Chunk, metadata: Metadata) -> ChunkSummary: ...
+    Every level starts from offline text (`summarize` in the index workers; the hierarchy
+    as `understanding.hierarchy` extracts it), which a summarizer may then rewrite.
+    """
+
+    name: str
+    """Part of the index fingerprint: another summarizer reindexes every file."""
+    revises: bool
+    """Whether `revise` may change chunk summaries after the index workers ran; the
+    documents are then embedded once it has, not in the workers."""
+
+    def summarize(self, chunk: Chunk, metadata: Metadata) -> ChunkSummary:
+        """A chunk's summary, in an index worker (possibly a forked process)."""
+        ...
+
+    def revise(self, documents: Sequence[Document]) -> list[Document]:
+        """Rewrite the summaries of the documents where this summarizer has better text;
+        returns the documents it changed."""
+        ...
+
+    def hierarchy_inputs(self, documents: Sequence[Document]) -> tuple[str, ...]:
+        """What the hierarchy's text depends on besides the indexed files, for reuse."""
+        ...
+
+    def summarize_hierarchy(self, hierarchy: Hierarchy, documents: Sequence[Document]) -> Hierarchy:
+        """The hierarchy with this summarizer's file, module and system prose."""
+        ...
+
+    def mark(self) -> int:
+        """A mark of the texts left offline so far, for `left_offline_since`."""
+        ...
+
+    def left_offline_since(self, mark: int) -> bool:
+        """Whether some text since `mark` kept its offline version where this summarizer (or
+        the doc writer sharing its model) meant to write it: the work is then not final."""
+        ...
 
 
 class ExtractiveSummarizer:
-    """The offline default: prose assembled from what the code says about itself."""
+    """The offline default: prose assembled from what the code says about itself, final
+    where it is written."""
 
     name = "extractive"
+    revises = False
+
+    def revise(self, documents: Sequence[Document]) -> list[Document]:
+        return []
+
+    def hierarchy_inputs(self, documents: Sequence[Document]) -> tuple[str, ...]:
+        return ()
+
+    def summarize_hierarchy(self, hierarchy: Hierarchy, documents: Sequence[Document]) -> Hierarchy:
+        return hierarchy
+
+    def mark(self) -> int:
+        return 0
+
+    def left_offline_since(self, mark: int) -> bool:
+        return False
 
     def summarize(self, chunk: Chunk, metadata: Metadata) -> ChunkSummary:
         return ChunkSummary(

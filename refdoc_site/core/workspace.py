@@ -1,0 +1,119 @@
+"""Where a build reads and writes: the repository, its configuration, the store and the
+output folder, and the names of what each phase keeps in the store.
+
+Every phase reads what the phase before it stored, so the CLI can run any phase alone
+against the same store.
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from .config import Config
+from .errors import StoreError
+from .redact import Redactor
+from .reuse import PhaseRecord, inputs_digest
+from .store import Store, StoreState, store_lock
+
+DISCOVERY_NAME = "discovery.json"
+"""The index phase's record of what discovery skipped and why, and what failed."""
+GRAPH_NAME = "graph.json"
+HIERARCHY_NAME = "summaries/hierarchy.json"
+DECISIONS_NAME = "decisions.json"
+PLANS_NAME = "plans.json"
+"""The offline milestones (the name predates per-request plans, which live under `written/plans`)."""
+FACTS_NAME = "facts.json"
+"""The summarize phase's report, and its reuse record."""
+WRITTEN_DIR = "written"
+"""What the doc model wrote, grounded (writers.py): `decisions.json`, `milestones.json`, and a
+plan per request under `plans/`."""
+WRITTEN_DECISIONS = f"{WRITTEN_DIR}/decisions.json"
+WRITTEN_MILESTONES = f"{WRITTEN_DIR}/milestones.json"
+WRITTEN_PLANS = f"{WRITTEN_DIR}/plans"
+RENDERED_NAME = "rendered.json"
+"""The render phase's reuse record, with the pages it rendered."""
+PUBLISHED_NAME = "published.json"
+"""The publish phase's reuse record: the rendered inputs the published site was built from."""
+
+
+@dataclass
+class Workspace:
+    """Where a build reads and writes."""
+
+    repo: Path
+    config: Config
+    store_dir: Path
+    out_dir: Path
+    _state: StoreState | None = field(default=None, repr=False)
+
+    @classmethod
+    def create(cls, repo: Path, config: Config, store_dir: Path | None = None, out_dir: Path | None = None) -> Workspace:
+        repo = repo.resolve()
+        store = (store_dir or repo / ".refdoc").resolve()
+        return cls(repo, config, store, (out_dir or store / "site").resolve())
+
+    @property
+    def project_dir(self) -> Path:
+        """The generated MkDocs project (`mkdocs.yml` and `docs/`)."""
+        return self.store_dir / "mkdocs"
+
+    @property
+    def store(self) -> Store:
+        return Store(self.store_dir)
+
+    @cached_property
+    def redactor(self) -> Redactor:
+        """Redacts every text the build reads from the repository (refdoc.yml's `secrets:`)."""
+        return Redactor.from_config(self.config)
+
+    def load_state(self) -> StoreState:
+        """The stored documents, read once per workspace and shared by the phases."""
+        if self._state is None:
+            self._state = self.store.load()
+        return self._state
+
+    def indexed(self, state: StoreState) -> None:
+        """Take the state an index run just made as the one the later phases read."""
+        self._state = state
+
+    def indexed_state(self) -> StoreState:
+        """The stored documents; a one-line error when nothing is indexed yet."""
+        state = self.load_state()
+        if not state.files:
+            raise StoreError(f"{self.store.index_path}: no indexed files; run `refdoc-site index` first")
+        return state
+
+    def inputs_digest(self, *parts: str) -> str:
+        """A hash of what a phase's output depends on: the indexed files, the configuration, `parts`."""
+        return inputs_digest(self.load_state(), self.config, *parts)
+
+    def head_commit(self) -> str:
+        """The commit the repository's work tree is at ('' outside git): the site links to
+        the source at it."""
+        try:
+            result = subprocess.run(
+                ["git", "-C", str(self.repo), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=False
+            )
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return result.stdout.strip() if result.returncode == 0 else ""
+
+    def record(self, name: str) -> PhaseRecord:
+        """The reuse record `name` in the store (reuse.py)."""
+        return PhaseRecord(self.store, name)
+
+
+def holding_store_lock(phase):
+    """Run a phase holding the store's lock (store.py), named after the phase: nested phases
+    share the hold."""
+
+    @functools.wraps(phase)
+    def locked(workspace: Workspace, *args, **kwargs):
+        with store_lock(workspace.store_dir, phase.__name__):
+            return phase(workspace, *args, **kwargs)
+
+    return locked

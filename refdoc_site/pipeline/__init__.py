@@ -1,0 +1,138 @@
+"""The pipeline, phase by phase: index → summarize → render → publish.
+
+`build()` reads as the whole product. Each phase is one function in its own module here,
+taking the workspace and returning its report; it reads what the phase before it stored,
+so the CLI can run any phase alone against the same store. Each reuses its stored output
+when its inputs are unchanged (core/reuse.py).
+
+The LLM is chosen here, once: with a session, its `Summarizer` and doc writer; without,
+the offline ones. The phases call either the same way.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from ..core.records import Hierarchy
+from ..core.workspace import (
+    DECISIONS_NAME,
+    DISCOVERY_NAME,
+    FACTS_NAME,
+    GRAPH_NAME,
+    PLANS_NAME,
+    RENDERED_NAME,
+    WRITTEN_DECISIONS,
+    WRITTEN_MILESTONES,
+    Workspace,
+    holding_store_lock,
+)
+from ..indexing.analyze import Analyzer
+from ..indexing.summarize import ExtractiveSummarizer, Summarizer
+from ..llm import LlmSession
+from ..providers.openai_embed import OpenAIEmbedder
+from ..rendering.outputs import remove_leftovers
+from ..rendering.pages import plan_page
+from ..search.embed import Embedder
+from ..understanding.llm_hierarchy import LlmSummarizer
+from ..writing.doc_writers import DocWriter, ModelWriter, OfflineWriter
+from . import index_phase, render_phase, summarize_phase
+from .index_phase import IndexReport, skipped_by_reason
+from .write_phase import Planner, names_for
+
+__all__ = [
+    "DECISIONS_NAME", "DISCOVERY_NAME", "FACTS_NAME", "GRAPH_NAME", "PLANS_NAME", "RENDERED_NAME",
+    "WRITTEN_DECISIONS", "WRITTEN_MILESTONES", "BuildReport", "IndexReport", "Workspace",
+    "build", "index", "plan", "publish", "render", "skipped_by_reason", "summarize",
+]
+
+T = TypeVar("T")
+
+
+@dataclass
+class BuildReport:
+    index: IndexReport
+    pages: int
+    site_dir: Path
+    seconds: dict[str, float]
+
+
+@holding_store_lock
+def build(workspace: Workspace, analyzer: Analyzer | None = None, site: bool = True, llm: LlmSession | None = None) -> BuildReport:
+    """The whole product: index the code, summarize it, render the pages, build the site.
+
+    With an LLM session (llm/), the model writes the summaries and pages; without, they are offline.
+    """
+    summarizer, writer = summarizer_for(llm), writer_for(llm, workspace)
+    seconds: dict[str, float] = {}
+
+    def timed(name: str, phase: Callable[[], T]) -> T:
+        started = time.perf_counter()
+        result = phase()
+        seconds[name] = time.perf_counter() - started
+        return result
+
+    remove_leftovers(workspace.out_dir)  # before discovery: an interrupted publish's folders are no source
+    report = timed("index", lambda: index_phase.index(workspace, summarizer, analyzer))
+    timed("summarize", lambda: summarize_phase.summarize(workspace, summarizer, writer))
+    pages = timed("render", lambda: render_phase.render(workspace))
+    site_dir = timed("mkdocs", lambda: render_phase.publish(workspace)) if site else workspace.out_dir
+    return BuildReport(report, len(pages), site_dir, seconds)
+
+
+def summarizer_for(llm: LlmSession | None) -> Summarizer:
+    """The build's summarizer: the LLM's with a session, else the extractive one."""
+    return ExtractiveSummarizer() if llm is None else LlmSummarizer(llm)
+
+
+def writer_for(llm: LlmSession | None, workspace: Workspace) -> DocWriter:
+    """The build's doc writer: the model's with a session, else the offline one."""
+    language = workspace.config.language
+    return OfflineWriter(language) if llm is None else ModelWriter(llm, language, dry_run=llm.dry_run)
+
+
+# --- each phase alone, as the CLI runs it ---------------------------------------------------
+
+
+@holding_store_lock
+def index(
+    workspace: Workspace,
+    analyzer: Analyzer | None = None,
+    embedder: Embedder | None = None,
+    api_embedder: OpenAIEmbedder | None = None,
+    llm: LlmSession | None = None,
+) -> IndexReport:
+    """Phase 1 (index_phase.py): discover, chunk, analyze, summarize and embed changed files."""
+    return index_phase.index(workspace, summarizer_for(llm), analyzer, embedder, api_embedder)
+
+
+@holding_store_lock
+def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
+    """Phase 2 (summarize_phase.py): the graphs, the hierarchy of summaries, decisions, plans."""
+    return summarize_phase.summarize(workspace, summarizer_for(llm), writer_for(llm, workspace))
+
+
+@holding_store_lock
+def render(workspace: Workspace) -> list[str]:
+    """Phase 3 (render_phase.py): every page into the MkDocs project; returns page paths."""
+    return render_phase.render(workspace)
+
+
+@holding_store_lock
+def publish(workspace: Workspace) -> Path:
+    """Phase 4 (render_phase.py): the MkDocs site, built, checked whole, swapped in."""
+    return render_phase.publish(workspace)
+
+
+@holding_store_lock
+def plan(workspace: Workspace, query: str, llm: LlmSession | None = None) -> tuple[dict, Path]:
+    """`refdoc-site plan`: write the plan for `query` and render the pages; returns it and its page."""
+    writer = writer_for(llm, workspace)
+    hierarchy = summarize_phase.summarize(workspace, summarizer_for(llm), writer)
+    names = names_for(workspace.load_state().documents, hierarchy)
+    record = Planner(workspace, hierarchy, writer, names).write(query)
+    render_phase.render(workspace)
+    return record, workspace.project_dir / "docs" / plan_page(record["slug"])

@@ -1,0 +1,224 @@
+"""Phase 1, index: discover, chunk, analyze, summarize and embed the changed files; store
+every document.
+
+A file whose content hash and the index fingerprint (reuse.py) are unchanged keeps its
+stored documents; the others are processed, on several cores in forked workers.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..core.errors import NothingToIndexError, StoreError
+from ..core.processes import forked_map
+from ..core.records import Document, SourceFile
+from ..core.redact import Redactor
+from ..core.reuse import fingerprint
+from ..core.store import FileEntry, StoreState
+from ..core.workspace import DISCOVERY_NAME, Workspace
+from ..indexing.analyze import Analyzer
+from ..indexing.chunk import chunk_file
+from ..indexing.discover import discover, read_text
+from ..indexing.lsp import analyzer_for
+from ..indexing.summarize import Summarizer
+from ..providers.openai_embed import OpenAIEmbedder, store_api_vectors
+from ..search.embed import Embedder, default_embedder, embed_documents
+
+log = logging.getLogger("refdoc_site")
+
+PARALLEL_MIN_FILES = 16
+"""Fewer changed files than this are processed in this process: a pool would cost more."""
+
+
+@dataclass
+class IndexReport:
+    files: int = 0
+    reprocessed: int = 0
+    reused: int = 0
+    removed: int = 0
+    chunks: int = 0
+    source_bytes: int = 0
+    failed: list[str] = field(default_factory=list)
+    """One line per file or chunk that failed and was skipped."""
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Files discovery skipped, by reason; kept in the store's discovery record."""
+    warnings: list[str] = field(default_factory=list)
+    secrets_redacted: dict[str, int] = field(default_factory=dict)
+    """Per indexed file with any, how many secrets its text had redacted."""
+
+
+def index(
+    workspace: Workspace,
+    summarizer: Summarizer,
+    analyzer: Analyzer | None = None,
+    embedder: Embedder | None = None,
+    api_embedder: OpenAIEmbedder | None = None,
+) -> IndexReport:
+    """Index the changed files with `summarizer`; reuse the stored documents of the others.
+
+    A summarizer that `revises` (the LLM) rewrites the chunk summaries after the workers,
+    and the documents are embedded after it. With an API embedder (given, or configured by
+    `embedding:`), the store also gets an API vector per chunk, for the CLI's `--embedder
+    api`; the documents keep the static model's vectors, which the site ships.
+    """
+    config = workspace.config
+    if api_embedder is None and config.embedding is not None:
+        api_embedder = OpenAIEmbedder.from_config(config.embedding)  # a missing key stops here, before any work
+    owns_analyzer = analyzer is None
+    analyzer = analyzer or analyzer_for(config.lsp, workspace.repo, config)
+    embedder = embedder or default_embedder()
+    store = workspace.store
+    previous = workspace.load_state()
+    shape = fingerprint(
+        config, analyzer.name, summarizer.name, embedder.name if embedder is not None else "none", workspace.redactor.identity
+    )
+    reusable = previous.fingerprint == shape
+    previous_documents = previous.documents_by_path() if reusable else {}
+
+    found = discover(workspace.repo, config, extra_pruned=(workspace.store_dir, workspace.out_dir))
+    if not found.files:
+        raise NothingToIndexError(_nothing_found(workspace.repo, found.skip_counts()))
+    report = IndexReport(files=len(found.files), skipped=found.skip_counts(), warnings=list(found.warnings))
+    for warning in found.warnings:
+        log.warning(warning)
+    state = StoreState(fingerprint=shape, embedder=embedder.name if embedder is not None else "")
+    changed: list[SourceFile] = []
+    for source in found.files:
+        report.source_bytes += source.size
+        old = previous.files.get(source.path) if reusable else None
+        if old is None or old.sha256 != source.sha256 or old.deferred:
+            changed.append(source)
+    embeds_late = summarizer.revises  # summaries still change: embed them once, after
+    job = FileJob(
+        workspace.repo, config.chunk_settings(), analyzer, summarizer, datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        None if embeds_late else embedder, workspace.redactor,
+    )
+    parallel = len(changed) >= PARALLEL_MIN_FILES and getattr(analyzer, "parallel", False)  # language servers stay here
+    processed = dict(zip((s.path for s in changed), forked_map(job, changed, "index", parallel=parallel)))
+    fresh: list[Document] = []
+    for source in found.files:
+        result = processed.get(source.path)
+        if result is None:
+            state.files[source.path] = previous.files[source.path]
+            state.documents.extend(previous_documents.get(source.path, []))
+            report.reused += 1
+            continue
+        report.failed += result.failed
+        if result.entry is None:
+            continue
+        state.documents.extend(result.documents)
+        fresh.extend(result.documents)
+        state.files[source.path] = result.entry
+        report.reprocessed += 1
+    if owns_analyzer:
+        analyzer.close()  # stops its language servers
+    if not state.files:  # nothing to document: the previous store stays as it was
+        raise NothingToIndexError(
+            f"{workspace.repo}: nothing indexed: all {len(found.files)} source files failed ({report.failed[0]}); "
+            "nothing was written to the store"
+        )
+    revised = summarizer.revise(state.documents)
+    if embeds_late and embedder is not None:
+        fresh_ids = {id(d) for d in fresh}
+        report.failed += embed_documents(fresh + [d for d in revised if id(d) not in fresh_ids], embedder)
+    report.removed = len(set(previous.files) - set(state.files))
+    report.chunks = len(state.documents)
+    report.secrets_redacted = {path: e.secrets_redacted for path, e in state.files.items() if e.secrets_redacted}
+    for line in report.failed:
+        log.warning(line)
+    workspace.indexed(state)
+    unchanged = reusable and not report.reprocessed and not report.removed and not revised and store.exists()
+    if not unchanged:
+        store.save(state)
+    if api_embedder is not None:  # after the save: a key rejected now loses nothing built
+        report.failed += store_api_vectors(state.documents, store.directory, api_embedder)
+    store.write_json(
+        DISCOVERY_NAME,
+        {
+            "skipped": [asdict(s) | {"reason": s.reason.value} for s in found.skipped],
+            "skipped_by_reason": report.skipped,
+            "warnings": found.warnings,
+            "failed": report.failed,
+        },
+    )
+    return report
+
+
+def skipped_by_reason(workspace: Workspace) -> dict[str, int]:
+    """The files the last index run's discovery skipped, counted by reason (its record)."""
+    discovery = workspace.store.read_json(DISCOVERY_NAME)
+    if "skipped_by_reason" not in discovery:
+        raise StoreError(f"{workspace.store_dir / DISCOVERY_NAME}: written by an older refdoc-site; run `refdoc-site index`")
+    return discovery["skipped_by_reason"]
+
+
+def _nothing_found(repo: Path, skipped: dict[str, int]) -> str:
+    if not skipped:
+        return f"{repo}: nothing to index: the folder holds no files; pass the repository to document"
+    reasons = ", ".join(f"{reason} {count}" for reason, count in skipped.items())
+    return (
+        f"{repo}: nothing to index: 0 source files found ({sum(skipped.values())} skipped: {reasons}); "
+        "check .gitignore and include/exclude in refdoc.yml"
+    )
+
+
+@dataclass
+class FileResult:
+    documents: list[Document]
+    entry: FileEntry | None
+    """None when the file failed as a whole."""
+    failed: list[str]
+
+
+@dataclass
+class FileJob:
+    """Read, chunk, analyze and summarize one file: the per-file part of the index phase,
+    run in a forked worker (which inherits it rather than unpickling it)."""
+
+    repo: Path
+    settings: object
+    analyzer: Analyzer
+    summarizer: Summarizer
+    indexed_at: str
+    embedder: Embedder | None = None
+    """Embeds the file's documents too, in the worker; None leaves it to the caller."""
+    redactor: Redactor = field(default_factory=Redactor)
+
+    def __call__(self, source: SourceFile) -> FileResult:
+        try:
+            redacted = read_text(self.repo, source.path, self.redactor)
+            text = redacted.text
+            chunks = chunk_file(source, text, self.settings)
+            analysis = self.analyzer.analyze(source, text, chunks)
+        except Exception as error:  # a failing file is skipped and counted, never fatal
+            return FileResult([], None, [f"{source.path}: {type(error).__name__}: {error}; file skipped"])
+        documents, failed = [], []
+        for chunk in chunks:
+            metadata = analysis.metadata[chunk.id]
+            try:
+                summary = self.summarizer.summarize(chunk, metadata)
+            except Exception as error:
+                failed.append(f"{source.path}:{chunk.start_line}: {chunk.symbol}: {error}; chunk skipped")
+                continue
+            documents.append(Document(chunk, summary, metadata, [], self.indexed_at, source.sha256))
+        if self.embedder is not None:
+            failed += embed_documents(documents, self.embedder)
+        entry = _file_entry(source, text, analysis.imports, documents)
+        entry.deferred = analysis.deferred
+        entry.secrets_redacted = redacted.secrets
+        return FileResult(documents, entry, failed)
+
+
+def _file_entry(source: SourceFile, text: str, imports: list[str], documents: list[Document]) -> FileEntry:
+    return FileEntry(
+        path=source.path,
+        language=source.language,
+        sha256=source.sha256,
+        size=source.size,
+        lines=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
+        imports=imports,
+        chunk_ids=[d.chunk.id for d in documents],
+    )

@@ -1,0 +1,142 @@
+"""Phase 3, render: every page from the store into the MkDocs project; and phase 4,
+publish: the MkDocs site built beside the output, checked whole, swapped in
+(rendering/outputs.py).
+
+Each is reused (reuse.py) when its inputs are unchanged: the render phase when the
+summaries, the written pages, the templates and the site settings are; the publish phase
+when the rendered pages are and the published site is still whole.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ..core.processes import alongside
+from ..core.records import Hierarchy
+from ..core.resources import mkdocs_template, templates_dir
+from ..core.reuse import files_digest
+from ..core.workspace import (
+    DECISIONS_NAME,
+    FACTS_NAME,
+    GRAPH_NAME,
+    HIERARCHY_NAME,
+    PLANS_NAME,
+    PUBLISHED_NAME,
+    RENDERED_NAME,
+    WRITTEN_DECISIONS,
+    WRITTEN_DIR,
+    WRITTEN_MILESTONES,
+    Workspace,
+)
+from ..rendering.outputs import (
+    check_out_dir,
+    is_refdoc_output,
+    missing_site_files,
+    raise_if_incomplete,
+    remove_leftovers,
+    staging_folder,
+    swap_in,
+)
+from ..rendering.pages import module_page, plan_page
+from ..rendering.render import SiteData, render_pages
+from ..rendering.site import build_site, find_mermaid, write_project
+from ..search.embed import matching_embedder
+from ..search.site_search import write_search_data
+from ..understanding.graph import RepoGraph
+from .write_phase import stored_plans
+
+PARALLEL_MIN_CHUNKS = 200
+"""Below this many chunks the search data is written in this process: a fork would cost more."""
+
+
+def render(workspace: Workspace) -> list[str]:
+    """Render every page from the store into the MkDocs project; returns page paths.
+
+    The pages and the search data are written from the same records into different
+    folders, so the search data is written in a forked process meanwhile.
+    """
+    store = workspace.store
+    mermaid = find_mermaid(workspace.repo, workspace.config.mermaid_js)
+    rendered = workspace.record(RENDERED_NAME)
+    written = sorted((store.directory / WRITTEN_DIR).rglob("*.json"))
+    inputs = workspace.inputs_digest(
+        "render", workspace.record(FACTS_NAME).inputs(), templates_digest(), files_digest(written, named=True), str(mermaid)
+    )
+    docs_dir = workspace.project_dir / "docs"
+    if rendered.unchanged(inputs) and docs_dir.exists():
+        return rendered.read()["pages"]
+    data = load_site_data(workspace)
+    if docs_dir.exists():
+        shutil.rmtree(docs_dir)
+    rendered.forget()
+    query_embedder = matching_embedder(workspace.load_state())
+    model_dir = query_embedder.directory if query_embedder else None
+    parallel = len(data.documents) >= PARALLEL_MIN_CHUNKS
+    with alongside(write_search_data, (data.documents, docs_dir, model_dir, data.publish_source), parallel):
+        pages = render_pages(data, docs_dir)
+    write_project(
+        workspace.project_dir,
+        workspace.project_dir / "site",  # where a hand-run `mkdocs build` writes; publish picks its own folder
+        site_name=data.site_name,
+        site_url=workspace.config.site_url,
+        language=workspace.config.language,
+        modules=[(name, module_page(name)) for name in sorted(data.hierarchy.modules)],
+        plans=[(plan["query"], plan_page(plan["slug"])) for plan in data.plans],
+        mermaid_script=mermaid,
+    )
+    rendered.save(inputs, pages=pages)
+    return pages
+
+
+def templates_digest() -> str:
+    """A hash of the page templates and the MkDocs configuration template."""
+    templates = templates_dir()
+    return files_digest(sorted(templates.rglob("*.jinja2")) + sorted(templates.rglob("*.json")) + [mkdocs_template()])
+
+
+def load_site_data(workspace: Workspace) -> SiteData:
+    """Everything the pages are rendered from, as the earlier phases stored it."""
+    store = workspace.store
+    facts = store.read_json(FACTS_NAME)
+    written = (("decisions", WRITTEN_DECISIONS), ("milestones", WRITTEN_MILESTONES))
+    return SiteData(
+        site_name=workspace.config.site_name or workspace.repo.name,
+        documents=workspace.load_state().documents,
+        hierarchy=Hierarchy.from_dict(store.read_json(HIERARCHY_NAME)),
+        graph=RepoGraph(**store.read_json(GRAPH_NAME)),
+        decisions=store.read_json(DECISIONS_NAME),
+        milestones=store.read_json(PLANS_NAME),
+        stats=facts,
+        repo_url=workspace.config.repo_url,
+        commit=facts.get("commit", ""),
+        mermaid=find_mermaid(workspace.repo, workspace.config.mermaid_js) is not None,
+        written={name: store.read_json(path) for name, path in written if (store.directory / path).exists()},
+        plans=stored_plans(store),
+        language=workspace.config.language,
+        publish_source=workspace.config.publish_source,
+    )
+
+
+def publish(workspace: Workspace) -> Path:
+    """Build the MkDocs site in a new folder beside the output, check it whole, swap it in.
+
+    A failing or incomplete build leaves the previously published site untouched, and no
+    folder refdoc-site did not write is ever deleted (outputs.py).
+    """
+    out = workspace.out_dir
+    rendered = workspace.record(RENDERED_NAME)
+    inputs = rendered.inputs()
+    pages = rendered.read()["pages"] if inputs else []
+    published = workspace.record(PUBLISHED_NAME)
+    if published.unchanged(inputs) and is_refdoc_output(out) and not missing_site_files(out, pages):
+        return out
+    published.forget()
+    check_out_dir(out, workspace.repo, workspace.store_dir)
+    remove_leftovers(out)
+    with staging_folder(out) as staging:
+        build_site(workspace.project_dir / "mkdocs.yml", staging)
+        raise_if_incomplete(staging, pages, out)
+        swap_in(staging, out)
+    published.save(inputs)
+    return out

@@ -1,0 +1,93 @@
+"""Phase 2, summarize: the graphs, the file → module → system summaries, the decisions and
+milestones found offline, and the pages the doc model writes from them (write_phase.py).
+
+Reused when neither the indexed files, the configuration, the commit nor what the
+summarizer depends on changed. A run where some text the model was to write stayed offline
+is recorded as partial (reuse.py), so the next build asks again; the cache keeps what was
+answered.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from dataclasses import asdict
+
+from ..core.records import Hierarchy
+from ..core.reuse import partial
+from ..core.workspace import (
+    DECISIONS_NAME,
+    FACTS_NAME,
+    GRAPH_NAME,
+    HIERARCHY_NAME,
+    PLANS_NAME,
+    Workspace,
+)
+from ..indexing.discover import read_text
+from ..indexing.summarize import Summarizer
+from ..understanding.evidence import collect_decisions
+from ..understanding.graph import build_graph, go_module_roots, rust_crate_roots
+from ..understanding.hierarchy import build_hierarchy
+from ..understanding.milestones import plan_milestones
+from ..writing.doc_writers import DocWriter
+from .index_phase import skipped_by_reason
+from .write_phase import write_pages
+
+
+def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -> Hierarchy:
+    """The hierarchy of summaries, built and stored with everything found beside it, or the
+    stored one when its inputs are unchanged."""
+    store = workspace.store
+    state = workspace.indexed_state()
+    commit = workspace.head_commit()
+    facts = workspace.record(FACTS_NAME)
+    inputs = workspace.inputs_digest("summarize", commit, *summarizer.hierarchy_inputs(state.documents))
+    if facts.unchanged(inputs) and (store.directory / HIERARCHY_NAME).exists():
+        return Hierarchy.from_dict(store.read_json(HIERARCHY_NAME))
+    mark = summarizer.mark()
+    graph = build_graph(
+        {path: entry.language for path, entry in state.files.items()},
+        {path: entry.imports for path, entry in state.files.items()},
+        state.documents,
+        workspace.config.module_depth or None,
+        go_module_roots(manifest_texts(workspace, state.files, "go.mod")),
+        rust_crate_roots(manifest_texts(workspace, state.files, "Cargo.toml")),
+    )
+    hierarchy = summarizer.summarize_hierarchy(build_hierarchy(state.files, state.documents, graph), state.documents)
+    outputs = {
+        GRAPH_NAME: asdict(graph),
+        HIERARCHY_NAME: hierarchy.to_dict(),
+        DECISIONS_NAME: collect_decisions(workspace.repo, state.files, graph, workspace.redactor),
+        PLANS_NAME: plan_milestones(state.documents, hierarchy, graph),
+    }
+    for name, data in outputs.items():
+        store.write_json(name, data)
+    write_pages(workspace, hierarchy, outputs[DECISIONS_NAME], outputs[PLANS_NAME], writer)
+    if summarizer.left_offline_since(mark):  # not done; the pages still change with the text
+        inputs = partial(inputs, outputs)
+    skipped = skipped_by_reason(workspace)
+    facts.save(
+        inputs,
+        files=len(state.files),
+        chunks=len(state.documents),
+        lines=sum(entry.lines for entry in state.files.values()),
+        skipped=skipped,
+        skipped_total=sum(skipped.values()),
+        secrets_redacted=sum(entry.secrets_redacted for entry in state.files.values()),
+        files_with_secrets=sum(1 for entry in state.files.values() if entry.secrets_redacted),
+        commit=commit,
+    )
+    return hierarchy
+
+
+def manifest_texts(workspace: Workspace, paths: Iterable[str], name: str) -> dict[str, str]:
+    """The texts of the indexed files called `name` (go.mod, Cargo.toml), by path: where the
+    graph learns the module roots of the languages that declare them."""
+    texts = {}
+    for path in paths:
+        if posixpath.basename(path) == name:
+            try:
+                texts[path] = read_text(workspace.repo, path, workspace.redactor).text
+            except OSError:  # gone since it was indexed: imports through it stay external
+                continue
+    return texts

@@ -1,0 +1,79 @@
+"""The pages the doc writer writes from what the offline build found (part of the summarize
+phase), and the plan for a request (`refdoc-site plan`, and refdoc.yml's `plans:`).
+
+The writer is chosen once per build (writing/doc_writers.py): the model's, or the offline
+one, which keeps the offline decision log and milestones and lists where a request lands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache, cached_property, partial
+
+from ..core.records import Document, Hierarchy
+from ..core.store import Store
+from ..core.workspace import WRITTEN_DECISIONS, WRITTEN_MILESTONES, WRITTEN_PLANS, Workspace
+from ..rendering.pages import plan_slug
+from ..search.embed import matching_embedder
+from ..search.ranking import SearchIndex
+from ..writing.context import plan_context
+from ..writing.doc_writers import DocWriter, Names
+from ..writing.grounding import NameIndex
+
+
+def write_pages(workspace: Workspace, hierarchy: Hierarchy, decisions: list, milestones: list, writer: DocWriter) -> None:
+    """The written decision log and milestones, and the configured plans; a page the writer
+    gives nothing for is removed, so the offline one shows (unless the writer stores nothing)."""
+    store = workspace.store
+    configured = {plan_slug(query): query for query in workspace.config.plans}
+    names = names_for(workspace.load_state().documents, hierarchy)
+    for name, write, found in ((WRITTEN_DECISIONS, writer.decisions, decisions), (WRITTEN_MILESTONES, writer.milestones, milestones)):
+        record = write(found, hierarchy, names)
+        if record is not None:
+            store.write_json(name, record)
+        elif writer.stores:
+            (store.directory / name).unlink(missing_ok=True)
+    for stale in stored_plans(store):
+        if stale.get("origin") == "config" and stale["slug"] not in configured and writer.stores:
+            (store.directory / WRITTEN_PLANS / f"{stale['slug']}.json").unlink()
+    if configured:
+        planner = Planner(workspace, hierarchy, writer, names)
+        for query in configured.values():
+            planner.write(query, origin="config")
+
+
+def names_for(documents: list[Document], hierarchy: Hierarchy) -> Names:
+    """The name index of the documents and the hierarchy, built when a writer first asks."""
+    return cache(partial(NameIndex, documents, hierarchy))
+
+
+@dataclass
+class Planner:
+    """Writes `plans/{slug}.md` records: the writer's plan for a request."""
+
+    workspace: Workspace
+    hierarchy: Hierarchy
+    writer: DocWriter
+    names: Names
+
+    @cached_property
+    def search(self):
+        state = self.workspace.load_state()
+        return SearchIndex.build(state.documents), matching_embedder(state)
+
+    def write(self, query: str, origin: str = "cli") -> dict:
+        """The plan record for `query`, stored under its slug (unless the writer stores nothing)."""
+        search_index, embedder = self.search
+        documents = self.workspace.load_state().documents
+        context = plan_context(query, documents, self.hierarchy, search_index, embedder, expansion=self.writer.expand(query))
+        slug = plan_slug(query)
+        record = {"slug": slug, "origin": origin, **self.writer.plan(context, self.names)}
+        if self.writer.stores:
+            self.workspace.store.write_json(f"{WRITTEN_PLANS}/{slug}.json", record)
+        return record
+
+
+def stored_plans(store: Store) -> list[dict]:
+    """Every plan written so far, by slug."""
+    directory = store.directory / WRITTEN_PLANS
+    return [store.read_json(f"{WRITTEN_PLANS}/{path.name}") for path in sorted(directory.glob("*.json"))]

@@ -1,0 +1,92 @@
+"""Who writes the doc model's pages: the LLM's writer, or the offline one. The build picks
+one at its start, and the phases call it the same way.
+
+The offline writer is what a build without a model does: no decision log or milestones of
+its own (the offline pages stay), and a plan that lists where the request lands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from ..core.records import Hierarchy
+from .context import PlanContext
+from .grounding import NameIndex
+from .writers import (
+    JsonSession,
+    expand_query,
+    extractive_plan,
+    write_decisions,
+    write_milestones,
+    write_plan,
+)
+
+Names = Callable[[], NameIndex]
+"""The names a model's text is grounded in, built on the first call (offline, never)."""
+
+
+class DocWriter(Protocol):
+    """What writes the decision log, the refactoring plan and the plan for a request."""
+
+    stores: bool
+    """False in a dry run: it asks (to estimate) and nothing it writes is stored."""
+
+    def decisions(self, found: list, hierarchy: Hierarchy, names: Names) -> dict | None:
+        """The written decision log from the offline evidence; None keeps the offline page."""
+        ...
+
+    def milestones(self, found: list, hierarchy: Hierarchy, names: Names) -> dict | None:
+        """The written refactoring plan from the measured facts; None keeps the offline page."""
+        ...
+
+    def expand(self, query: str) -> list[str]:
+        """Search terms the request stands for, besides its own words."""
+        ...
+
+    def plan(self, context: PlanContext, names: Names) -> dict:
+        """The plan record for the request the context was drawn for."""
+        ...
+
+
+class OfflineWriter:
+    """Without a model: the offline pages stay, and a plan is where its request lands."""
+
+    stores = True
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+
+    def decisions(self, found: list, hierarchy: Hierarchy, names: Names) -> dict | None:
+        return None
+
+    def milestones(self, found: list, hierarchy: Hierarchy, names: Names) -> dict | None:
+        return None
+
+    def expand(self, query: str) -> list[str]:
+        return []
+
+    def plan(self, context: PlanContext, names: Names) -> dict:
+        return extractive_plan(context, self.language)
+
+
+class ModelWriter(OfflineWriter):
+    """The session's doc model writes each page; where it gives nothing usable (counted by
+    the session), the offline writer's page stays."""
+
+    def __init__(self, session: JsonSession, language: str, *, dry_run: bool = False) -> None:
+        super().__init__(language)
+        self.session = session
+        self.stores = not dry_run
+
+    def decisions(self, found: list, hierarchy: Hierarchy, names: Names) -> dict | None:
+        return write_decisions(self.session, found, hierarchy, names())
+
+    def milestones(self, found: list, hierarchy: Hierarchy, names: Names) -> dict | None:
+        return write_milestones(self.session, found, hierarchy, names())
+
+    def expand(self, query: str) -> list[str]:
+        return expand_query(self.session, query)
+
+    def plan(self, context: PlanContext, names: Names) -> dict:
+        return write_plan(self.session, context, names()) or super().plan(context, names)
