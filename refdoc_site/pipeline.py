@@ -15,6 +15,7 @@ import posixpath
 import shutil
 import subprocess
 import time
+from collections.abc import Collection
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -37,6 +38,7 @@ from .indexing.chunk import chunk_file
 from .indexing.discover import discover, read_text
 from .indexing.lsp import analyzer_for
 from .indexing.summarize import ExtractiveSummarizer, Summarizer
+from .languages.imports import MANIFESTS, module_roots
 from .rendering.outputs import (
     check_out_dir,
     is_refdoc_output,
@@ -52,7 +54,7 @@ from .rendering.site import build_site, find_mermaid, write_project
 from .search.embed import Embedder, default_embedder, embed_documents, matching_embedder
 from .search.site_search import write_search_data
 from .understanding.evidence import collect_decisions
-from .understanding.graph import RepoGraph, build_graph, go_module_roots, rust_crate_roots
+from .understanding.graph import RepoGraph, build_graph
 from .understanding.hierarchy import build_hierarchy
 from .understanding.milestones import plan_milestones
 from .writing.context import plan_context
@@ -461,8 +463,7 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
         {path: entry.imports for path, entry in state.files.items()},
         state.documents,
         workspace.config.module_depth or None,
-        go_module_roots(_manifests(workspace, state.files, "go.mod")),
-        rust_crate_roots(_manifests(workspace, state.files, "Cargo.toml")),
+        module_roots(_manifests(workspace, state.files, MANIFESTS)),
     )
     hierarchy = build_hierarchy(state.files, state.documents, graph)
     if llm is not None:
@@ -588,11 +589,11 @@ def _previous_digest(store: Store, name: str) -> str:
         return ""
 
 
-def _manifests(workspace: Workspace, files, name: str) -> dict[str, str]:
-    """The texts of the indexed files called `name` (go.mod, Cargo.toml), by path."""
+def _manifests(workspace: Workspace, files, names: Collection[str]) -> dict[str, str]:
+    """The texts of the indexed files called one of `names` (go.mod, Cargo.toml), by path."""
     texts = {}
     for path in files:
-        if posixpath.basename(path) == name:
+        if posixpath.basename(path) in names:
             try:
                 texts[path] = read_text(workspace.repo, path, workspace.redactor).text
             except OSError:  # gone since it was indexed: imports through it stay external
