@@ -36,7 +36,7 @@ from .core.store import FileEntry, Store, StoreState, store_lock
 from .indexing.analyze import Analyzer
 from .indexing.chunk import chunk_file
 from .indexing.discover import discover, read_text
-from .indexing.lsp import analyzer_for
+from .indexing.lsp import analyzer_for, share_repository
 from .indexing.summarize import ExtractiveSummarizer, Summarizer
 from .languages.imports import MANIFESTS, module_roots
 from .rendering.outputs import (
@@ -246,6 +246,7 @@ def index(
         old = previous.files.get(source.path) if reusable else None
         if old is None or old.sha256 != source.sha256 or old.deferred:
             changed.append(source)
+    share_repository(analyzer, workspace.repo, found.files, changed, previous_documents, settings, workspace.redactor)
     # Without an LLM the summaries are final in the worker, so the worker embeds them too;
     # with one, the documents are embedded after the model has rewritten their summaries.
     job = _FileJob(

@@ -25,13 +25,14 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
 from ..core.config import Config
-from ..core.records import Chunk, ChunkKind, Metadata, SourceFile
+from ..core.records import Chunk, ChunkKind, Document, Metadata, SourceFile
+from ..core.redact import Redactor
 from ..languages.servers import SERVERS, ServerSpec, find_binary, server_for
 from .analyze import (
     LSP,
@@ -42,6 +43,8 @@ from .analyze import (
     SyntaxAnalyzer,
     call_sites,
 )
+from .chunk import ChunkSettings, chunk_file
+from .discover import read_text
 
 log = logging.getLogger("refdoc_site")
 
@@ -267,8 +270,7 @@ class LspAnalyzer:
         install: bool = True,
         budget_seconds: float = 0,
         ask: str = "all",
-        definition_names: Mapping[str, int] | None = None,
-        config: Config | None = None,
+        definition_names: Mapping[str, int] | Callable[[], Mapping[str, int]] | None = None,
     ) -> None:
         self.repo = repo.resolve()
         self.servers = servers
@@ -277,10 +279,9 @@ class LspAnalyzer:
         """Which call sites the server is asked about (`ASK_POLICIES`)."""
         self.name = LSP if ask == "all" else f"{LSP}-{ask}"
         self.definition_names = definition_names
-        """How many functions, methods and classes of the repository bear each name; found
-        by chunking the repository on first use when a policy needs it and none is given."""
-        self.config = config or Config()
-        """The build's settings: which files count, for `definition_names`."""
+        """How many functions, methods and classes of the repository bear each name, or
+        how to count them when a policy first needs them (the index phase gives it:
+        `share_repository`)."""
         self.budget_seconds = budget_seconds
         """Wall-clock seconds the servers may take over the whole build (`lsp_budget`); 0: no limit."""
         self.spent_seconds = 0.0
@@ -325,7 +326,9 @@ class LspAnalyzer:
         if not fewest:
             return sites
         if self.definition_names is None:
-            self.definition_names = repository_definition_names(self.repo, self.config)
+            raise ValueError(f"lsp_ask: {self.ask} needs the repository's definition names; index through the pipeline")
+        if callable(self.definition_names):
+            self.definition_names = self.definition_names()
         names = self.definition_names
         return {
             chunk_id: [site for site in chunk_sites if names.get(site.callee.rsplit(".", 1)[-1], 0) >= fewest]
@@ -435,22 +438,35 @@ the server to be asked about it. `linkable`: calls that could link to a chunk at
 (not builtins or libraries); `ambiguous`: calls that name matching cannot settle alone."""
 
 
-def repository_definition_names(repo: Path, config: Config | None = None) -> Counter[str]:
-    """How many functions, methods and classes of the repository bear each name."""
-    from ..core.redact import Redactor
-    from .chunk import chunk_file
-    from .discover import discover, read_text
+def share_repository(
+    analyzer: Analyzer, repo: Path, sources: Iterable[SourceFile], changed: Iterable[SourceFile],
+    stored: Mapping[str, list[Document]], settings: ChunkSettings, redactor: Redactor,
+) -> None:
+    """Tell the language-server tiers of `analyzer` how to count the repository's
+    definitions when their `lsp_ask` policy first needs them: from the stored documents of
+    the index phase's unchanged files and by chunking its `changed` ones (no discovery of
+    its own). The changed files are chunked again when their job runs: chunking costs
+    milliseconds where a server costs seconds per file."""
+    sources, changed = list(sources), list(changed)
+    changed_paths = {source.path for source in changed}
 
-    config = config or Config()
-    redactor = Redactor.from_config(config)
-    names: Counter[str] = Counter()
-    for source in discover(repo, config).files:
-        try:
-            chunks = chunk_file(source, read_text(repo, source.path, redactor).text, config.chunk_settings())
-        except Exception:  # a file the index will skip and count is no candidate either
-            continue
-        names.update(c.name for c in chunks if c.kind in DEFINITION_KINDS and c.part <= 1)
-    return names
+    def count() -> Counter[str]:
+        chunks = [d.chunk for s in sources if s.path not in changed_paths for d in stored.get(s.path, ())]
+        for source in changed:
+            try:
+                chunks += chunk_file(source, read_text(repo, source.path, redactor).text, settings)
+            except Exception:  # a file the index will skip and count is no candidate either
+                continue
+        return definition_names(chunks)
+
+    for tier in getattr(analyzer, "tiers", [analyzer]):
+        if isinstance(tier, LspAnalyzer) and tier.definition_names is None:
+            tier.definition_names = count
+
+
+def definition_names(chunks: Iterable[Chunk]) -> Counter[str]:
+    """How many functions, methods and classes among `chunks` bear each name."""
+    return Counter(c.name for c in chunks if c.kind in DEFINITION_KINDS and c.part <= 1)
 
 
 DEFINITION_KINDS = (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS)
@@ -482,8 +498,8 @@ def analyzer_for(mode: str, repo: Path, config: Config | None = None) -> Analyze
     """
     config = config or Config()
     if mode == "on":
-        lsp = LspAnalyzer(repo, budget_seconds=config.lsp_budget, ask=config.lsp_ask, config=config)
+        lsp = LspAnalyzer(repo, budget_seconds=config.lsp_budget, ask=config.lsp_ask)
         return MergedAnalyzer([lsp, SyntaxAnalyzer()])
     if mode == "only":
-        return LspAnalyzer(repo, budget_seconds=config.lsp_budget, config=config)
+        return LspAnalyzer(repo, budget_seconds=config.lsp_budget)
     return SyntaxAnalyzer()
