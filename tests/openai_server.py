@@ -77,6 +77,8 @@ class Recorded:
     headers: dict[str, str]
     body: Any
     status: int = 0
+    received: float = field(default_factory=time.monotonic)
+    """When the server read it (`time.monotonic()`): the gaps between tries are the client's waits."""
 
     @property
     def phase(self) -> str:
@@ -203,12 +205,18 @@ class OpenAIServer:
         return bearer == f"Bearer {self.api_key}" or headers.get("api-key") == self.api_key
 
 
-class Sleeps(list):
-    """A RetryPolicy's sleep that records each delay and really waits it."""
+NO_WAIT = {"retry-after-ms": "1"}
+"""A failing answer asking for a 1 ms wait keeps the client's retries in tests fast (the
+client honours a positive wait; for none it backs off from half a second)."""
 
-    def __call__(self, seconds: float) -> None:
-        self.append(seconds)
-        time.sleep(seconds)
+
+SLACK = 0.15
+"""Seconds a retry may arrive later than the client's wait: the failed answer's round trip."""
+
+
+def waits(requests: list[Recorded]) -> list[float]:
+    """Seconds between consecutive requests: what the client waited before each retry."""
+    return [later.received - earlier.received for earlier, later in zip(requests, requests[1:])]
 
 
 def chat_reply(request: Recorded, symbol: str = "") -> str:

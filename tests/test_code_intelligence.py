@@ -612,7 +612,8 @@ def test_what_the_servers_hover_tells_about_async(tmp_path):
     """Why isAsync comes from jedi's fallback but from the TypeScript server: the hover texts."""
     server_binary("jedi-language-server")
     server_binary("typescript-language-server")
-    from refdoc_site.indexing.lsp import ServerPool, _hover_text
+    from refdoc_site.indexing.lsp import _hover_text
+    from refdoc_site.indexing.server_pool import ServerPool
 
     repo = write_repo(tmp_path, {"m.py": "async def later(x):\n    return x\n",
                                  "m.ts": "export function load(): Promise<number> { return Promise.resolve(1); }\n"})

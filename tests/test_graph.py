@@ -7,13 +7,14 @@ import pytest
 from helpers import dedent, source_file
 from refdoc_site.indexing.analyze import SyntaxAnalyzer
 from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
-from refdoc_site.understanding.graph import RepoGraph, build_graph, go_module_roots, rust_crate_roots, strongly_connected
+from refdoc_site.languages.imports import module_roots
+from refdoc_site.understanding.graph import RepoGraph, build_graph, strongly_connected
 from refdoc_site.languages import language_for
 from refdoc_site.core.records import ChunkSummary, Document
 
 
 def graph_of(
-    files: dict[str, str], module_depth: int | None = 1, go_modules: dict[str, str] | None = None, rust_crates: dict[str, str] | None = None
+    files: dict[str, str], module_depth: int | None = 1, roots: dict[str, dict[str, str]] | None = None
 ) -> RepoGraph:
     """Chunk and analyze inline files as the index phase would, then build the graph."""
     languages: dict[str, str] = {}
@@ -30,7 +31,7 @@ def graph_of(
         imports[path] = analysis.imports
         summary = ChunkSummary("r.", "io.", "none.", "deps.", "notes.")
         documents += [Document(c, summary, analysis.metadata[c.id], [], "t", source.sha256) for c in chunks]
-    return build_graph(languages, imports, documents, module_depth, go_modules, rust_crates)
+    return build_graph(languages, imports, documents, module_depth, roots)
 
 
 def test_python_relative_and_absolute_imports_resolve_to_files():
@@ -87,7 +88,7 @@ def test_typescript_imports_written_with_the_emitted_js_extension_resolve_to_the
 
 MANIFEST_CASES = {
     "go.mod": (
-        go_module_roots,
+        "go",
         "module github.com/spf13/cobra\n\ngo 1.15\n",
         {"github.com/spf13/cobra": ""},
         {
@@ -98,7 +99,7 @@ MANIFEST_CASES = {
         ("doc/man.go", ["root.go", "internal/util/util.go"], "fmt"),
     ),
     "Cargo.toml": (
-        rust_crate_roots,
+        "rust",
         '[package]\nname = "my-crate"\nversion = "1.0.0"\n\n[dependencies]\nserde = "1"\n',
         {"my_crate": "src"},
         {
@@ -115,9 +116,9 @@ MANIFEST_CASES = {
 def test_imports_of_the_repositorys_own_module_or_crate_resolve_through_its_manifest(manifest):
     """Go's module path (go.mod) and Rust's crate name (Cargo.toml), as tests and other
     packages of the repository import them."""
-    roots_of, text, roots, files, (importer, expected, external) = MANIFEST_CASES[manifest]
-    assert roots_of({manifest: text}) == roots
-    graph = graph_of(files, **{"go_modules" if manifest == "go.mod" else "rust_crates": roots})
+    language, text, roots, files, (importer, expected, external) = MANIFEST_CASES[manifest]
+    assert module_roots({manifest: text}) == {language: roots}
+    graph = graph_of(files, roots={language: roots})
     assert graph.file_imports[importer] == expected
     assert external in graph.external_imports[importer]
     # Without the manifest the repository's own name is out of reach of the suffix match.

@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 from helpers import indexed_shop
 
-from refdoc_site.writing.grounding import Grounder, NameIndex, SourceBook, plain_text
+from refdoc_site.writing.grounding import Grounder, plain_text
+from refdoc_site.writing.names import NameIndex
+from refdoc_site.writing.sources import SourceBook
 
 
 @pytest.fixture(scope="module")

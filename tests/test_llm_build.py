@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers import SHOP_SOURCES, write_repo
-from openai_server import TEST_KEY, OpenAIServer
+from openai_server import NO_WAIT, TEST_KEY, OpenAIServer
 
 from refdoc_site.rendering import pages
 from refdoc_site.cli import main
@@ -32,10 +32,6 @@ SOURCES = {
             return amount * RATE
     ''',
 }
-
-
-NO_WAIT = {"retry-after": "0"}
-"""A failing server that asks for no wait keeps the retries of these tests fast."""
 
 
 @pytest.fixture()

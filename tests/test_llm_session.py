@@ -1,7 +1,8 @@
 """The LLM session against a real local server speaking the OpenAI API (tests/openai_server.py).
 
 The real `openai` client talks to the server through its base URL (or the Azure endpoint);
-nothing is patched. Retry delays are small through the RetryPolicy, and recorded.
+nothing is patched. The client's waits before retries are read from when the server
+received each try; failures that do not test the wait ask for 1 ms (NO_WAIT).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from openai_server import HALLUCINATED, OpenAIServer, Sleeps
+from openai_server import HALLUCINATED, NO_WAIT, SLACK, OpenAIServer, waits
 from openai_server import TEST_KEY as KEY
 
 from refdoc_site.core.config import Config, LlmConfig, parse_config
@@ -25,11 +26,11 @@ SCHEMA = 'Reply with a JSON object: {"answer": "...", "detail": "..."}'
 
 
 def session_for(
-    server: OpenAIServer, store: Path, *, sleeps: Sleeps | None = None, timeout: float = 5.0,
+    server: OpenAIServer, store: Path, *, timeout: float = 5.0,
     config: LlmConfig | None = None, language: str = "en", **options,
 ) -> LlmSession:
     environ = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": server.base_url}
-    policy = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05, timeout=timeout, sleep=sleeps if sleeps is not None else Sleeps())
+    policy = RetryPolicy(attempts=3, timeout=timeout)
     session, notice = open_session(Config(language=language, llm=config or LlmConfig()), store, environ=environ, policy=policy, **options)
     assert session is not None, notice
     return session
@@ -84,23 +85,23 @@ def test_a_changed_model_or_prompt_is_asked_again(server: OpenAIServer, tmp_path
 
 @pytest.mark.parametrize(("headers", "expected"), [({"retry-after": "1"}, 1.0), ({"retry-after-ms": "200"}, 0.2)])
 def test_429_is_retried_after_the_wait_it_asks_for(server: OpenAIServer, tmp_path: Path, headers: dict, expected: float) -> None:
-    sleeps = Sleeps()
-    session = session_for(server, tmp_path, sleeps=sleeps)
+    session = session_for(server, tmp_path)
     server.inject("status", status=429, headers=headers)
     assert ask(session) is not None
-    assert sleeps == [pytest.approx(expected)]
+    (waited,) = waits(server.chat_requests())
+    assert expected <= waited < expected + SLACK
     assert [r.status for r in server.chat_requests()] == [429, 200]
     stats = session.report.phases["chunk"]
     assert (stats.requests, stats.retries, stats.fallbacks) == (2, 1, 0)
 
 
 def test_500_then_success(server: OpenAIServer, tmp_path: Path) -> None:
-    sleeps = Sleeps()
-    session = session_for(server, tmp_path, sleeps=sleeps)
+    session = session_for(server, tmp_path)
     server.inject("status", status=500, times=2)
     assert ask(session) is not None
     assert [r.status for r in server.chat_requests()] == [500, 500, 200]
-    assert 0.005 <= sleeps[0] <= 0.01 and 0.01 <= sleeps[1] <= 0.02  # exponential, with jitter
+    first, second = waits(server.chat_requests())
+    assert 0.375 <= first < 0.5 + SLACK and 0.75 <= second < 1.0 + SLACK  # the client's: exponential, with jitter
 
 
 def test_a_timeout_is_retried(server: OpenAIServer, tmp_path: Path) -> None:
@@ -113,7 +114,7 @@ def test_a_timeout_is_retried(server: OpenAIServer, tmp_path: Path) -> None:
 
 def test_a_request_that_keeps_failing_falls_back_and_is_counted(server: OpenAIServer, tmp_path: Path) -> None:
     session = session_for(server, tmp_path)
-    server.inject("status", status=503, times=None, when=lambda r: "question one" in r.prompt)
+    server.inject("status", status=503, headers=NO_WAIT, times=None, when=lambda r: "question one" in r.prompt)
     assert ask(session) is None
     assert ask(session, "question two") is not None
     stats = session.report.phases["chunk"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from helpers import SHOP_FIXTURE
-from openai_server import HALLUCINATED, OpenAIServer, Sleeps
+from openai_server import HALLUCINATED, NO_WAIT, OpenAIServer
 from openai_server import TEST_KEY as KEY
 
 from refdoc_site.cli import main
@@ -30,7 +30,7 @@ def shop(root: Path, language: str = "en", plans: tuple[str, ...] = ()) -> Works
 
 
 def session_for(server: OpenAIServer, workspace: Workspace) -> LlmSession:
-    policy = RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.02, timeout=5.0, sleep=Sleeps())
+    policy = RetryPolicy(attempts=2, timeout=5.0)
     environ = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": server.base_url}
     config = Config(language=workspace.config.language, llm=LlmConfig(concurrency=2))
     session, notice = open_session(config, workspace.store_dir, environ=environ, policy=policy)
@@ -142,7 +142,7 @@ def test_failures_fall_back_to_the_offline_pages_and_keep_what_was_built(server:
     render(offline)
     workspace = shop(tmp_path / "llm")
     documents_before = (workspace.store_dir / "index.jsonl").read_text(encoding="utf-8")
-    server.inject("status", status=500, times=None, when=lambda request: request.phase == "decisions")
+    server.inject("status", status=500, headers=NO_WAIT, times=None, when=lambda request: request.phase == "decisions")
     server.inject("invalid_json", times=None, when=lambda request: request.phase == "milestones")
     session = session_for(server, workspace)
     plan(workspace, "export users", session)
@@ -153,7 +153,7 @@ def test_failures_fall_back_to_the_offline_pages_and_keep_what_was_built(server:
     phases = session.report.phases
     assert phases["decisions"].fallbacks == 1 and phases["decisions"].retries == 1
     assert phases["milestones"].fallbacks == 1 and phases["milestones"].repairs == 1
-    server.inject("status", status=503, times=None, when=lambda request: request.phase == "plans")
+    server.inject("status", status=503, headers=NO_WAIT, times=None, when=lambda request: request.phase == "plans")
     record, _ = plan(workspace, "normalize names", session)
     assert record["model"] == "" and "no changes are proposed" in page(workspace, "plans/normalize-names.md")
     assert page(workspace, "plans/export-users.md") == first_plan, "a plan built before is kept"

@@ -1,8 +1,8 @@
 """The API embedder against a real local server speaking the OpenAI API (tests/openai_server.py).
 
 The real `openai` client is pointed at the server through its base URL (or the Azure
-endpoint); nothing is patched. Retry delays are made small through the RetryPolicy, and
-recorded, so the tests can assert them without waiting long.
+endpoint); nothing is patched. The client's waits before retries are read from when the
+server received each try; failures that do not test the wait ask for 1 ms (NO_WAIT).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from helpers import SHOP_SOURCES as SOURCES
 from helpers import write_repo
-from openai_server import OpenAIServer, Sleeps, vector_for
+from openai_server import NO_WAIT, SLACK, OpenAIServer, vector_for, waits
 from openai_server import TEST_KEY as KEY
 
 from refdoc_site.cli import main
@@ -34,8 +34,8 @@ from refdoc_site.search.ranking import SearchIndex
 from refdoc_site.core.store import Store
 
 MODEL = "hash-bag-of-words"
-def make_embedder(server: OpenAIServer, sleeps: Sleeps | None = None, timeout: float = 5.0, **environ: str) -> OpenAIEmbedder:
-    policy = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05, timeout=timeout, sleep=sleeps if sleeps is not None else Sleeps())
+def make_embedder(server: OpenAIServer, timeout: float = 5.0, **environ: str) -> OpenAIEmbedder:
+    policy = RetryPolicy(attempts=3, timeout=timeout)
     environ = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": server.base_url, "OPENAI_EMBEDDING_MODEL": MODEL, **environ}
     return OpenAIEmbedder.from_config(EmbeddingConfig(), policy, environ)
 
@@ -71,24 +71,24 @@ def test_default_model_is_text_embedding_3_small(server: OpenAIServer) -> None:
 
 @pytest.mark.parametrize(("headers", "expected"), [({"retry-after": "1"}, 1.0), ({"retry-after-ms": "150"}, 0.15)])
 def test_429_is_retried_after_the_wait_it_asks_for(server: OpenAIServer, headers: dict, expected: float) -> None:
-    sleeps = Sleeps()
-    embedder = make_embedder(server, sleeps)
+    embedder = make_embedder(server)
     server.inject("status", status=429, headers=headers)
     started = time.monotonic()
     vectors = embedder.embed(texts(5))
     assert time.monotonic() - started >= expected
-    assert sleeps == [pytest.approx(expected)]
+    (waited,) = waits(server.embedding_requests())
+    assert expected <= waited < expected + SLACK
     assert [r.status for r in server.embedding_requests()] == [429, 200]
     assert vectors.shape == (5, server.dim)
 
 
 def test_500_is_retried_with_exponential_backoff_and_jitter(server: OpenAIServer) -> None:
-    sleeps = Sleeps()
-    embedder = make_embedder(server, sleeps)
+    embedder = make_embedder(server)
     server.inject("status", status=500, times=2)
     embedder.embed(texts(3))
     assert [r.status for r in server.embedding_requests()] == [500, 500, 200]
-    assert 0.005 <= sleeps[0] <= 0.01 and 0.01 <= sleeps[1] <= 0.02
+    first, second = waits(server.embedding_requests())
+    assert 0.375 <= first < 0.5 + SLACK and 0.75 <= second < 1.0 + SLACK  # the client's: exponential, with jitter
 
 
 def test_a_timeout_is_retried(server: OpenAIServer) -> None:
@@ -111,7 +111,7 @@ def test_a_malformed_answer_is_retried(server: OpenAIServer, kind: str) -> None:
 
 
 @pytest.mark.parametrize(("kind", "settings", "reason"), [
-    ("status", {"status": 500}, "HTTP 500: The server had an error., after 3 attempts"),
+    ("status", {"status": 500, "headers": NO_WAIT}, "HTTP 500: The server had an error., after 3 attempts"),
     ("wrong_dim", {}, "malformed response: 65-dimensional vectors, expected 64, after 3 attempts"),
 ])
 def test_a_batch_that_keeps_failing_is_skipped_and_counted(server: OpenAIServer, kind: str, settings: dict, reason: str) -> None:
@@ -127,7 +127,7 @@ def test_a_batch_that_keeps_failing_is_skipped_and_counted(server: OpenAIServer,
 
 def test_after_three_failed_batches_the_rest_are_not_sent(server: OpenAIServer) -> None:
     embedder = make_embedder(server)
-    server.inject("status", status=503, times=None)
+    server.inject("status", status=503, headers=NO_WAIT, times=None)
     rows, failures = embedder.embed_batches(texts(450))
     assert len(server.embedding_requests()) == 3 * 3
     assert [(f.start, f.end) for f in failures] == [(0, 100), (100, 200), (200, 300), (300, 400), (400, 450)]
@@ -137,7 +137,7 @@ def test_after_three_failed_batches_the_rest_are_not_sent(server: OpenAIServer) 
 
 def test_a_failed_query_is_one_clear_error(server: OpenAIServer) -> None:
     embedder = make_embedder(server)
-    server.inject("status", status=500, times=None)
+    server.inject("status", status=500, headers=NO_WAIT, times=None)
     with pytest.raises(ApiError, match=r"embedding failed \(HTTP 500"):
         embedder.embed(["erase an account"])
 
@@ -292,8 +292,8 @@ def test_failed_batches_are_counted_in_the_index_report(api_environment: OpenAIS
     from refdoc_site.pipeline import Workspace, index
 
     repo = write_repo(tmp_path / "repo", SOURCES)
-    api_environment.inject("status", status=500, times=None)
-    embedder = OpenAIEmbedder.from_config(EmbeddingConfig(), RetryPolicy(attempts=2, base_delay=0.001))
+    api_environment.inject("status", status=500, headers=NO_WAIT, times=None)
+    embedder = OpenAIEmbedder.from_config(EmbeddingConfig(), RetryPolicy(attempts=2))
     report = index(Workspace.create(repo, Config()), api_embedder=embedder)
     assert len(report.failed) == report.chunks
     assert all("API embedding failed (HTTP 500" in line for line in report.failed)

@@ -14,6 +14,8 @@ marks definitions with captures:
 Optional query files serve the analysis: `queries/<name>-calls.scm` marks call sites
 (see `queries/python-calls.scm`), `queries/<name>-imports.scm` imports and exports (see
 `queries/python-imports.scm`); languages without one fall back to regular expressions.
+How its imports name repository files, and the manifest naming the repository's own
+module (go.mod, Cargo.toml), is a row of `IMPORT_RULES` in imports.py.
 """
 
 from __future__ import annotations

@@ -67,18 +67,17 @@ class OpenAIChat:
     @property
     def client(self):
         if self._client is None:
-            self._client = openai_api.make_client(self.settings, self.policy.timeout)
+            self._client = openai_api.make_client(self.settings, self.policy)
         return self._client
 
     def chat(self, messages: list[dict], *, model: str, json_output: bool, phase: str) -> ChatReply:
         settings = replace(self.settings, model=model, model_variable=self.model_variables.get(model, self.settings.model_variable))
-        attempts = 0
+        attempts = openai_api.Attempts()
 
         def request() -> ChatReply:
-            nonlocal attempts
-            attempts += 1
             options = {"response_format": JSON_FORMAT} if json_output else {}
-            response = self.client.chat.completions.create(
+            response = openai_api.send(
+                self.client.chat.completions.with_raw_response.create, attempts,
                 model=model, messages=messages, temperature=TEMPERATURE,
                 extra_headers={PHASE_HEADER: phase}, **options,
             )
@@ -100,5 +99,6 @@ class OpenAIChat:
         except ApiError:
             raise
         except Exception as error:  # a failed request falls back, never fatal
-            raise ChatFailed(f"{openai_api.describe(error)}, after {attempts} attempt{'s' if attempts != 1 else ''}", attempts) from None
-        return replace(reply, attempts=attempts)
+            sent = attempts.sent
+            raise ChatFailed(f"{openai_api.describe(error)}, after {sent} attempt{'s' if sent != 1 else ''}", sent) from None
+        return replace(reply, attempts=attempts.sent)

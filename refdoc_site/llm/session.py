@@ -7,8 +7,8 @@ the session counts the fallback. In order, a request is
 1. answered from the response cache when the same question was asked before (cache.py);
 2. not sent in a dry run (its tokens and cost are estimated instead), once the budget
    (`--max-cost`) is spent, or after the key was rejected;
-3. sent through the provider (provider.py), which retries 429, 5xx and timeouts with
-   backoff and jitter, honouring Retry-After;
+3. sent through the provider (provider.py), whose `openai` client retries 429, 5xx and
+   timeouts with backoff and jitter, honouring Retry-After (each retry counted);
 4. checked: JSON replies must parse to an object that `validate` accepts; one repair
    request shows the model its reply and the problem; a usable reply is cached.
 

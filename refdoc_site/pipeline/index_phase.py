@@ -22,7 +22,7 @@ from ..core.workspace import DISCOVERY_NAME, Workspace
 from ..indexing.analyze import Analyzer
 from ..indexing.chunk import chunk_file
 from ..indexing.discover import discover, read_text
-from ..indexing.lsp import analyzer_for
+from ..indexing.lsp import analyzer_for, share_repository
 from ..indexing.summarize import Summarizer
 from ..providers.openai_embed import OpenAIEmbedder, store_api_vectors
 from ..search.embed import Embedder, default_embedder, embed_documents
@@ -91,6 +91,7 @@ def index(
         old = previous.files.get(source.path) if reusable else None
         if old is None or old.sha256 != source.sha256 or old.deferred:
             changed.append(source)
+    share_repository(analyzer, workspace.repo, found.files, changed, previous_documents, config.chunk_settings(), workspace.redactor)
     embeds_late = summarizer.revises  # summaries still change: embed them once, after
     job = FileJob(
         workspace.repo, config.chunk_settings(), analyzer, summarizer, datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -10,7 +10,7 @@ answered.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import asdict
 
 from ..core.records import Hierarchy
@@ -25,8 +25,9 @@ from ..core.workspace import (
 )
 from ..indexing.discover import read_text
 from ..indexing.summarize import Summarizer
+from ..languages.imports import MANIFESTS, module_roots
 from ..understanding.evidence import collect_decisions
-from ..understanding.graph import build_graph, go_module_roots, rust_crate_roots
+from ..understanding.graph import build_graph
 from ..understanding.hierarchy import build_hierarchy
 from ..understanding.milestones import plan_milestones
 from ..writing.doc_writers import DocWriter
@@ -50,8 +51,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         {path: entry.imports for path, entry in state.files.items()},
         state.documents,
         workspace.config.module_depth or None,
-        go_module_roots(manifest_texts(workspace, state.files, "go.mod")),
-        rust_crate_roots(manifest_texts(workspace, state.files, "Cargo.toml")),
+        module_roots(manifest_texts(workspace, state.files, MANIFESTS)),
     )
     hierarchy = summarizer.summarize_hierarchy(build_hierarchy(state.files, state.documents, graph), state.documents)
     outputs = {
@@ -80,12 +80,12 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     return hierarchy
 
 
-def manifest_texts(workspace: Workspace, paths: Iterable[str], name: str) -> dict[str, str]:
-    """The texts of the indexed files called `name` (go.mod, Cargo.toml), by path: where the
-    graph learns the module roots of the languages that declare them."""
+def manifest_texts(workspace: Workspace, paths: Iterable[str], names: Collection[str]) -> dict[str, str]:
+    """The texts of the indexed files called one of `names` (go.mod, Cargo.toml), by path:
+    where the graph learns the module roots of the languages that declare them."""
     texts = {}
     for path in paths:
-        if posixpath.basename(path) == name:
+        if posixpath.basename(path) in names:
             try:
                 texts[path] = read_text(workspace.repo, path, workspace.redactor).text
             except OSError:  # gone since it was indexed: imports through it stay external

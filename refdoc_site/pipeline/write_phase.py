@@ -18,7 +18,7 @@ from ..search.embed import matching_embedder
 from ..search.ranking import SearchIndex
 from ..writing.context import plan_context
 from ..writing.doc_writers import DocWriter, Names
-from ..writing.grounding import NameIndex
+from ..writing.names import NameIndex
 
 
 def write_pages(workspace: Workspace, hierarchy: Hierarchy, decisions: list, milestones: list, writer: DocWriter) -> None:

@@ -11,22 +11,22 @@ Settings come from refdoc.yml's section first, then from the seed's environment 
   `{endpoint}/openai/deployments/{deployment}/…?api-version=…`;
 - a model variable per use (`OPENAI_EMBEDDING_MODEL` for the embedder).
 
-The client's own retries are off: `call_with_retries` retries what may succeed later (429,
-5xx, timeouts, connection errors, malformed responses) with exponential backoff and
-jitter, honouring `Retry-After`, and turns what no retry fixes (a missing or rejected
-key, an unknown model) into one clear `ApiError` line.
+The client retries what may succeed later (408, 409, 429, 5xx, timeouts, connection
+errors) with exponential backoff and jitter, honouring `Retry-After` and `retry-after-ms`;
+`RetryPolicy` sets its `max_retries` and timeout. `send` counts the HTTP requests each call
+took (the client's `retries_taken`, or the `x-stainless-retry-count` header of the last
+request a failure names), for the build's retry accounting. `call_with_retries` asks again
+only when a 200 answer has the wrong shape (the client does not look inside), and turns
+what no retry fixes (a rejected key, an unknown model) into one clear `ApiError` line.
 """
 
 from __future__ import annotations
 
 import os
-import random
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from json import JSONDecodeError
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..core.errors import ApiError, ApiKeyError
 
@@ -35,7 +35,8 @@ PROVIDERS = ("openai", "azure")
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
 NO_KEY = "no-key"
 """Sent to a compatible server (given by a base URL) when no key is set; most ignore it."""
-RETRYABLE_STATUS = (408, 409, 429)
+RETRY_COUNT_HEADER = "x-stainless-retry-count"
+"""The retries before a request, as the client writes it into each request it sends."""
 
 
 @dataclass(frozen=True)
@@ -100,73 +101,58 @@ class ApiSettings:
         return "AZURE_OPENAI_API_KEY" if self.provider == "azure" else "OPENAI_API_KEY"
 
 
-def make_client(settings: ApiSettings, timeout: float):
-    """An `openai.OpenAI` (or `openai.AzureOpenAI`) client with its own retries off."""
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently a request is tried: the client's `max_retries` and timeout."""
+
+    attempts: int = 4
+    """Tries per request, the first included."""
+    timeout: float = 60.0
+    """Seconds one request may take."""
+
+
+def make_client(settings: ApiSettings, policy: RetryPolicy):
+    """An `openai.OpenAI` (or `openai.AzureOpenAI`) client retrying per `policy`."""
     try:
         import openai
     except ImportError:
         raise ApiError("the `openai` package is not installed; install refdoc-site with its dependencies") from None
+    retries = {"timeout": policy.timeout, "max_retries": max(0, policy.attempts - 1)}
     if settings.provider == "azure":
         return openai.AzureOpenAI(
-            azure_endpoint=settings.base_url,
-            api_key=settings.api_key,
-            api_version=settings.api_version,
-            timeout=timeout,
-            max_retries=0,
+            azure_endpoint=settings.base_url, api_key=settings.api_key, api_version=settings.api_version, **retries
         )
-    return openai.OpenAI(api_key=settings.api_key, base_url=settings.base_url or None, timeout=timeout, max_retries=0)
+    return openai.OpenAI(api_key=settings.api_key, base_url=settings.base_url or None, **retries)
 
 
 class MalformedResponse(Exception):
     """A 200 answer of the wrong shape (count, dimension, values); may be right next time."""
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often and how patiently a request is tried."""
+@dataclass
+class Attempts:
+    """The HTTP requests one call has sent so far, the client's retries included."""
 
-    attempts: int = 4
-    """Tries per request, the first included."""
-    base_delay: float = 1.0
-    """Backoff before the second try; doubled each time, with jitter (×0.5–1)."""
-    max_delay: float = 30.0
-    max_retry_after: float = 60.0
-    """The longest `Retry-After` obeyed; a longer one is cut to this."""
-    timeout: float = 60.0
-    """Seconds one request may take."""
-    sleep: Callable[[float], None] = time.sleep
-
-    def delay(self, attempt: int, error: BaseException) -> float:
-        """Seconds to wait after failed try number `attempt` (0-based)."""
-        asked = retry_after(error)
-        if asked is not None:
-            return min(asked, self.max_retry_after)
-        return min(self.max_delay, self.base_delay * 2**attempt) * random.uniform(0.5, 1.0)
+    sent: int = 0
 
 
-def retry_after(error: BaseException) -> float | None:
-    """The wait a response asked for: `retry-after-ms`, or `Retry-After` in seconds or as a date."""
-    response = getattr(error, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value) * scale)
-        except ValueError:
-            pass
-        try:
-            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-        except (TypeError, ValueError):
-            pass
-    return None
+def send(create: Callable[..., Any], attempts: Attempts, **params: Any) -> Any:
+    """The parsed answer of `create` (a client method's `with_raw_response` form), adding
+    the HTTP requests it took to `attempts`, also when it fails."""
+    try:
+        raw = create(**params)
+    except Exception as error:
+        request = getattr(error, "request", None)
+        retries = getattr(request, "headers", {}).get(RETRY_COUNT_HEADER, "0")
+        attempts.sent += (1 + int(retries)) if retries.isdigit() else 1
+        raise
+    attempts.sent += 1 + raw.retries_taken
+    return raw.parse()
 
 
 def call_with_retries(request: Callable[[], T], settings: ApiSettings, policy: RetryPolicy) -> T:
-    """`request()`, tried again on failures that may pass, up to `policy.attempts` tries.
+    """`request()`, asked again at once when its answer was malformed, up to
+    `policy.attempts` tries (the client has already retried the HTTP failures).
 
     Raises `ApiError` for what no retry fixes (a rejected key, an unknown model or
     deployment) and otherwise the last error; `describe()` makes a line of it.
@@ -176,9 +162,8 @@ def call_with_retries(request: Callable[[], T], settings: ApiSettings, policy: R
             return request()
         except Exception as error:
             _raise_if_fatal(error, settings)
-            if not is_retryable(error) or attempt + 1 >= policy.attempts:
+            if not is_malformed(error) or attempt + 1 >= policy.attempts:
                 raise
-            policy.sleep(policy.delay(attempt, error))
     raise AssertionError("unreachable: attempts must be at least 1")
 
 
@@ -196,13 +181,11 @@ def _raise_if_fatal(error: Exception, settings: ApiSettings) -> None:
         ) from None
 
 
-def is_retryable(error: Exception) -> bool:
-    """True for failures that may pass on a later try."""
+def is_malformed(error: Exception) -> bool:
+    """True for a 200 answer that could not be used: a later try may get a good one."""
     import openai
 
-    if isinstance(error, openai.APIStatusError):
-        return error.status_code in RETRYABLE_STATUS or error.status_code >= 500
-    return isinstance(error, (openai.APIConnectionError, openai.APIResponseValidationError, MalformedResponse, JSONDecodeError))
+    return isinstance(error, (openai.APIResponseValidationError, MalformedResponse, JSONDecodeError))
 
 
 def describe(error: Exception) -> str:

@@ -33,11 +33,13 @@ from ..core.store import atomic_file
 from ..search.embed import document_text
 from .openai_api import (
     ApiSettings,
+    Attempts,
     MalformedResponse,
     RetryPolicy,
     call_with_retries,
     describe,
     make_client,
+    send,
 )
 
 log = logging.getLogger("refdoc_site")
@@ -94,7 +96,7 @@ class OpenAIEmbedder:
     @property
     def client(self):
         if self._client is None:
-            self._client = make_client(self.settings, self.policy.timeout)
+            self._client = make_client(self.settings, self.policy)
         return self._client
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -122,22 +124,27 @@ class OpenAIEmbedder:
                 failures.append(BatchFailure(start, end, f"not sent: the {GIVE_UP_AFTER} batches before it failed"))
                 continue
             batch = [text[:MAX_TEXT_CHARS] for text in texts[start:end]]
+            attempts = Attempts()
             try:
-                vectors = call_with_retries(lambda batch=batch: self._request(batch), self.settings, self.policy)
+                vectors = call_with_retries(lambda: self._request(batch, attempts), self.settings, self.policy)
             except ApiError:
                 raise
             except Exception as error:  # a failed batch is skipped and counted, never fatal
                 failed_in_a_row += 1
-                reason = f"{describe(error)}, after {self.policy.attempts} attempts"
+                reason = f"{describe(error)}, after {attempts.sent} attempts"
                 failures.append(BatchFailure(start, end, reason))
                 continue
             failed_in_a_row = 0
             rows[start:end] = list(vectors)
         return rows, failures
 
-    def _request(self, texts: list[str]) -> np.ndarray:
-        """One embeddings request: checked, ordered by index, rows L2-normalised."""
-        response = self.client.embeddings.create(input=texts, model=self.settings.model, encoding_format="float")
+    def _request(self, texts: list[str], attempts: Attempts) -> np.ndarray:
+        """One embeddings call (the client retries its HTTP failures): checked, ordered by
+        index, rows L2-normalised."""
+        response = send(
+            self.client.embeddings.with_raw_response.create, attempts,
+            input=texts, model=self.settings.model, encoding_format="float",
+        )
         try:
             items = sorted(response.data, key=lambda item: item.index)
             lengths = {len(item.embedding) for item in items}

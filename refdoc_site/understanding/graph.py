@@ -7,22 +7,17 @@ reprocessed one file still sees callers across the whole repository.
 from __future__ import annotations
 
 import posixpath
-import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..core.records import ChunkKind, Document
+from ..languages.imports import RepoFiles, rules_for
 
 ROOT_MODULE = "(root)"
 SPLIT_MODULE_OVER = 50
 """With automatic depth, a module of more files than this splits into its subdirectories."""
 MAX_AUTO_DEPTH = 4
-
-JS_LIKE = ("javascript", "typescript", "tsx")
-JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js")
-TS_SOURCES_OF = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
-"""The TypeScript sources an emitted extension in an import stands for."""
 
 
 @dataclass
@@ -50,17 +45,16 @@ def build_graph(
     imports: dict[str, list[str]],
     documents: Iterable[Document],
     module_depth: int | None = None,
-    go_modules: dict[str, str] | None = None,
-    rust_crates: dict[str, str] | None = None,
+    module_roots: Mapping[str, Mapping[str, str]] | None = None,
 ) -> RepoGraph:
     """`files` maps path → language; `imports` holds each file's imports as written;
-    `go_modules` maps a Go module path to the folder of its go.mod (`go_module_roots`),
-    `rust_crates` a crate name to its source folder (`rust_crate_roots`)."""
+    `module_roots` the repository's own module names per language
+    (`languages.imports.module_roots`: a Go module path or a crate name → its folder)."""
     documents = list(documents)
     graph = RepoGraph()
-    resolver = _ImportResolver(files, go_modules or {}, rust_crates or {})
+    repo_files = RepoFiles(files, module_roots)
     for path in sorted(files):
-        resolved, external = resolver.resolve(path, imports.get(path, []))
+        resolved, external = resolve_imports(repo_files, path, imports.get(path, []))
         graph.file_imports[path] = resolved
         graph.external_imports[path] = external
     graph.calls, graph.callers = _call_graph(documents, graph.file_imports)
@@ -130,164 +124,20 @@ def assign_modules(paths: list[str], depth: int | None) -> dict[str, str]:
     return result
 
 
-class _ImportResolver:
-    """Maps an import as written to repository files, per language family."""
-
-    def __init__(self, files: dict[str, str], go_modules: dict[str, str] | None = None, rust_crates: dict[str, str] | None = None) -> None:
-        self.files = files
-        self.go_modules = sorted((go_modules or {}).items(), key=lambda item: -len(item[0]))
-        self.rust_crates = rust_crates or {}
-        self.paths = set(files)
-        self.python_modules: dict[str, list[str]] = defaultdict(list)
-        self.by_suffix: dict[str, list[str]] = defaultdict(list)
-        self.directories: dict[str, list[str]] = defaultdict(list)
-        for path, language in files.items():
-            self.directories[posixpath.dirname(path)].append(path)
-            parts = path.split("/")
-            for start in range(len(parts)):
-                self.by_suffix["/".join(parts[start:])].append(path)
-            if language == "python":
-                dotted = path[: -len(".py")] if path.endswith(".py") else path.rsplit(".", 1)[0]
-                dotted = dotted.removesuffix("/__init__").replace("/", ".")
-                pieces = dotted.split(".")
-                for start in range(len(pieces)):
-                    self.python_modules[".".join(pieces[start:])].append(path)
-
-    def resolve(self, path: str, imports: list[str]) -> tuple[list[str], list[str]]:
-        language = self.files[path]
-        resolved: list[str] = []
-        external: list[str] = []
-        for name in imports:
-            targets = self._targets(path, language, name)
-            targets = [t for t in targets if t != path]
-            if targets:
-                resolved.extend(targets)
-            elif not name.startswith("."):
-                external.append(name)
-        return list(dict.fromkeys(resolved)), _top_level_external(language, external)
-
-    def _targets(self, path: str, language: str, name: str) -> list[str]:
-        if language == "python":
-            return self._python(path, name)
-        if language in JS_LIKE:
-            if not name.startswith("."):
-                return []
-            base = posixpath.normpath(posixpath.join(posixpath.dirname(path), name))
-            found = next(([base + s] for s in JS_SUFFIXES if base + s in self.paths), [])
-            stem, extension = posixpath.splitext(base)
-            if not found and extension in TS_SOURCES_OF:
-                # TypeScript written for ES modules imports `./x.js`, the file its `./x.ts` becomes.
-                found = next(([stem + s] for s in TS_SOURCES_OF[extension] if stem + s in self.paths), [])
-            return found
-        if language in ("c", "cpp"):
-            local = posixpath.normpath(posixpath.join(posixpath.dirname(path), name))
-            if local in self.paths:
-                return [local]
-            return self._unique(self.by_suffix.get(name, []))
-        if language == "java":
-            return self._unique(self.by_suffix.get(name.replace(".", "/") + ".java", []))
-        if language == "go":
-            return self._go(name)
-        if language == "rust":
-            return self._rust(path, name)
-        return []
-
-    def _python(self, path: str, name: str) -> list[str]:
-        if name.startswith("."):
-            dots = len(name) - len(name.lstrip("."))
-            package = posixpath.dirname(path).split("/") if posixpath.dirname(path) else []
-            package = package[: len(package) - (dots - 1)] if dots > 1 else package
-            rest = name[dots:]
-            candidate = "/".join(package + ([rest.replace(".", "/")] if rest else []))
-            for suffix in (".py", "/__init__.py"):
-                if candidate + suffix in self.paths:
-                    return [candidate + suffix]
-            return []
-        pieces = name.split(".")
-        while pieces:
-            matches = self.python_modules.get(".".join(pieces), [])
-            if len(matches) == 1:
-                return matches
-            if len(matches) > 1:
-                return [min(matches, key=len)]
-            pieces = pieces[:-1]
-        return []
-
-    def _go(self, name: str) -> list[str]:
-        for module, folder in self.go_modules:
-            if name == module or name.startswith(module + "/"):
-                directory = posixpath.join(folder, name[len(module) :].lstrip("/")).strip("/")
-                return self._go_package(directory)
-        parts = name.split("/")
-        for start in range(len(parts)):
-            members = self._go_package("/".join(parts[start:]))
-            if members:
-                return members
-        return []
-
-    def _go_package(self, directory: str) -> list[str]:
-        """A package stands for its first non-test file (one edge per imported package)."""
-        members = [p for p in self.directories.get(directory, []) if p.endswith(".go") and not p.endswith("_test.go")]
-        return sorted(members)[:1]
-
-    def _rust(self, path: str, name: str) -> list[str]:
-        pieces = [p for p in name.split("::") if p not in ("crate", "self", "super")]
-        root = path.split("/src/")[0] + "/src" if "/src/" in path else "src"
-        if pieces and pieces[0] in self.rust_crates:
-            # `use mycrate::x` from the crate's tests, examples or benches.
-            root = self.rust_crates[pieces[0]]
-            found = self._rust_module(root, path, pieces[1:])
-            return found or next(([f"{root}/{n}"] for n in ("lib.rs", "main.rs") if f"{root}/{n}" in self.paths), [])
-        return self._rust_module(root, path, pieces)
-
-    def _rust_module(self, root: str, path: str, pieces: list[str]) -> list[str]:
-        while pieces:
-            stem = "/".join(pieces)
-            for candidate in (f"{root}/{stem}.rs", f"{root}/{stem}/mod.rs", f"{posixpath.dirname(path)}/{stem}.rs"):
-                if candidate in self.paths:
-                    return [candidate]
-            pieces = pieces[:-1]
-        return []
-
-    @staticmethod
-    def _unique(matches: list[str]) -> list[str]:
-        return matches if len(matches) == 1 else []
-
-
-GO_MODULE_LINE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
-
-
-def go_module_roots(go_mod_texts: dict[str, str]) -> dict[str, str]:
-    """Go module path → the folder holding its go.mod, from go.mod texts keyed by path."""
-    roots = {}
-    for path, text in go_mod_texts.items():
-        match = GO_MODULE_LINE.search(text)
-        if match:
-            roots[match.group(1).strip('"')] = posixpath.dirname(path)
-    return roots
-
-
-CARGO_PACKAGE_NAME = re.compile(r"^\[package\][^\[]*?^name\s*=\s*[\"']([^\"']+)[\"']", re.MULTILINE | re.DOTALL)
-
-
-def rust_crate_roots(cargo_texts: dict[str, str]) -> dict[str, str]:
-    """Crate name (as `use` spells it) → its `src` folder, from Cargo.toml texts keyed by path."""
-    roots = {}
-    for path, text in cargo_texts.items():
-        match = CARGO_PACKAGE_NAME.search(text)
-        if match:
-            roots[match.group(1).replace("-", "_")] = posixpath.join(posixpath.dirname(path), "src")
-    return roots
-
-
-def _top_level_external(language: str, names: list[str]) -> list[str]:
-    if language in JS_LIKE:
-        tops = ["/".join(n.split("/")[:2]) if n.startswith("@") else n.split("/")[0] for n in names]
-    elif language in ("go", "c", "cpp"):
-        tops = names
-    else:
-        tops = [re.split(r"[.:]", n)[0] for n in names]
-    return list(dict.fromkeys(t for t in tops if t))
+def resolve_imports(files: RepoFiles, path: str, imports: list[str]) -> tuple[list[str], list[str]]:
+    """The repository files `path`'s imports name, and the external packages it imports,
+    by its language's rules (languages/imports.py)."""
+    rules = rules_for(files.languages[path])
+    resolved: list[str] = []
+    external: list[str] = []
+    for name in imports:
+        targets = [t for t in rules.resolve(files, path, name) if t != path]
+        if targets:
+            resolved.extend(targets)
+        elif not name.startswith("."):
+            external.append(name)
+    tops = (rules.top_level(name) for name in external)
+    return list(dict.fromkeys(resolved)), list(dict.fromkeys(t for t in tops if t))
 
 
 def _call_graph(

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from ..core.records import Document, Hierarchy
 from ..core.tokens import count_tokens
 from ..search.ranking import Hit, QueryEmbedder, SearchIndex
-from .grounding import SourceBook, chunk_text, evidence_link, file_text, module_text, system_text
+from .links import evidence_link
+from .sources import SourceBook, chunk_text, file_text, module_text, system_text
 
 PLAN_TOP_CHUNKS = 20
 PLAN_BUDGET = 6000

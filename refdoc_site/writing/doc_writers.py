@@ -12,7 +12,7 @@ from typing import Protocol
 
 from ..core.records import Hierarchy
 from .context import PlanContext
-from .grounding import NameIndex
+from .names import NameIndex
 from .writers import (
     JsonSession,
     expand_query,

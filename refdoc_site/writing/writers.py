@@ -23,16 +23,10 @@ import yaml
 from ..core.records import Hierarchy
 from ..core.resources import templates_dir
 from .context import PlanContext, decisions_context, milestones_context
-from .grounding import (
-    Grounder,
-    GroundingReport,
-    Link,
-    NameIndex,
-    SourceBook,
-    chunk_link,
-    file_link,
-    module_link,
-)
+from .grounding import Grounder, GroundingReport
+from .links import Link, chunk_link, file_link, module_link
+from .names import NameIndex
+from .sources import SourceBook
 
 LANGUAGE_NAMES = {"en": "English", "ja": "Japanese (日本語)"}
 MAX_DECISIONS = 20
