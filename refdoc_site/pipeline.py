@@ -29,6 +29,7 @@ from .core.errors import NothingToIndexError, SiteBuildError, StoreError
 from .core.processes import die_with_parent, run_as_child
 from .core.progress import progress
 from .core.records import Document, Hierarchy, SourceFile
+from .core.serial import from_json, to_json
 from .core.redact import Redactor
 from .core.resources import mkdocs_template, templates_dir
 from .core.store import FileEntry, Store, StoreState, store_lock
@@ -455,7 +456,7 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
     digest = workspace.inputs_digest("summarize", commit, *llm_inputs)
     fallbacks = llm.report.total.fallbacks if llm is not None else 0
     if _previous_digest(store, FACTS_NAME) == digest and (store.directory / HIERARCHY_NAME).exists():
-        return Hierarchy.from_dict(store.read_json(HIERARCHY_NAME))
+        return from_json(Hierarchy, store.read_json(HIERARCHY_NAME))
     graph = build_graph(
         {path: entry.language for path, entry in state.files.items()},
         {path: entry.imports for path, entry in state.files.items()},
@@ -470,8 +471,8 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
 
         hierarchy = summarize_hierarchy(llm, hierarchy, state.documents)
     outputs = {
-        GRAPH_NAME: asdict(graph),
-        HIERARCHY_NAME: hierarchy.to_dict(),
+        GRAPH_NAME: to_json(graph),
+        HIERARCHY_NAME: to_json(hierarchy),
         DECISIONS_NAME: collect_decisions(workspace.repo, state.files, graph, workspace.redactor),
         PLANS_NAME: plan_milestones(state.documents, hierarchy, graph),
     }
@@ -505,7 +506,7 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
 def _summaries_digest(documents: list[Document]) -> str:
     digest = hashlib.sha256()
     for document in documents:
-        digest.update(repr(sorted(document.summary.to_dict().items())).encode())
+        digest.update(repr(sorted(to_json(document.summary).items())).encode())
     return digest.hexdigest()
 
 
@@ -704,8 +705,8 @@ def load_site_data(workspace: Workspace) -> SiteData:
     return SiteData(
         site_name=workspace.config.site_name or workspace.repo.name,
         documents=state.documents,
-        hierarchy=Hierarchy.from_dict(store.read_json(HIERARCHY_NAME)),
-        graph=RepoGraph(**store.read_json(GRAPH_NAME)),
+        hierarchy=from_json(Hierarchy, store.read_json(HIERARCHY_NAME)),
+        graph=from_json(RepoGraph, store.read_json(GRAPH_NAME)),
         decisions=store.read_json(DECISIONS_NAME),
         milestones=store.read_json(PLANS_NAME),
         stats=facts,

@@ -27,6 +27,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..core.records import ChunkKind, Document, Hierarchy
 from ..core.resources import templates_dir
+from ..core.serial import to_json
 from ..understanding.graph import RepoGraph
 from .pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
 
@@ -72,7 +73,7 @@ def render_pages(data: SiteData, docs_dir: Path) -> list[str]:
         target.write_text(front_matter(title) + text, encoding="utf-8")
         written.append(page)
     hierarchy_json = docs_dir / "summaries" / "hierarchy.json"
-    hierarchy_json.write_text(json.dumps(data.hierarchy.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
+    hierarchy_json.write_text(json.dumps(to_json(data.hierarchy), ensure_ascii=False, indent=1), encoding="utf-8")
     return sorted(written)
 
 
