@@ -28,6 +28,7 @@ from .core.config import Config
 from .core.errors import NothingToIndexError, SiteBuildError, StoreError
 from .core.processes import die_with_parent, run_as_child
 from .core.progress import progress
+from .core.findings import Decision, Facts, Milestone
 from .core.records import Document, Hierarchy, SourceFile
 from .core.serial import from_json, to_json
 from .core.redact import Redactor
@@ -470,15 +471,17 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
         from .llm.summaries import summarize_hierarchy
 
         hierarchy = summarize_hierarchy(llm, hierarchy, state.documents)
+    decisions = collect_decisions(workspace.repo, state.files, graph, workspace.redactor)
+    milestones = plan_milestones(state.documents, hierarchy, graph)
     outputs = {
         GRAPH_NAME: to_json(graph),
         HIERARCHY_NAME: to_json(hierarchy),
-        DECISIONS_NAME: collect_decisions(workspace.repo, state.files, graph, workspace.redactor),
-        PLANS_NAME: plan_milestones(state.documents, hierarchy, graph),
+        DECISIONS_NAME: to_json(decisions),
+        PLANS_NAME: to_json(milestones),
     }
     for name, data in outputs.items():
         store.write_json(name, data)
-    write_pages(workspace, hierarchy, outputs[DECISIONS_NAME], outputs[PLANS_NAME], llm)
+    write_pages(workspace, hierarchy, decisions, milestones, llm)
     if llm is not None and (llm.dry_run or llm.report.total.fallbacks > fallbacks):
         # Not done: the next build runs this phase again; the pages still change with the text.
         digest = f"{digest}-partial-{hashlib.sha256(repr(outputs).encode()).hexdigest()[:12]}"
@@ -486,20 +489,18 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
     skipped: dict[str, int] = {}
     for entry in discovery["skipped"]:
         skipped[entry["reason"]] = skipped.get(entry["reason"], 0) + 1
-    store.write_json(
-        FACTS_NAME,
-        {
-            "files": len(state.files),
-            "chunks": len(state.documents),
-            "lines": sum(entry.lines for entry in state.files.values()),
-            "skipped": dict(sorted(skipped.items())),
-            "skipped_total": sum(skipped.values()),
-            "secrets_redacted": sum(entry.secrets_redacted for entry in state.files.values()),
-            "files_with_secrets": sum(1 for entry in state.files.values() if entry.secrets_redacted),
-            "commit": commit,
-            "inputs": digest,
-        },
+    facts = Facts(
+        files=len(state.files),
+        chunks=len(state.documents),
+        lines=sum(entry.lines for entry in state.files.values()),
+        skipped=dict(sorted(skipped.items())),
+        skipped_total=sum(skipped.values()),
+        secrets_redacted=sum(entry.secrets_redacted for entry in state.files.values()),
+        files_with_secrets=sum(1 for entry in state.files.values() if entry.secrets_redacted),
+        commit=commit,
+        inputs=digest,
     )
+    store.write_json(FACTS_NAME, to_json(facts))
     return hierarchy
 
 
@@ -511,7 +512,7 @@ def _summaries_digest(documents: list[Document]) -> str:
 
 
 def write_pages(
-    workspace: Workspace, hierarchy: Hierarchy, decisions: list[dict], milestones: list[dict], llm: LlmSession | None
+    workspace: Workspace, hierarchy: Hierarchy, decisions: list[Decision], milestones: list[Milestone], llm: LlmSession | None
 ) -> None:
     """The pages the doc model writes from what the offline build found, and the configured plans.
 
@@ -701,17 +702,17 @@ def _written_digest(store: Store) -> str:
 def load_site_data(workspace: Workspace) -> SiteData:
     store = workspace.store
     state = workspace.load_state()
-    facts = store.read_json(FACTS_NAME)
+    facts = from_json(Facts, store.read_json(FACTS_NAME))
     return SiteData(
         site_name=workspace.config.site_name or workspace.repo.name,
         documents=state.documents,
         hierarchy=from_json(Hierarchy, store.read_json(HIERARCHY_NAME)),
         graph=from_json(RepoGraph, store.read_json(GRAPH_NAME)),
-        decisions=store.read_json(DECISIONS_NAME),
-        milestones=store.read_json(PLANS_NAME),
+        decisions=from_json(list[Decision], store.read_json(DECISIONS_NAME)),
+        milestones=from_json(list[Milestone], store.read_json(PLANS_NAME)),
         stats=facts,
         repo_url=workspace.config.repo_url,
-        commit=facts.get("commit", ""),
+        commit=facts.commit,
         mermaid=find_mermaid(workspace.repo, workspace.config.mermaid_js) is not None,
         written={name: store.read_json(path) for name, path in (("decisions", WRITTEN_DECISIONS), ("milestones", WRITTEN_MILESTONES)) if (store.directory / path).exists()},
         plans=stored_plans(store),

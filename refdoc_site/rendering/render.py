@@ -25,6 +25,7 @@ from urllib.parse import quote
 import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from ..core.findings import Decision, Facts, Milestone
 from ..core.records import ChunkKind, Document, Hierarchy
 from ..core.resources import templates_dir
 from ..core.serial import to_json
@@ -45,9 +46,9 @@ class SiteData:
     documents: list[Document]
     hierarchy: Hierarchy
     graph: RepoGraph
-    decisions: list[dict] = field(default_factory=list)
-    milestones: list[dict] = field(default_factory=list)
-    stats: dict = field(default_factory=dict)
+    decisions: list[Decision] = field(default_factory=list)
+    milestones: list[Milestone] = field(default_factory=list)
+    stats: Facts = field(default_factory=Facts)
     repo_url: str = ""
     commit: str = ""
     mermaid: bool = False

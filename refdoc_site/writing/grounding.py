@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
+from ..core.findings import EvidenceLink, MilestoneItem
 from ..core.records import ChunkKind, Document, FileSummary, Hierarchy, ModuleSummary, SystemSummary
 from ..rendering.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page
 
@@ -98,13 +99,13 @@ def module_link(name: str) -> Link:
     return Link(name, module_page(name))
 
 
-def evidence_link(item: dict) -> Link:
-    """An offline evidence or plan item (`label`, `path`, `anchor`, `module`) as a link."""
-    if item.get("path"):
-        return Link(item["label"], file_page(item["path"]), item.get("anchor", ""))
-    if item.get("module"):
-        return Link(item["label"], module_page(item["module"]))
-    return Link(item["label"])
+def evidence_link(item: EvidenceLink | MilestoneItem) -> Link:
+    """A decision's evidence or a measured fact of the offline plan as a link."""
+    if item.path:
+        return Link(item.label, file_page(item.path), item.anchor)
+    if isinstance(item, MilestoneItem) and item.module:
+        return Link(item.label, module_page(item.module))
+    return Link(item.label)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from typing import Protocol
 
 import yaml
 
+from ..core.findings import Decision, Milestone
 from ..core.records import Hierarchy
 from ..core.resources import templates_dir
 from .context import PlanContext, decisions_context, milestones_context
@@ -87,7 +88,7 @@ def _ask(session: JsonSession, phase: str, sources: str, check: Callable[[dict],
 
 # --- decisions.md ----------------------------------------------------------------------------
 
-def write_decisions(session: JsonSession, decisions: list[dict], hierarchy: Hierarchy, names: NameIndex) -> dict | None:
+def write_decisions(session: JsonSession, decisions: list[Decision], hierarchy: Hierarchy, names: NameIndex) -> dict | None:
     """The decision log as the doc model writes it from the offline evidence; None to keep the offline page."""
     if not decisions:
         return None
@@ -113,7 +114,7 @@ def write_decisions(session: JsonSession, decisions: list[dict], hierarchy: Hier
 
 # --- plans/milestones.md -----------------------------------------------------------------------
 
-def write_milestones(session: JsonSession, milestones: list[dict], hierarchy: Hierarchy, names: NameIndex) -> dict | None:
+def write_milestones(session: JsonSession, milestones: list[Milestone], hierarchy: Hierarchy, names: NameIndex) -> dict | None:
     """The refactoring plan as the doc model writes it from the measured facts; None to keep the offline page."""
     if not milestones:
         return None
