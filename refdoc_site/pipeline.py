@@ -17,7 +17,7 @@ import subprocess
 import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from functools import cache, cached_property
 from pathlib import Path
@@ -66,6 +66,7 @@ from .writing.writers import (
     write_milestones,
     write_plan,
 )
+from .writing.written import Plan, WrittenDecisions, WrittenMilestones
 
 if TYPE_CHECKING:
     from .llm import LlmSession
@@ -526,12 +527,12 @@ def write_pages(
     for name, write, found in ((WRITTEN_DECISIONS, write_decisions, decisions), (WRITTEN_MILESTONES, write_milestones, milestones)):
         record = write(llm, found, hierarchy, names) if llm is not None else None
         if record is not None:
-            store.write_json(name, record)
+            store.write_json(name, to_json(record))
         elif not dry_run:
             (store.directory / name).unlink(missing_ok=True)
     for stale in stored_plans(store):
-        if stale.get("origin") == "config" and stale["slug"] not in configured and not dry_run:
-            (store.directory / WRITTEN_PLANS / f"{stale['slug']}.json").unlink()
+        if stale.origin == "config" and stale.slug not in configured and not dry_run:
+            (store.directory / WRITTEN_PLANS / f"{stale.slug}.json").unlink()
     if configured:
         planner = Planner(workspace, hierarchy, names, llm)
         for query in configured.values():
@@ -554,7 +555,7 @@ class Planner:
         state = self.workspace.load_state()
         return SearchIndex.build(state.documents), matching_embedder(state)
 
-    def write(self, query: str, origin: str = "cli", store: bool = True) -> dict:
+    def write(self, query: str, origin: str = "cli", store: bool = True) -> Plan:
         """The plan record for `query`, stored under its slug (unless `store` is False)."""
         search_index, embedder = self.search
         expansion = expand_query(self.llm, query) if self.llm is not None else []
@@ -563,21 +564,20 @@ class Planner:
         record = write_plan(self.llm, context, self.names) if self.llm is not None else None
         if record is None:
             record = extractive_plan(context, self.workspace.config.language)
-        slug = plan_slug(query)
-        record = {"slug": slug, "origin": origin, **record}
+        record = replace(record, slug=plan_slug(query), origin=origin)
         if store:
-            self.workspace.store.write_json(f"{WRITTEN_PLANS}/{slug}.json", record)
+            self.workspace.store.write_json(f"{WRITTEN_PLANS}/{record.slug}.json", to_json(record))
         return record
 
 
 @_holding_store_lock
-def plan(workspace: Workspace, query: str, llm: LlmSession | None = None) -> tuple[dict, Path]:
+def plan(workspace: Workspace, query: str, llm: LlmSession | None = None) -> tuple[Plan, Path]:
     """`refdoc-site plan`: write the plan for `query` and render the pages; returns it and its page."""
     hierarchy = summarize(workspace, llm)
     state = workspace.load_state()
     record = Planner(workspace, hierarchy, NameIndex(state.documents, hierarchy), llm).write(query)
     render(workspace)
-    return record, workspace.project_dir / "docs" / plan_page(record["slug"])
+    return record, workspace.project_dir / "docs" / plan_page(record.slug)
 
 
 def _previous_digest(store: Store, name: str) -> str:
@@ -652,7 +652,7 @@ def render(workspace: Workspace) -> list[str]:
         site_url=workspace.config.site_url,
         language=workspace.config.language,
         modules=[(name, module_page(name)) for name in sorted(data.hierarchy.modules)],
-        plans=[(plan["query"], plan_page(plan["slug"])) for plan in data.plans],
+        plans=[(plan.query, plan_page(plan.slug)) for plan in data.plans],
         mermaid_script=mermaid,
     )
     workspace.store.write_json(RENDERED_NAME, {"inputs": digest, "pages": pages})
@@ -714,17 +714,21 @@ def load_site_data(workspace: Workspace) -> SiteData:
         repo_url=workspace.config.repo_url,
         commit=facts.commit,
         mermaid=find_mermaid(workspace.repo, workspace.config.mermaid_js) is not None,
-        written={name: store.read_json(path) for name, path in (("decisions", WRITTEN_DECISIONS), ("milestones", WRITTEN_MILESTONES)) if (store.directory / path).exists()},
+        written={
+            name: from_json(record, store.read_json(path))
+            for name, path, record in (("decisions", WRITTEN_DECISIONS, WrittenDecisions), ("milestones", WRITTEN_MILESTONES, WrittenMilestones))
+            if (store.directory / path).exists()
+        },
         plans=stored_plans(store),
         language=workspace.config.language,
         publish_source=workspace.config.publish_source,
     )
 
 
-def stored_plans(store: Store) -> list[dict]:
+def stored_plans(store: Store) -> list[Plan]:
     """Every plan written so far, by slug."""
     directory = store.directory / WRITTEN_PLANS
-    return [store.read_json(f"{WRITTEN_PLANS}/{path.name}") for path in sorted(directory.glob("*.json"))]
+    return [from_json(Plan, store.read_json(f"{WRITTEN_PLANS}/{path.name}")) for path in sorted(directory.glob("*.json"))]
 
 
 # --- phase 4: site ------------------------------------------------------------------------

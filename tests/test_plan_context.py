@@ -21,6 +21,7 @@ from refdoc_site.core.errors import ConfigError
 from refdoc_site.rendering.pages import plan_slug
 from refdoc_site.pipeline import DECISIONS_NAME, PLANS_NAME, Workspace, build
 from refdoc_site.rendering.render import grounded_markdown
+from refdoc_site.writing.grounding import Link
 from refdoc_site.search.ranking import SearchIndex
 from refdoc_site.core.tokens import count_tokens
 
@@ -102,8 +103,8 @@ def test_grounded_markdown_links_names_marks_flagged_ones_and_groups_citations()
         {"text": "."},
     ]
 
-    def url(target: dict) -> str | None:
-        return f"../{target['page']}#{target['anchor']}" if target["page"] else None
+    def url(target: Link) -> str | None:
+        return f"../{target.page}#{target.anchor}" if target.page else None
 
     labels = {"flagged": "not found in the code", "system_summary": "system summary"}
     assert grounded_markdown(segments, url, labels) == (

@@ -10,6 +10,8 @@ import pytest
 
 from refdoc_site.core.records import ChunkKind, Document, Hierarchy, Metadata, ModuleSummary, SystemSummary
 from refdoc_site.core.serial import SORTED_KEYS, from_json, json_name, to_json
+from refdoc_site.writing.grounding import GroundingReport, Link
+from refdoc_site.writing.written import Plan, PlanChange, PlanChunk
 
 
 class Colour(str, Enum):
@@ -93,3 +95,18 @@ def test_hierarchy_writes_modules_and_files_in_key_order_but_languages_as_built(
     assert list(data["system"]["languages"]) == ["python", "go"]
     assert from_json(Hierarchy, data) == hierarchy
     assert from_json(Metadata, {}) == Metadata()
+
+
+def test_a_stored_plan_keeps_its_key_order_and_reads_back_with_links_and_segments() -> None:
+    plan = Plan(
+        slug="add-x", origin="cli", model="m", language="en", query="add x", searched="add x",
+        modules=[Link("app", "modules/app.md")], files=[], chunks=[PlanChunk("a.py:1–2", "files/a.py.md", "chunk-f", "f", "Does f.")],
+        summary=[{"text": "Do "}, {"code": "f", "link": {"label": "a.py:1–2", "page": "files/a.py.md", "anchor": "chunk-f"}}],
+        changes=[PlanChange([{"text": "Change"}], [{"text": "Detail"}])], steps=[], risks=[],
+        grounding=GroundingReport(citations=1, flagged_names=["g"]),
+    )
+    data = json.loads(json.dumps(to_json(plan)))
+    assert list(data)[:4] == ["slug", "origin", "model", "language"]
+    assert data["modules"] == [{"label": "app", "page": "modules/app.md", "anchor": ""}]
+    back = from_json(Plan, data)
+    assert back == plan and isinstance(back.modules[0], Link) and isinstance(back.grounding, GroundingReport)

@@ -30,11 +30,12 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..core.findings import EvidenceLink, MilestoneItem
 from ..core.records import ChunkKind, Document, FileSummary, Hierarchy, ModuleSummary, SystemSummary
+from ..core.serial import to_json
 from ..rendering.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page
 
 MAX_NAME_CHARS = 160
@@ -77,13 +78,6 @@ class Link:
     page: str = ""
     """Docs-relative page (`files/app/x.py.md`), or "" when the source has no page (a commit)."""
     anchor: str = ""
-
-    def to_dict(self) -> dict:
-        return {"label": self.label, "page": self.page, "anchor": self.anchor}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Link:
-        return cls(data["label"], data.get("page", ""), data.get("anchor", ""))
 
 
 def chunk_link(document: Document) -> Link:
@@ -369,9 +363,6 @@ class GroundingReport:
     """Names that exist nowhere in the index, the code or the context: kept, flagged."""
     uncited_statements: int = 0
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass
 class Grounder:
@@ -409,7 +400,7 @@ class Grounder:
                 continue
             for link in links:
                 self.report.citations += 1
-                segments.append({"cite": link.to_dict()})
+                segments.append({"cite": to_json(link)})
         return segments
 
     def _name(self, raw: str, cited: list[Link], backticked: bool) -> dict:
@@ -418,7 +409,7 @@ class Grounder:
         resolution = self.names.resolve(raw, cited, self.book.quoted_names)
         if resolution.link is not None:
             self.report.linked_names += 1
-            return {"code": raw.strip(), "link": resolution.link.to_dict()}
+            return {"code": raw.strip(), "link": to_json(resolution.link)}
         if resolution.kind == "code":
             return {"code": raw.strip()} if backticked else {"text": raw}
         if not backticked and "." in raw and "/" not in raw and not self._looks_like_code(raw):
