@@ -291,7 +291,7 @@ def _plan(args: argparse.Namespace) -> int:
         print(f"plan: {page}")
         if llm is None:
             print("plan: no LLM configured, so the page lists where the request lands in the code and proposes no changes; set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) to have the doc model write the plan")
-        elif not record["model"]:
+        elif not record.model:
             print("plan: the doc model gave no usable plan (see below), so the page lists where the request lands in the code", file=sys.stderr)
         if args.site:
             print(f"open {publish(workspace) / 'index.html'}")

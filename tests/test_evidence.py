@@ -11,18 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from refdoc_site.understanding import evidence
-from refdoc_site.understanding.evidence import (
-    PROSE_LIMIT,
-    Requirement,
-    collect_decisions,
-    commit_decisions,
-    is_adr_path,
-    is_decision_like,
-    parse_adr,
-    parse_manifest,
-    parse_toml_loosely,
-)
+from refdoc_site.core.findings import Decision, EvidenceLink
+from refdoc_site.core.serial import to_json
+from refdoc_site.understanding.evidence import adr, collect_decisions, commits, dependencies, manifests
+from refdoc_site.understanding.evidence.adr import is_adr_path, parse_adr
+from refdoc_site.understanding.evidence.commits import commit_decisions, is_decision_like
+from refdoc_site.understanding.evidence.manifests import Requirement, parse_manifest
+from refdoc_site.understanding.evidence.text import PROSE_LIMIT
 from refdoc_site.understanding.graph import RepoGraph
 from refdoc_site.core.store import FileEntry
 
@@ -48,8 +43,8 @@ def names(requirements: list[Requirement]) -> list[str]:
     return [r.name for r in requirements]
 
 
-def by_title(entries: list[dict]) -> dict[str, dict]:
-    return {entry["title"]: entry for entry in entries}
+def by_title(entries: list[Decision]) -> dict[str, Decision]:
+    return {entry.title: entry for entry in entries}
 
 
 def git(repo: Path, *args: str) -> None:
@@ -148,42 +143,41 @@ MADR = """
 
 def test_nygard_record_gives_title_status_and_sections() -> None:
     entry = parse_adr(source(NYGARD), "docs/adr/0001-record-architecture-decisions.md")
-    assert entry["kind"] == "adr"
-    assert entry["title"] == "Record architecture decisions"
-    assert entry["status"] == "Accepted"
-    assert entry["context"] == "We need to record the architectural decisions made on this project."
-    assert entry["decision"] == "We will use Architecture Decision Records, as described by Nygard."
-    assert entry["consequences"] == "See the article linked above."
-    assert entry["evidence"] == [
-        {
-            "label": "docs/adr/0001-record-architecture-decisions.md",
-            "path": "docs/adr/0001-record-architecture-decisions.md",
-            "anchor": "",
-        }
+    assert entry.kind == "adr"
+    assert entry.title == "Record architecture decisions"
+    assert entry.status == "Accepted"
+    assert entry.context == "We need to record the architectural decisions made on this project."
+    assert entry.decision == "We will use Architecture Decision Records, as described by Nygard."
+    assert entry.consequences == "See the article linked above."
+    assert entry.evidence == [
+        EvidenceLink(
+            "docs/adr/0001-record-architecture-decisions.md",
+            "docs/adr/0001-record-architecture-decisions.md",
+        )
     ]
 
 
 def test_madr_record_reads_front_matter_outcome_and_nested_consequences() -> None:
     entry = parse_adr(source(MADR), "design/ADR-002-postgres.md")
-    assert entry["title"] == "Use PostgreSQL for persistence"
-    assert entry["status"] == "accepted"
-    assert entry["context"] == "The service needs transactions across several tables."
-    assert entry["decision"].startswith('Chosen option: "PostgreSQL", because')
-    assert "Operational familiarity" not in entry["decision"]
-    assert entry["consequences"] == "Migrations are atomic. One backup tool. Another server to run."
+    assert entry.title == "Use PostgreSQL for persistence"
+    assert entry.status == "accepted"
+    assert entry.context == "The service needs transactions across several tables."
+    assert entry.decision.startswith('Chosen option: "PostgreSQL", because')
+    assert "Operational familiarity" not in entry.decision
+    assert entry.consequences == "Migrations are atomic. One backup tool. Another server to run."
 
 
 def test_record_without_sections_falls_back_to_its_file_name() -> None:
     entry = parse_adr("Plain notes without headings.\n", "decisions/0007-cache-renders.md")
-    assert entry["title"] == "Cache renders"
-    assert entry["decision"] == "Cache renders"
-    assert entry["status"] == entry["context"] == entry["consequences"] == ""
+    assert entry.title == "Cache renders"
+    assert entry.decision == "Cache renders"
+    assert entry.status == entry.context == entry.consequences == ""
 
 
 def test_long_prose_is_trimmed_to_whole_sentences() -> None:
     sentence = "This sentence explains one more aspect of the context in some detail."
     text = "# Use X\n\n## Context\n\n" + " ".join([sentence] * 20) + "\n"
-    context = parse_adr(text, "adr/0003-use-x.md")["context"]
+    context = parse_adr(text, "adr/0003-use-x.md").context
     assert len(context) <= PROSE_LIMIT
     assert context.endswith(".")
 
@@ -220,8 +214,8 @@ def test_only_indexed_records_are_collected_in_path_order(tmp_path: Path) -> Non
         tmp_path, files, "docs/adr/0001-first.md", "# 1. First\n\n## Decision\n\nOne.\n", "markdown"
     )
     (tmp_path / "docs/adr/0003-unindexed.md").write_text("# 3. Unindexed\n", encoding="utf-8")
-    entries = evidence.adr_decisions(tmp_path, files)
-    assert [e["title"] for e in entries] == ["First", "Second"]
+    entries = adr.adr_decisions(tmp_path, files)
+    assert [e.title for e in entries] == ["First", "Second"]
 
 
 # --- manifests --------------------------------------------------------------------------
@@ -259,29 +253,32 @@ def test_pyproject_declares_project_optional_and_poetry_dependencies() -> None:
     ]
 
 
-def test_loose_toml_parser_reads_the_same_dependency_tables() -> None:
-    """The Python 3.10 path, where `tomllib` does not exist."""
-    data = parse_toml_loosely(source(PYPROJECT))
-    assert data["project"]["dependencies"] == [
-        "requests>=2.31",
-        "PyYAML",
-        "rich[jupyter]>=13 ; python_version >= '3.10'",
+def test_a_requirement_packaging_rejects_is_left_out_and_constraints_stay_as_written() -> None:
+    text = "good (>= 1.0, < 2)\nbad==\n-e .\nhashed==1.2 --hash=sha256:00\nsplit >= 3 , <4\n"
+    assert parse_manifest("requirements", text) == [
+        Requirement("good", ">=1.0,<2"),
+        Requirement("hashed", "==1.2"),
+        Requirement("split", ">=3,<4"),
     ]
-    assert data["project"]["optional-dependencies"] == {"test": ["pytest>=8"]}
-    assert data["tool"]["poetry"]["dependencies"] == {"python": "^3.10", "click": "^8.1"}
-    assert data["tool"]["poetry"]["group"]["dev"]["dependencies"]["mypy"] == {"version": "^1.8"}
 
 
-def test_pyproject_without_tomllib_uses_the_loose_parser(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(evidence, "tomllib", None)
-    assert names(parse_manifest("pyproject", source(PYPROJECT))) == [
-        "requests",
-        "PyYAML",
-        "rich",
-        "pytest",
-        "click",
-        "mypy",
-    ]
+def test_a_manifest_that_is_not_toml_is_skipped_with_one_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The loose parser that read half a broken file is gone: tomllib rejects it whole."""
+    files: dict[str, FileEntry] = {}
+    write(tmp_path, files, "pyproject.toml", '[project]\ndependencies = ["requests"\n', "config")
+    write(tmp_path, files, "requirements.txt", "requests\n")
+    with pytest.raises(ValueError):
+        parse_manifest("pyproject", '[project]\ndependencies = ["requests"\n')
+    graph = RepoGraph(external_imports={"requirements.txt": []})
+    with caplog.at_level("WARNING", logger="refdoc_site"):
+        entries = dependencies.dependency_decisions(tmp_path, files, graph)
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert warning.startswith("pyproject.toml: not valid TOML (")
+    assert "\n" not in warning
+    assert [e.title for e in entries] == ["Uses requests for HTTP requests"]
+    assert [e.path for e in entries[0].evidence] == ["requirements.txt"]
 
 
 def test_requirements_txt_skips_options_urls_and_comments() -> None:
@@ -397,7 +394,7 @@ def test_cargo_toml_dependency_tables() -> None:
     ],
 )
 def test_manifest_kinds(path: str, kind: str) -> None:
-    assert evidence.manifest_kind(path) == kind
+    assert manifests.manifest_kind(path) == kind
 
 
 # --- dependency decisions ---------------------------------------------------------------
@@ -428,19 +425,19 @@ def python_project(repo: Path) -> tuple[dict[str, FileEntry], RepoGraph]:
 
 def test_known_dependencies_are_grouped_by_purpose_with_importers(tmp_path: Path) -> None:
     files, graph = python_project(tmp_path)
-    entries = by_title(evidence.dependency_decisions(tmp_path, files, graph))
+    entries = by_title(dependencies.dependency_decisions(tmp_path, files, graph))
     requests = entries["Uses requests for HTTP requests"]
-    assert requests["kind"] == "dependency"
-    assert requests["context"] == "Declared in pyproject.toml and requirements.txt."
-    assert requests["decision"] == "Depend on requests (>=2) for HTTP requests."
-    assert requests["consequences"] == "Imported directly by 1 file: app/client.py."
-    assert [e["path"] for e in requests["evidence"]] == [
+    assert requests.kind == "dependency"
+    assert requests.context == "Declared in pyproject.toml and requirements.txt."
+    assert requests.decision == "Depend on requests (>=2) for HTTP requests."
+    assert requests.consequences == "Imported directly by 1 file: app/client.py."
+    assert [e.path for e in requests.evidence] == [
         "pyproject.toml",
         "requirements.txt",
         "app/client.py",
     ]
     yaml = entries["Uses PyYAML for reading configuration and data files"]
-    assert [e["path"] for e in yaml["evidence"]] == [
+    assert [e.path for e in yaml.evidence] == [
         "pyproject.toml",
         "app/client.py",
         "app/config.py",
@@ -449,29 +446,27 @@ def test_known_dependencies_are_grouped_by_purpose_with_importers(tmp_path: Path
 
 def test_unknown_dependencies_are_described_by_their_importers(tmp_path: Path) -> None:
     files, graph = python_project(tmp_path)
-    entries = evidence.dependency_decisions(tmp_path, files, graph)
+    entries = dependencies.dependency_decisions(tmp_path, files, graph)
     other = entries[-1]
-    assert other["title"] == "Uses pathspec"
-    assert other["decision"] == "Depend on pathspec, imported by app/walk.py."
-    assert {"label": "app/walk.py", "path": "app/walk.py", "anchor": ""} in other["evidence"]
-    assert not any("obscure" in e["title"] for e in entries), (
+    assert other.title == "Uses pathspec"
+    assert other.decision == "Depend on pathspec, imported by app/walk.py."
+    assert EvidenceLink("app/walk.py", "app/walk.py") in other.evidence
+    assert not any("obscure" in e.title for e in entries), (
         "unknown and never imported: not notable"
     )
 
 
 def test_root_manifest_outside_the_index_is_labelled_without_a_path(tmp_path: Path) -> None:
     (tmp_path / "package.json").write_text('{"dependencies": {"react": "^18"}}', encoding="utf-8")
-    entries = evidence.dependency_decisions(tmp_path, {}, RepoGraph())
-    assert [e["title"] for e in entries] == ["Uses react for the user interface"]
-    assert entries[0]["evidence"] == [
-        {"label": "package.json (not indexed)", "path": "", "anchor": ""}
-    ]
+    entries = dependencies.dependency_decisions(tmp_path, {}, RepoGraph())
+    assert [e.title for e in entries] == ["Uses react for the user interface"]
+    assert entries[0].evidence == [EvidenceLink("package.json (not indexed)", "")]
 
 
 def test_vendored_and_fixture_manifests_are_ignored(tmp_path: Path) -> None:
     files: dict[str, FileEntry] = {}
     write(tmp_path, files, "tests/fixtures/requirements.txt", "flask\n")
-    assert evidence.dependency_decisions(tmp_path, files, RepoGraph()) == []
+    assert dependencies.dependency_decisions(tmp_path, files, RepoGraph()) == []
 
 
 def test_go_modules_match_imports_of_their_packages(tmp_path: Path) -> None:
@@ -481,9 +476,9 @@ def test_go_modules_match_imports_of_their_packages(tmp_path: Path) -> None:
     )
     write(tmp_path, files, "cmd/root.go", "package cmd\n", "go")
     graph = RepoGraph(external_imports={"cmd/root.go": ["github.com/spf13/cobra/doc", "fmt"]})
-    [entry] = evidence.dependency_decisions(tmp_path, files, graph)
-    assert entry["title"] == "Uses github.com/spf13/cobra for the command-line interface"
-    assert entry["consequences"] == "Imported directly by 1 file: cmd/root.go."
+    [entry] = dependencies.dependency_decisions(tmp_path, files, graph)
+    assert entry.title == "Uses github.com/spf13/cobra for the command-line interface"
+    assert entry.consequences == "Imported directly by 1 file: cmd/root.go."
 
 
 # --- commits ----------------------------------------------------------------------------
@@ -537,27 +532,27 @@ def test_decision_commits_from_a_real_repository_most_recent_first(tmp_path: Pat
     commit(tmp_path, "Fix typo")
     commit(tmp_path, "Drop support for Python 3.8")
     entries = commit_decisions(tmp_path)
-    assert [e["title"] for e in entries] == [
+    assert [e.title for e in entries] == [
         "Drop support for Python 3.8",
         "Replace requests with httpx",
     ]
     replaced = entries[1]
-    assert replaced["kind"] == "commit"
-    assert replaced["decision"] == "Replace requests with httpx."
-    assert replaced["context"] == "requests has no async support."
-    [proof] = replaced["evidence"]
-    assert proof["path"] == "" and proof["anchor"] == ""
-    assert proof["label"].endswith("): Replace requests with httpx")
-    assert len(proof["label"].split(" ", 1)[0]) == 8
+    assert replaced.kind == "commit"
+    assert replaced.decision == "Replace requests with httpx."
+    assert replaced.context == "requests has no async support."
+    [proof] = replaced.evidence
+    assert proof.path == "" and proof.anchor == ""
+    assert proof.label.endswith("): Replace requests with httpx")
+    assert len(proof.label.split(" ", 1)[0]) == 8
 
 
 @needs_git
 def test_commit_entries_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(evidence, "MAX_COMMIT_DECISIONS", 2)
+    monkeypatch.setattr(commits, "MAX_COMMIT_DECISIONS", 2)
     git(tmp_path, "init", "-q")
     for version in (7, 8, 9):
         commit(tmp_path, f"Drop support for Python 3.{version}")
-    assert [e["title"] for e in commit_decisions(tmp_path)] == [
+    assert [e.title for e in commit_decisions(tmp_path)] == [
         "Drop support for Python 3.9",
         "Drop support for Python 3.8",
     ]
@@ -578,7 +573,7 @@ def test_repository_without_commits_gives_no_commits(tmp_path: Path) -> None:
 def test_without_git_there_is_no_commit_evidence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(evidence.shutil, "which", lambda name: None)
+    monkeypatch.setattr(commits.shutil, "which", lambda name: None)
     assert commit_decisions(tmp_path) == []
     assert collect_decisions(tmp_path, {}, RepoGraph()) == []
 
@@ -587,10 +582,10 @@ def test_a_hanging_git_gives_no_commit_evidence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def hang(*args: object, **kwargs: object) -> None:
-        raise subprocess.TimeoutExpired("git", evidence.GIT_TIMEOUT_SECONDS)
+        raise subprocess.TimeoutExpired("git", commits.GIT_TIMEOUT_SECONDS)
 
-    monkeypatch.setattr(evidence.shutil, "which", lambda name: "/usr/bin/git")
-    monkeypatch.setattr(evidence.subprocess, "run", hang)
+    monkeypatch.setattr(commits.shutil, "which", lambda name: "/usr/bin/git")
+    monkeypatch.setattr(commits.subprocess, "run", hang)
     assert commit_decisions(tmp_path) == []
 
 
@@ -611,11 +606,11 @@ def test_records_then_dependencies_then_commits_with_indexed_evidence(tmp_path: 
     git(tmp_path, "add", ".")
     commit(tmp_path, "Switch to httpx for HTTP requests")
     entries = collect_decisions(tmp_path, files, graph)
-    kinds = [e["kind"] for e in entries]
+    kinds = [e.kind for e in entries]
     assert kinds == sorted(kinds, key=["adr", "dependency", "commit"].index)
     assert kinds[0] == "adr" and kinds[-1] == "commit" and "dependency" in kinds
     for entry in entries:
-        assert set(entry) == {
+        assert set(to_json(entry)) == {
             "title",
             "kind",
             "status",
@@ -624,6 +619,6 @@ def test_records_then_dependencies_then_commits_with_indexed_evidence(tmp_path: 
             "consequences",
             "evidence",
         }
-        for proof in entry["evidence"]:
-            assert proof["path"] == "" or proof["path"] in files
+        for proof in entry.evidence:
+            assert proof.path == "" or proof.path in files
     assert collect_decisions(tmp_path, files, graph) == entries

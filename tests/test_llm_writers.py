@@ -88,7 +88,7 @@ def test_a_hallucinated_name_is_flagged_and_counted_while_real_names_stay_linked
     proposal = written.read_text(encoding="utf-8")
     assert "`UserService.purge_all()` *(not found in the code)*" in proposal
     assert "[app/service.py:26–28](../files/app/service.py.md#chunk-UserService.delete-user)" in proposal
-    assert set(record["grounding"]["flagged_names"]) == {"UserService.purge_all"}
+    assert set(record.grounding.flagged_names) == {"UserService.purge_all"}
     publish(workspace)
 
 
@@ -108,7 +108,7 @@ def test_a_plan_is_drawn_from_the_top_chunks_framed_by_system_and_module_summari
     chunk_at = prompt.index("[C1] method `UserService.delete_user` in `app/service.py` lines 26-28")
     assert system_at < module_at < file_at < chunk_at
     assert '"delete a user"' in prompt and "self.users.pop(key, None)" in prompt
-    assert record["searched"].startswith("delete a user ")  # the expansion's terms joined the search
+    assert record.searched.startswith("delete a user ")  # the expansion's terms joined the search
     text = written.read_text(encoding="utf-8")
     assert "# Plan: delete a user" in text and "Proposed by `gpt-4o`" in text
     assert "## Proposed changes" in text and "### 1. LLM title for" in text
@@ -155,7 +155,7 @@ def test_failures_fall_back_to_the_offline_pages_and_keep_what_was_built(server:
     assert phases["milestones"].fallbacks == 1 and phases["milestones"].repairs == 1
     server.inject("status", status=503, headers=NO_WAIT, times=None, when=lambda request: request.phase == "plans")
     record, _ = plan(workspace, "normalize names", session)
-    assert record["model"] == "" and "no changes are proposed" in page(workspace, "plans/normalize-names.md")
+    assert record.model == "" and "no changes are proposed" in page(workspace, "plans/normalize-names.md")
     assert page(workspace, "plans/export-users.md") == first_plan, "a plan built before is kept"
     assert (workspace.store_dir / "index.jsonl").read_text(encoding="utf-8") == documents_before
     # What fell back is asked again by the next run (the summarize phase was not recorded as done).

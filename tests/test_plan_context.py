@@ -13,12 +13,15 @@ from helpers import indexed_shop
 
 from refdoc_site.cli import main
 from refdoc_site.core.config import parse_config
+from refdoc_site.core.findings import Decision, Milestone
+from refdoc_site.core.serial import from_json
 from refdoc_site.writing.context import code_excerpt, decisions_context, milestones_context, plan_context
 from refdoc_site.search.embed import matching_embedder
 from refdoc_site.core.errors import ConfigError
 from refdoc_site.rendering.pages import plan_slug
 from refdoc_site.pipeline import DECISIONS_NAME, PLANS_NAME, Workspace, build
 from refdoc_site.rendering.render import grounded_markdown
+from refdoc_site.writing.links import Link
 from refdoc_site.search.ranking import SearchIndex
 from refdoc_site.core.tokens import count_tokens
 
@@ -70,13 +73,13 @@ def test_expansion_terms_feed_the_same_ranking(shop) -> None:
 
 def test_decision_and_milestone_contexts_number_the_offline_evidence(shop) -> None:
     workspace, _, hierarchy, *_ = shop
-    decisions = workspace.store.read_json(DECISIONS_NAME)
+    decisions = from_json(list[Decision], workspace.store.read_json(DECISIONS_NAME))
     book = decisions_context(decisions, hierarchy)
     evidence = [s for i, s in book.sources.items() if i.startswith("E")]
     assert len(evidence) == len(decisions) == 3
     assert evidence[0].text.startswith("adr: Use Go for the order server.")
     assert [link.page for link in evidence[2].links] == ["files/pyproject.toml.md", "files/app/service.py.md"]
-    facts = milestones_context(workspace.store.read_json(PLANS_NAME), hierarchy)
+    facts = milestones_context(from_json(list[Milestone], workspace.store.read_json(PLANS_NAME)), hierarchy)
     assert [(title, ids) for title, _, ids in facts.phases] == [("Document the public API", ["P1"])]
     assert facts.book.sources["P1"].links[0].page == "files/app/util.py.md"
     assert "M1" in facts.book.sources and "`app`" in facts.book.sources["M1"].text
@@ -100,8 +103,8 @@ def test_grounded_markdown_links_names_marks_flagged_ones_and_groups_citations()
         {"text": "."},
     ]
 
-    def url(target: dict) -> str | None:
-        return f"../{target['page']}#{target['anchor']}" if target["page"] else None
+    def url(target: Link) -> str | None:
+        return f"../{target.page}#{target.anchor}" if target.page else None
 
     labels = {"flagged": "not found in the code", "system_summary": "system summary"}
     assert grounded_markdown(segments, url, labels) == (

@@ -3,6 +3,7 @@ measured numbers, and links items to real file pages and chunk anchors."""
 
 from __future__ import annotations
 
+from refdoc_site.core.findings import Milestone, MilestoneItem
 from refdoc_site.understanding import milestones as plans
 from refdoc_site.understanding.graph import RepoGraph
 from refdoc_site.rendering.pages import chunk_anchor
@@ -86,12 +87,12 @@ def hierarchy(
     return Hierarchy(system, {m.name: m for m in modules or []}, {f.path: f for f in files or []})
 
 
-def phases(plan: list[dict]) -> dict[str, dict]:
-    return {phase["title"]: phase for phase in plan}
+def phases(plan: list[Milestone]) -> dict[str, Milestone]:
+    return {phase.title: phase for phase in plan}
 
 
-def texts(phase: dict) -> dict[str, str]:
-    return {item["label"]: item["text"] for item in phase["items"]}
+def texts(phase: Milestone) -> dict[str, str]:
+    return {item.label: item.text for item in phase.items}
 
 
 def cycle_graph() -> RepoGraph:
@@ -119,18 +120,14 @@ def test_no_facts_no_phases() -> None:
 
 def test_cycle_phase_names_the_imports_of_the_lightest_edge() -> None:
     [phase] = plan_milestones([], hierarchy(), cycle_graph())
-    assert phase["title"] == CYCLES
-    assert phase["goal"].startswith("1 group of modules imports each other")
-    first, cut = phase["items"]
-    assert first == {
-        "label": "a ↔ b",
-        "path": "",
-        "anchor": "",
-        "module": "",
-        "text": "2 modules importing each other through 3 file imports",
-    }
-    assert cut["path"] == "b/z.py"
-    assert cut["text"] == "imports a/x.py: b → a is the cycle's lightest edge (1 import)"
+    assert phase.title == CYCLES
+    assert phase.goal.startswith("1 group of modules imports each other")
+    first, cut = phase.items
+    assert first == MilestoneItem(
+        label="a ↔ b", path="", anchor="", module="", text="2 modules importing each other through 3 file imports"
+    )
+    assert cut.path == "b/z.py"
+    assert cut.text == "imports a/x.py: b → a is the cycle's lightest edge (1 import)"
 
 
 def test_size_phase_measures_files_and_definitions() -> None:
@@ -148,8 +145,8 @@ def test_size_phase_measures_files_and_definitions() -> None:
         file_summary("README.md", lines=900, language="markdown"),
     ]
     [phase] = plan_milestones(documents, hierarchy(files), RepoGraph())
-    assert phase["title"] == SIZE
-    assert phase["goal"].startswith(
+    assert phase.title == SIZE
+    assert phase.goal.startswith(
         "The repository has 1 file over 500 lines and 2 definitions over 60 lines."
     )
     assert texts(phase) == {
@@ -157,14 +154,14 @@ def test_size_phase_measures_files_and_definitions() -> None:
         "run in big.py": "143 lines (function)",
         "Big.method in big.py": "131 lines (method)",
     }
-    anchors = {item["label"]: item["anchor"] for item in phase["items"]}
+    anchors = {item.label: item.anchor for item in phase.items}
     assert anchors == {
         "big.py": "",
         "run in big.py": chunk_anchor("run"),
         "Big.method in big.py": chunk_anchor("Big.method", 1),
     }
     real = {chunk_anchor(d.chunk.symbol, d.chunk.part) for d in documents}
-    assert all(item["anchor"] in real for item in phase["items"] if item["anchor"])
+    assert all(item.anchor in real for item in phase.items if item.anchor)
 
 
 def test_size_phase_is_absent_under_the_thresholds() -> None:
@@ -185,20 +182,20 @@ def test_coupling_phase_measures_fan_out_fan_in_and_callers() -> None:
         module("leaf", used_by=("m1",)),
     ]
     [phase] = plan_milestones(documents, hierarchy(modules=modules), graph)
-    assert phase["title"] == COUPLING
-    assert [(i["label"], i["module"], i["text"]) for i in phase["items"][:2]] == [
+    assert phase.title == COUPLING
+    assert [(i.label, i.module, i.text) for i in phase.items[:2]] == [
         ("hub", "hub", "imports 6 modules"),
         ("core", "core", "used by 5 modules"),
     ]
-    helper = phase["items"][2]
-    assert helper == {
-        "label": "helper in core/util.py",
-        "path": "core/util.py",
-        "anchor": chunk_anchor("helper"),
-        "module": "",
-        "text": "called from 12 places",
-    }
-    assert len(phase["items"]) == 3, "callers of a chunk that is not indexed are not linked"
+    helper = phase.items[2]
+    assert helper == MilestoneItem(
+        label="helper in core/util.py",
+        path="core/util.py",
+        anchor=chunk_anchor("helper"),
+        module="",
+        text="called from 12 places",
+    )
+    assert len(phase.items) == 3, "callers of a chunk that is not indexed are not linked"
 
 
 def test_coupling_phase_is_absent_below_the_thresholds() -> None:
@@ -221,9 +218,9 @@ def test_documentation_phase_lists_undocumented_public_files_largest_first() -> 
         file_summary("tests/test_app.py", lines=480, has_docs=False, public_api=("test_load",)),
     ]
     [phase] = plan_milestones([], hierarchy(files), RepoGraph())
-    assert phase["title"] == DOCUMENTATION
-    assert phase["goal"].startswith("2 files expose public names")
-    assert [(i["label"], i["path"], i["text"]) for i in phase["items"]] == [
+    assert phase.title == DOCUMENTATION
+    assert phase.goal.startswith("2 files expose public names")
+    assert [(i.label, i.path, i.text) for i in phase.items] == [
         (
             "app/big.py",
             "app/big.py",
@@ -242,17 +239,17 @@ def test_phases_come_in_order_and_are_capped() -> None:
     graph = cycle_graph()
     graph.module_deps["hub"] = ["a", "b", "c", "d", "e"]
     plan = plan_milestones(documents, hierarchy(files), graph)
-    assert [p["title"] for p in plan] == [CYCLES, SIZE, COUPLING, DOCUMENTATION]
-    assert all(len(p["items"]) <= plans.MAX_ITEMS for p in plan)
+    assert [p.title for p in plan] == [CYCLES, SIZE, COUPLING, DOCUMENTATION]
+    assert all(len(p.items) <= plans.MAX_ITEMS for p in plan)
     size = phases(plan)[SIZE]
-    assert [i["text"] for i in size["items"]][:5] == [
+    assert [i.text for i in size.items][:5] == [
         "614 lines",
         "613 lines",
         "612 lines",
         "611 lines",
         "610 lines",
     ]
-    assert sum(i["anchor"] != "" for i in size["items"]) == 5, (
+    assert sum(i.anchor != "" for i in size.items) == 5, (
         "files and definitions share the room"
     )
-    assert phases(plan)[DOCUMENTATION]["items"][0]["label"] == "f14.py"
+    assert phases(plan)[DOCUMENTATION].items[0].label == "f14.py"

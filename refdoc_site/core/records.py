@@ -3,15 +3,17 @@
 discover → SourceFile → chunk → Chunk → analyze → Metadata → summarize → ChunkSummary
 → store → Document; hierarchy → FileSummary / ModuleSummary / SystemSummary.
 
-Every record converts to and from plain JSON-able dicts, so the store and the renderer
-never need to know how a stage produced it.
+Every record converts to and from JSON through `serial.py` (one conversion for all of
+them, driven by the fields' types), so the store and the renderer never need to know how a
+stage produced it.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+
+from .serial import SORTED_KEYS, json_name
 
 
 class ChunkKind(str, Enum):
@@ -101,13 +103,6 @@ class Chunk:
     tokens: int = 0
     """Token count of `content`."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "kind": self.kind.value}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Chunk:
-        return cls(**{**data, "kind": ChunkKind(data["kind"])})
-
 
 @dataclass
 class Metadata:
@@ -135,13 +130,6 @@ class Metadata:
     """Which analysis tiers produced each field (`lsp`, `tree-sitter`, `regex`; joined
     with `+` for a union several tiers contributed to)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Metadata:
-        return cls(**data)
-
 
 @dataclass
 class ChunkSummary:
@@ -155,13 +143,6 @@ class ChunkSummary:
     source: str = "extractive"
     """Who wrote it: `extractive` offline, or the model's name."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ChunkSummary:
-        return cls(**data)
-
 
 @dataclass
 class Document:
@@ -172,29 +153,8 @@ class Document:
     metadata: Metadata
     embedding: list[float]
     indexedAt: str
-    file_sha256: str = ""
+    file_sha256: str = field(default="", metadata=json_name("fileSha256"))
     """Hash of the file the chunk came from; decides what a rebuild reprocesses."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "chunk": self.chunk.to_dict(),
-            "summary": self.summary.to_dict(),
-            "metadata": self.metadata.to_dict(),
-            "embedding": self.embedding,
-            "indexedAt": self.indexedAt,
-            "fileSha256": self.file_sha256,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Document:
-        return cls(
-            chunk=Chunk.from_dict(data["chunk"]),
-            summary=ChunkSummary.from_dict(data["summary"]),
-            metadata=Metadata.from_dict(data["metadata"]),
-            embedding=data.get("embedding") or [],
-            indexedAt=data["indexedAt"],
-            file_sha256=data.get("fileSha256", ""),
-        )
 
 
 @dataclass
@@ -248,20 +208,6 @@ class Hierarchy:
     """Chunk → file → module → system summaries, saved as `summaries/hierarchy.json`."""
 
     system: SystemSummary
-    modules: dict[str, ModuleSummary]
-    files: dict[str, FileSummary]
+    modules: dict[str, ModuleSummary] = field(metadata={SORTED_KEYS: True})
+    files: dict[str, FileSummary] = field(metadata={SORTED_KEYS: True})
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "system": asdict(self.system),
-            "modules": {name: asdict(m) for name, m in sorted(self.modules.items())},
-            "files": {path: asdict(f) for path, f in sorted(self.files.items())},
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Hierarchy:
-        return cls(
-            system=SystemSummary(**data["system"]),
-            modules={k: ModuleSummary(**v) for k, v in data["modules"].items()},
-            files={k: FileSummary(**v) for k, v in data["files"].items()},
-        )

@@ -24,6 +24,7 @@ from .. import __version__
 from .config import Config
 from .errors import StoreError
 from .records import Document
+from .serial import to_json
 from .store import Store, StoreState
 
 CODE_SUFFIXES = (".py", ".scm", ".json", ".txt", ".tsv")
@@ -72,7 +73,7 @@ def summaries_digest(documents: Sequence[Document]) -> str:
     """A hash of the chunk summaries: they change without their files when a model rewrites them."""
     hashed = hashlib.sha256()
     for document in documents:
-        hashed.update(repr(sorted(document.summary.to_dict().items())).encode())
+        hashed.update(repr(sorted(to_json(document.summary).items())).encode())
     return hashed.hexdigest()
 
 

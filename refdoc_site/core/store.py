@@ -34,6 +34,7 @@ import orjson
 from .errors import StoreError, StoreLockedError
 from .processes import process_start_time
 from .records import Document
+from .serial import from_json, to_json
 
 INDEX_NAME = "index.jsonl"
 FILES_NAME = "files.json"
@@ -101,24 +102,24 @@ class Store:
                         # orjson reads the vectors about twice as fast as json (and writes
                         # them seven times as fast); a no-change rebuild spends most of its
                         # time here.
-                        documents.append(Document.from_dict(orjson.loads(line)))
+                        documents.append(from_json(Document, orjson.loads(line)))
         except (json.JSONDecodeError, KeyError, TypeError) as error:
             raise StoreError(
                 f"{self.index_path}:{number}: unreadable document ({error}); delete the store directory to rebuild"
             ) from None
-        files = {path: FileEntry(**entry) for path, entry in files_data.get("files", {}).items()}
+        files = {path: from_json(FileEntry, entry) for path, entry in files_data.get("files", {}).items()}
         return StoreState(documents, files, files_data.get("fingerprint", ""), files_data.get("embedder", ""))
 
     def save(self, state: StoreState) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.write_lines(INDEX_NAME, (orjson.dumps(d.to_dict()).decode() for d in state.documents))
+        self.write_lines(INDEX_NAME, (orjson.dumps(to_json(d)).decode() for d in state.documents))
         self.write_json(
             FILES_NAME,
             {
                 "version": STORE_VERSION,
                 "fingerprint": state.fingerprint,
                 "embedder": state.embedder,
-                "files": {path: asdict(entry) for path, entry in sorted(state.files.items())},
+                "files": {path: to_json(entry) for path, entry in sorted(state.files.items())},
             },
         )
 

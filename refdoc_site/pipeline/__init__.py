@@ -135,4 +135,4 @@ def plan(workspace: Workspace, query: str, llm: LlmSession | None = None) -> tup
     names = names_for(workspace.load_state().documents, hierarchy)
     record = Planner(workspace, hierarchy, writer, names).write(query)
     render_phase.render(workspace)
-    return record, workspace.project_dir / "docs" / plan_page(record["slug"])
+    return record, workspace.project_dir / "docs" / plan_page(record.slug)

@@ -12,10 +12,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from ..core.findings import Decision, Facts, Milestone
 from ..core.processes import alongside
 from ..core.records import Hierarchy
 from ..core.resources import mkdocs_template, templates_dir
 from ..core.reuse import files_digest
+from ..core.serial import from_json
 from ..core.workspace import (
     DECISIONS_NAME,
     FACTS_NAME,
@@ -44,6 +46,7 @@ from ..rendering.site import build_site, find_mermaid, write_project
 from ..search.embed import matching_embedder
 from ..search.site_search import write_search_data
 from ..understanding.graph import RepoGraph
+from ..writing.written import WrittenDecisions, WrittenMilestones
 from .write_phase import stored_plans
 
 PARALLEL_MIN_CHUNKS = 200
@@ -82,7 +85,7 @@ def render(workspace: Workspace) -> list[str]:
         site_url=workspace.config.site_url,
         language=workspace.config.language,
         modules=[(name, module_page(name)) for name in sorted(data.hierarchy.modules)],
-        plans=[(plan["query"], plan_page(plan["slug"])) for plan in data.plans],
+        plans=[(plan.query, plan_page(plan.slug)) for plan in data.plans],
         mermaid_script=mermaid,
     )
     rendered.save(inputs, pages=pages)
@@ -98,20 +101,20 @@ def templates_digest() -> str:
 def load_site_data(workspace: Workspace) -> SiteData:
     """Everything the pages are rendered from, as the earlier phases stored it."""
     store = workspace.store
-    facts = store.read_json(FACTS_NAME)
-    written = (("decisions", WRITTEN_DECISIONS), ("milestones", WRITTEN_MILESTONES))
+    facts = from_json(Facts, store.read_json(FACTS_NAME))
+    written = (("decisions", WRITTEN_DECISIONS, WrittenDecisions), ("milestones", WRITTEN_MILESTONES, WrittenMilestones))
     return SiteData(
         site_name=workspace.config.site_name or workspace.repo.name,
         documents=workspace.load_state().documents,
-        hierarchy=Hierarchy.from_dict(store.read_json(HIERARCHY_NAME)),
-        graph=RepoGraph(**store.read_json(GRAPH_NAME)),
-        decisions=store.read_json(DECISIONS_NAME),
-        milestones=store.read_json(PLANS_NAME),
+        hierarchy=from_json(Hierarchy, store.read_json(HIERARCHY_NAME)),
+        graph=from_json(RepoGraph, store.read_json(GRAPH_NAME)),
+        decisions=from_json(list[Decision], store.read_json(DECISIONS_NAME)),
+        milestones=from_json(list[Milestone], store.read_json(PLANS_NAME)),
         stats=facts,
         repo_url=workspace.config.repo_url,
-        commit=facts.get("commit", ""),
+        commit=facts.commit,
         mermaid=find_mermaid(workspace.repo, workspace.config.mermaid_js) is not None,
-        written={name: store.read_json(path) for name, path in written if (store.directory / path).exists()},
+        written={name: from_json(record, store.read_json(path)) for name, path, record in written if (store.directory / path).exists()},
         plans=stored_plans(store),
         language=workspace.config.language,
         publish_source=workspace.config.publish_source,

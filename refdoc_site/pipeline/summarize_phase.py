@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Collection, Iterable
-from dataclasses import asdict
 
 from ..core.records import Hierarchy
 from ..core.reuse import partial
+from ..core.serial import from_json, to_json
 from ..core.workspace import (
     DECISIONS_NAME,
     FACTS_NAME,
@@ -44,7 +44,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     facts = workspace.record(FACTS_NAME)
     inputs = workspace.inputs_digest("summarize", commit, *summarizer.hierarchy_inputs(state.documents))
     if facts.unchanged(inputs) and (store.directory / HIERARCHY_NAME).exists():
-        return Hierarchy.from_dict(store.read_json(HIERARCHY_NAME))
+        return from_json(Hierarchy, store.read_json(HIERARCHY_NAME))
     mark = summarizer.mark()
     graph = build_graph(
         {path: entry.language for path, entry in state.files.items()},
@@ -54,15 +54,17 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         module_roots(manifest_texts(workspace, state.files, MANIFESTS)),
     )
     hierarchy = summarizer.summarize_hierarchy(build_hierarchy(state.files, state.documents, graph), state.documents)
+    decisions = collect_decisions(workspace.repo, state.files, graph, workspace.redactor)
+    milestones = plan_milestones(state.documents, hierarchy, graph)
     outputs = {
-        GRAPH_NAME: asdict(graph),
-        HIERARCHY_NAME: hierarchy.to_dict(),
-        DECISIONS_NAME: collect_decisions(workspace.repo, state.files, graph, workspace.redactor),
-        PLANS_NAME: plan_milestones(state.documents, hierarchy, graph),
+        GRAPH_NAME: to_json(graph),
+        HIERARCHY_NAME: to_json(hierarchy),
+        DECISIONS_NAME: to_json(decisions),
+        PLANS_NAME: to_json(milestones),
     }
     for name, data in outputs.items():
         store.write_json(name, data)
-    write_pages(workspace, hierarchy, outputs[DECISIONS_NAME], outputs[PLANS_NAME], writer)
+    write_pages(workspace, hierarchy, decisions, milestones, writer)
     if summarizer.left_offline_since(mark):  # not done; the pages still change with the text
         inputs = partial(inputs, outputs)
     skipped = skipped_by_reason(workspace)

@@ -7,10 +7,12 @@ one, which keeps the offline decision log and milestones and lists where a reque
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, cached_property, partial
 
+from ..core.findings import Decision, Milestone
 from ..core.records import Document, Hierarchy
+from ..core.serial import from_json, to_json
 from ..core.store import Store
 from ..core.workspace import WRITTEN_DECISIONS, WRITTEN_MILESTONES, WRITTEN_PLANS, Workspace
 from ..rendering.pages import plan_slug
@@ -19,9 +21,12 @@ from ..search.ranking import SearchIndex
 from ..writing.context import plan_context
 from ..writing.doc_writers import DocWriter, Names
 from ..writing.names import NameIndex
+from ..writing.written import Plan
 
 
-def write_pages(workspace: Workspace, hierarchy: Hierarchy, decisions: list, milestones: list, writer: DocWriter) -> None:
+def write_pages(
+    workspace: Workspace, hierarchy: Hierarchy, decisions: list[Decision], milestones: list[Milestone], writer: DocWriter
+) -> None:
     """The written decision log and milestones, and the configured plans; a page the writer
     gives nothing for is removed, so the offline one shows (unless the writer stores nothing)."""
     store = workspace.store
@@ -30,12 +35,12 @@ def write_pages(workspace: Workspace, hierarchy: Hierarchy, decisions: list, mil
     for name, write, found in ((WRITTEN_DECISIONS, writer.decisions, decisions), (WRITTEN_MILESTONES, writer.milestones, milestones)):
         record = write(found, hierarchy, names)
         if record is not None:
-            store.write_json(name, record)
+            store.write_json(name, to_json(record))
         elif writer.stores:
             (store.directory / name).unlink(missing_ok=True)
     for stale in stored_plans(store):
-        if stale.get("origin") == "config" and stale["slug"] not in configured and writer.stores:
-            (store.directory / WRITTEN_PLANS / f"{stale['slug']}.json").unlink()
+        if stale.origin == "config" and stale.slug not in configured and writer.stores:
+            (store.directory / WRITTEN_PLANS / f"{stale.slug}.json").unlink()
     if configured:
         planner = Planner(workspace, hierarchy, writer, names)
         for query in configured.values():
@@ -61,19 +66,18 @@ class Planner:
         state = self.workspace.load_state()
         return SearchIndex.build(state.documents), matching_embedder(state)
 
-    def write(self, query: str, origin: str = "cli") -> dict:
+    def write(self, query: str, origin: str = "cli") -> Plan:
         """The plan record for `query`, stored under its slug (unless the writer stores nothing)."""
         search_index, embedder = self.search
         documents = self.workspace.load_state().documents
         context = plan_context(query, documents, self.hierarchy, search_index, embedder, expansion=self.writer.expand(query))
-        slug = plan_slug(query)
-        record = {"slug": slug, "origin": origin, **self.writer.plan(context, self.names)}
+        record = replace(self.writer.plan(context, self.names), slug=plan_slug(query), origin=origin)
         if self.writer.stores:
-            self.workspace.store.write_json(f"{WRITTEN_PLANS}/{slug}.json", record)
+            self.workspace.store.write_json(f"{WRITTEN_PLANS}/{record.slug}.json", to_json(record))
         return record
 
 
-def stored_plans(store: Store) -> list[dict]:
+def stored_plans(store: Store) -> list[Plan]:
     """Every plan written so far, by slug."""
     directory = store.directory / WRITTEN_PLANS
-    return [store.read_json(f"{WRITTEN_PLANS}/{path.name}") for path in sorted(directory.glob("*.json"))]
+    return [from_json(Plan, store.read_json(f"{WRITTEN_PLANS}/{path.name}")) for path in sorted(directory.glob("*.json"))]

@@ -17,6 +17,7 @@ import json
 import posixpath
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -25,9 +26,13 @@ from urllib.parse import quote
 import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from ..core.findings import Decision, Facts, Milestone
 from ..core.records import ChunkKind, Document, Hierarchy
 from ..core.resources import templates_dir
+from ..core.serial import from_json, to_json
 from ..understanding.graph import RepoGraph
+from ..writing.links import Link
+from ..writing.written import Grounded, Plan, PlanChunk, WrittenDecisions, WrittenMilestones
 from .pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
@@ -44,17 +49,17 @@ class SiteData:
     documents: list[Document]
     hierarchy: Hierarchy
     graph: RepoGraph
-    decisions: list[dict] = field(default_factory=list)
-    milestones: list[dict] = field(default_factory=list)
-    stats: dict = field(default_factory=dict)
+    decisions: list[Decision] = field(default_factory=list)
+    milestones: list[Milestone] = field(default_factory=list)
+    stats: Facts = field(default_factory=Facts)
     repo_url: str = ""
     commit: str = ""
     mermaid: bool = False
     """Whether a local Mermaid script ships with the site; else diagrams show as text."""
-    written: dict = field(default_factory=dict)
+    written: dict[str, WrittenDecisions | WrittenMilestones] = field(default_factory=dict)
     """Pages the doc model wrote (writers.py), grounded: `decisions`, `milestones`; absent
     ones render offline."""
-    plans: list[dict] = field(default_factory=list)
+    plans: list[Plan] = field(default_factory=list)
     """Plans for queries (`refdoc-site plan`, `plans:` in refdoc.yml), by slug."""
     language: str = "en"
     """Language of the written pages' headings."""
@@ -72,7 +77,7 @@ def render_pages(data: SiteData, docs_dir: Path) -> list[str]:
         target.write_text(front_matter(title) + text, encoding="utf-8")
         written.append(page)
     hierarchy_json = docs_dir / "summaries" / "hierarchy.json"
-    hierarchy_json.write_text(json.dumps(data.hierarchy.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
+    hierarchy_json.write_text(json.dumps(to_json(data.hierarchy), ensure_ascii=False, indent=1), encoding="utf-8")
     return sorted(written)
 
 
@@ -93,8 +98,8 @@ class _Pages:
         yield "decisions.md", None, self.written_or_offline("decisions", "decisions.md.jinja2", "decisions.md")
         yield "plans/milestones.md", None, self.written_or_offline("milestones", "milestones.md.jinja2", "plans/milestones.md")
         for plan in data.plans:
-            page = plan_page(plan["slug"])
-            title = f"{self.labels['plan']}: {plan['query']}"
+            page = plan_page(plan.slug)
+            title = f"{self.labels['plan']}: {plan.query}"
             yield page, title, self.render("written/plan.md.jinja2", page, plan=plan, labels=self.labels)
         yield "summaries/system.md", None, self.render("summaries/system.md.jinja2", "summaries/system.md")
         yield "summaries/modules.md", None, self.render("summaries/modules.md.jinja2", "summaries/modules.md")
@@ -139,17 +144,16 @@ class _Pages:
         def link(target_page: str, anchor: str = "") -> str:
             return _relative_url(target_page, here) + (f"#{anchor}" if anchor else "")
 
-        def url(target: dict) -> str | None:
+        def url(target: Link | PlanChunk) -> str | None:
             """A stored link's URL from here, or None when its page or anchor is not in this site."""
-            page, anchor = target.get("page", ""), target.get("anchor", "")
-            return link(page, anchor) if self.exists(page, anchor) else None
+            return link(target.page, target.anchor) if self.exists(target.page, target.anchor) else None
 
-        def cite_link(item: dict, shown: str = "") -> str:
+        def cite_link(item: Link | PlanChunk, shown: str = "") -> str:
             label = code_span(shown) if shown else escape_text(_shown_label(item, self.labels))
             address = url(item)
             return f"[{label}]({address})" if address else label
 
-        def grounded(segments: list[dict], links: bool = True) -> str:
+        def grounded(segments: Grounded, links: bool = True) -> str:
             return grounded_markdown(segments, url if links else None, self.labels)
 
         def chunk_link(chunk_id: str) -> str:
@@ -238,7 +242,7 @@ def written_labels(language: str) -> dict[str, str]:
     return labels.get(language, labels["en"])
 
 
-def grounded_markdown(segments: list[dict], url, labels: dict[str, str]) -> str:
+def grounded_markdown(segments: Grounded, url: Callable[[Link], str | None] | None, labels: dict[str, str]) -> str:
     """Grounded segments (grounding.py) as Markdown: prose escaped, names as code spans linked
     to their pages, flagged names marked, a statement's citations in brackets after it.
 
@@ -257,12 +261,13 @@ def grounded_markdown(segments: list[dict], url, labels: dict[str, str]) -> str:
     for segment in segments:
         if "cite" in segment:
             if url is not None:
-                address = url(segment["cite"])
-                label = escape_text(_shown_label(segment["cite"], labels))
+                cited = from_json(Link, segment["cite"])
+                address = url(cited)
+                label = escape_text(_shown_label(cited, labels))
                 citations.append(f"[{label}]({address})" if address else label)
             continue
         flush()
-        address = url(segment["link"]) if url is not None and segment.get("link") else None
+        address = url(from_json(Link, segment["link"])) if url is not None and segment.get("link") else None
         if "text" in segment:
             out.append(_escape_inline(segment["text"]))
         elif segment.get("flagged"):
@@ -275,9 +280,9 @@ def grounded_markdown(segments: list[dict], url, labels: dict[str, str]) -> str:
     return "".join(out).strip()
 
 
-def _shown_label(target: dict, labels: dict[str, str]) -> str:
+def _shown_label(target: Link | PlanChunk, labels: dict[str, str]) -> str:
     """A stored link's label; the system summary's in the output language."""
-    return labels["system_summary"] if target.get("page") == SYSTEM_PAGE else target["label"]
+    return labels["system_summary"] if target.page == SYSTEM_PAGE else target.label
 
 
 def _escape_inline(text: str) -> str:

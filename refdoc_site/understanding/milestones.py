@@ -5,12 +5,8 @@ a function called from many places, an undocumented public file), and every item
 the number that put it there, so the plan can be checked against the code and never
 invents work. Thresholds are named constants below.
 
-Phases are plain JSON-able dicts rendered by `templates/milestones.md.jinja2`:
-
-    {"title", "goal", "items": [{"label", "path", "anchor", "module", "text"}]}
-
-An item links to a file page (`path`, plus a chunk `anchor` for a definition), to a
-module page (`module`), or to nothing (both empty: `label` says it all).
+Phases are `Milestone` records (core/findings.py), saved as `plans.json` and rendered by
+`templates/milestones.md.jinja2`.
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from ..core.findings import Milestone, MilestoneItem
 from ..core.records import Chunk, ChunkKind, Document, Hierarchy
 from ..rendering.pages import chunk_anchor
 from .graph import RepoGraph
@@ -44,7 +41,7 @@ TEST_PATH = re.compile(
 
 def plan_milestones(
     documents: list[Document], hierarchy: Hierarchy, graph: RepoGraph
-) -> list[dict]:
+) -> list[Milestone]:
     """The phases whose facts exist: cycles, then size, coupling and documentation."""
     phases = (
         _cycles_phase(graph),
@@ -55,7 +52,7 @@ def plan_milestones(
     return [phase for phase in phases if phase]
 
 
-def _cycles_phase(graph: RepoGraph) -> dict | None:
+def _cycles_phase(graph: RepoGraph) -> Milestone | None:
     """Each cycle, then the file imports along its lightest module edge: the cheapest cut."""
     if not graph.cycles:
         return None
@@ -83,14 +80,14 @@ def _cycles_phase(graph: RepoGraph) -> dict | None:
                     path=source,
                 )
             )
-    return {
-        "title": "Break dependency cycles between modules",
-        "goal": f"{_plural(len(graph.cycles), 'group')} of modules "
+    return Milestone(
+        title="Break dependency cycles between modules",
+        goal=f"{_plural(len(graph.cycles), 'group')} of modules "
         f"{_verb(len(graph.cycles), 'import')} each other, so no module in a group "
         "can be understood, tested or replaced alone. Cut each cycle where it is thinnest: move or "
         "invert the listed imports until the module graph has no cycle.",
-        "items": items[:MAX_ITEMS],
-    }
+        items=items[:MAX_ITEMS],
+    )
 
 
 def _cycle_edges(
@@ -110,7 +107,7 @@ def _cycle_edges(
     return dict(edges)
 
 
-def _size_phase(documents: list[Document], hierarchy: Hierarchy) -> dict | None:
+def _size_phase(documents: list[Document], hierarchy: Hierarchy) -> Milestone | None:
     large = sorted(
         (
             f
@@ -132,11 +129,11 @@ def _size_phase(documents: list[Document], hierarchy: Hierarchy) -> dict | None:
         facts.append(f"{_plural(len(large), 'file')} over {LARGE_FILE_LINES} lines")
     if long:
         facts.append(f"{_plural(len(long), 'definition')} over {LONG_DEFINITION_LINES} lines")
-    return {
-        "title": "Split the largest files and longest definitions",
-        "goal": f"The repository has {' and '.join(facts)}. Split them along their "
+    return Milestone(
+        title="Split the largest files and longest definitions",
+        goal=f"The repository has {' and '.join(facts)}. Split them along their "
         "responsibilities so that each part can be read, reviewed and tested on its own.",
-        "items": _allot(
+        items=_allot(
             [
                 [_item(f.path, f"{f.lines} lines", path=f.path) for f in large],
                 [
@@ -146,7 +143,7 @@ def _size_phase(documents: list[Document], hierarchy: Hierarchy) -> dict | None:
             ],
             MAX_ITEMS,
         ),
-    }
+    )
 
 
 def _definition_lengths(documents: list[Document]) -> list[tuple[int, Chunk]]:
@@ -169,7 +166,7 @@ def _definition_lengths(documents: list[Document]) -> list[tuple[int, Chunk]]:
 
 def _coupling_phase(
     documents: list[Document], hierarchy: Hierarchy, graph: RepoGraph
-) -> dict | None:
+) -> Milestone | None:
     fan_out = sorted(
         (
             (len(deps), module)
@@ -197,12 +194,12 @@ def _coupling_phase(
     )
     if not fan_out and not fan_in and not called:
         return None
-    return {
-        "title": "Reduce coupling at the hotspots",
-        "goal": "These modules and definitions have the most dependencies in or out, so a "
+    return Milestone(
+        title="Reduce coupling at the hotspots",
+        goal="These modules and definitions have the most dependencies in or out, so a "
         "change to them reaches furthest. Narrow their interfaces, split what unrelated "
         "users need, or invert dependencies so that fewer parts of the code rely on each.",
-        "items": _allot(
+        items=_allot(
             [
                 [_item(m, f"imports {_plural(n, 'module')}", module=m) for n, m in fan_out],
                 [_item(m, f"used by {_plural(n, 'module')}", module=m) for n, m in fan_in],
@@ -210,10 +207,10 @@ def _coupling_phase(
             ],
             MAX_ITEMS,
         ),
-    }
+    )
 
 
-def _documentation_phase(hierarchy: Hierarchy) -> dict | None:
+def _documentation_phase(hierarchy: Hierarchy) -> Milestone | None:
     undocumented = sorted(
         (
             f
@@ -235,20 +232,20 @@ def _documentation_phase(hierarchy: Hierarchy) -> dict | None:
                 path=f.path,
             )
         )
-    return {
-        "title": "Document the public API",
-        "goal": f"{_plural(len(undocumented), 'file')} {_verb(len(undocumented), 'expose')} "
+    return Milestone(
+        title="Document the public API",
+        goal=f"{_plural(len(undocumented), 'file')} {_verb(len(undocumented), 'expose')} "
         "public names without a single docstring or "
         "doc comment. Document them, largest first, starting with what other modules call.",
-        "items": items,
-    }
+        items=items,
+    )
 
 
-def _item(label: str, text: str, path: str = "", anchor: str = "", module: str = "") -> dict:
-    return {"label": label, "path": path, "anchor": anchor, "module": module, "text": text}
+def _item(label: str, text: str, path: str = "", anchor: str = "", module: str = "") -> MilestoneItem:
+    return MilestoneItem(label, path, anchor, module, text)
 
 
-def _chunk_item(chunk: Chunk, text: str) -> dict:
+def _chunk_item(chunk: Chunk, text: str) -> MilestoneItem:
     return _item(
         f"{chunk.symbol} in {chunk.path}",
         text,
@@ -257,7 +254,7 @@ def _chunk_item(chunk: Chunk, text: str) -> dict:
     )
 
 
-def _allot(groups: list[list[dict]], limit: int) -> list[dict]:
+def _allot(groups: list[list[MilestoneItem]], limit: int) -> list[MilestoneItem]:
     """Ranked groups concatenated, each trimmed so together they fit `limit`.
 
     Room is shared in turns, so every kind of fact in a phase keeps its best items

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core.findings import Decision, Milestone
 from ..core.records import Document, Hierarchy
 from ..core.tokens import count_tokens
 from ..search.ranking import Hit, QueryEmbedder, SearchIndex
@@ -112,7 +113,7 @@ def code_excerpt(document: Document, lines: int = EXCERPT_LINES) -> str:
     return "\n".join(shown)
 
 
-def decisions_context(decisions: list[dict], hierarchy: Hierarchy, budget: int = DECISIONS_BUDGET) -> SourceBook:
+def decisions_context(decisions: list[Decision], hierarchy: Hierarchy, budget: int = DECISIONS_BUDGET) -> SourceBook:
     """The system, each piece of decision evidence (`E`), then the largest modules that fit."""
     book = SourceBook()
     book.add_system(hierarchy.system)
@@ -123,7 +124,7 @@ def decisions_context(decisions: list[dict], hierarchy: Hierarchy, budget: int =
         if used + cost > budget:
             break
         used += cost
-        book.add("E", text, [evidence_link(item) for item in entry.get("evidence", [])])
+        book.add("E", text, [evidence_link(item) for item in entry.evidence])
     for module in sorted(hierarchy.modules.values(), key=lambda m: (-m.lines, m.name)):
         cost = count_tokens(module_text(module))
         if used + cost > budget:
@@ -133,13 +134,13 @@ def decisions_context(decisions: list[dict], hierarchy: Hierarchy, budget: int =
     return book
 
 
-def evidence_text(entry: dict) -> str:
+def evidence_text(entry: Decision) -> str:
     """One decision entry the offline build found, as a prompt line."""
-    fields = [f"{entry.get('kind', 'evidence')}: {entry['title']}."]
+    fields = [f"{entry.kind.value}: {entry.title}."]
     for name in ("status", "context", "decision", "consequences"):
-        if entry.get(name):
-            fields.append(f"{name.capitalize()}: {entry[name]}")
-    labels = [item["label"] for item in entry.get("evidence", [])]
+        if getattr(entry, name):
+            fields.append(f"{name.capitalize()}: {getattr(entry, name)}")
+    labels = [item.label for item in entry.evidence]
     if labels:
         fields.append(f"Evidence: {'; '.join(labels)}.")
     return " ".join(fields)
@@ -154,7 +155,7 @@ class MilestoneFacts:
     """(title, goal, fact ids) per offline phase."""
 
 
-def milestones_context(milestones: list[dict], hierarchy: Hierarchy, budget: int = MILESTONES_BUDGET) -> MilestoneFacts:
+def milestones_context(milestones: list[Milestone], hierarchy: Hierarchy, budget: int = MILESTONES_BUDGET) -> MilestoneFacts:
     """The system, then every measured fact (`P`) under its phase, then the modules they name."""
     book = SourceBook()
     book.add_system(hierarchy.system)
@@ -163,19 +164,19 @@ def milestones_context(milestones: list[dict], hierarchy: Hierarchy, budget: int
     named_modules: list[str] = []
     for phase in milestones:
         ids = []
-        used += count_tokens(phase["title"] + " " + phase["goal"])
-        book.quoted.append(f"{phase['title']} {phase['goal']}")
-        for item in phase["items"]:
-            text = f"{item['label']}: {item['text']}"
+        used += count_tokens(phase.title + " " + phase.goal)
+        book.quoted.append(f"{phase.title} {phase.goal}")
+        for item in phase.items:
+            text = f"{item.label}: {item.text}"
             cost = count_tokens(text)
             if used + cost > budget:
                 continue
             used += cost
             ids.append(book.add("P", text, [evidence_link(item)]))
-            module = item.get("module") or (hierarchy.files[item["path"]].module if item.get("path") in hierarchy.files else "")
+            module = item.module or (hierarchy.files[item.path].module if item.path in hierarchy.files else "")
             if module and module not in named_modules:
                 named_modules.append(module)
-        phases.append((phase["title"], phase["goal"], ids))
+        phases.append((phase.title, phase.goal, ids))
     for module in (m for m in named_modules if m in hierarchy.modules):
         cost = count_tokens(module_text(hierarchy.modules[module]))
         if used + cost <= budget:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from ..core.findings import Decision, Milestone
 from ..core.records import Hierarchy
 from .context import PlanContext
 from .names import NameIndex
@@ -21,6 +22,7 @@ from .writers import (
     write_milestones,
     write_plan,
 )
+from .written import Plan, WrittenDecisions, WrittenMilestones
 
 Names = Callable[[], NameIndex]
 """The names a model's text is grounded in, built on the first call (offline, never)."""
@@ -32,11 +34,11 @@ class DocWriter(Protocol):
     stores: bool
     """False in a dry run: it asks (to estimate) and nothing it writes is stored."""
 
-    def decisions(self, found: list, hierarchy: Hierarchy, names: Names) -> dict | None:
+    def decisions(self, found: list[Decision], hierarchy: Hierarchy, names: Names) -> WrittenDecisions | None:
         """The written decision log from the offline evidence; None keeps the offline page."""
         ...
 
-    def milestones(self, found: list, hierarchy: Hierarchy, names: Names) -> dict | None:
+    def milestones(self, found: list[Milestone], hierarchy: Hierarchy, names: Names) -> WrittenMilestones | None:
         """The written refactoring plan from the measured facts; None keeps the offline page."""
         ...
 
@@ -44,7 +46,7 @@ class DocWriter(Protocol):
         """Search terms the request stands for, besides its own words."""
         ...
 
-    def plan(self, context: PlanContext, names: Names) -> dict:
+    def plan(self, context: PlanContext, names: Names) -> Plan:
         """The plan record for the request the context was drawn for."""
         ...
 
@@ -57,16 +59,16 @@ class OfflineWriter:
     def __init__(self, language: str) -> None:
         self.language = language
 
-    def decisions(self, found: list, hierarchy: Hierarchy, names: Names) -> dict | None:
+    def decisions(self, found: list[Decision], hierarchy: Hierarchy, names: Names) -> WrittenDecisions | None:
         return None
 
-    def milestones(self, found: list, hierarchy: Hierarchy, names: Names) -> dict | None:
+    def milestones(self, found: list[Milestone], hierarchy: Hierarchy, names: Names) -> WrittenMilestones | None:
         return None
 
     def expand(self, query: str) -> list[str]:
         return []
 
-    def plan(self, context: PlanContext, names: Names) -> dict:
+    def plan(self, context: PlanContext, names: Names) -> Plan:
         return extractive_plan(context, self.language)
 
 
@@ -79,14 +81,14 @@ class ModelWriter(OfflineWriter):
         self.session = session
         self.stores = not dry_run
 
-    def decisions(self, found: list, hierarchy: Hierarchy, names: Names) -> dict | None:
+    def decisions(self, found: list[Decision], hierarchy: Hierarchy, names: Names) -> WrittenDecisions | None:
         return write_decisions(self.session, found, hierarchy, names())
 
-    def milestones(self, found: list, hierarchy: Hierarchy, names: Names) -> dict | None:
+    def milestones(self, found: list[Milestone], hierarchy: Hierarchy, names: Names) -> WrittenMilestones | None:
         return write_milestones(self.session, found, hierarchy, names())
 
     def expand(self, query: str) -> list[str]:
         return expand_query(self.session, query)
 
-    def plan(self, context: PlanContext, names: Names) -> dict:
+    def plan(self, context: PlanContext, names: Names) -> Plan:
         return write_plan(self.session, context, names()) or super().plan(context, names)

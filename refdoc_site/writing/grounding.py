@@ -31,8 +31,9 @@ place that knows the site's page addresses) in links.py.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
+from ..core.serial import to_json
 from .links import Link
 from .names import NameIndex, normalise_name
 from .sources import CITATION, CITED_ID, SourceBook
@@ -66,9 +67,6 @@ class GroundingReport:
     flagged_names: list[str] = field(default_factory=list)
     """Names that exist nowhere in the index, the code or the context: kept, flagged."""
     uncited_statements: int = 0
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass
@@ -107,7 +105,7 @@ class Grounder:
                 continue
             for link in links:
                 self.report.citations += 1
-                segments.append({"cite": link.to_dict()})
+                segments.append({"cite": to_json(link)})
         return segments
 
     def _name(self, raw: str, cited: list[Link], backticked: bool) -> dict:
@@ -116,7 +114,7 @@ class Grounder:
         resolution = self.names.resolve(raw, cited, self.book.quoted_names)
         if resolution.link is not None:
             self.report.linked_names += 1
-            return {"code": raw.strip(), "link": resolution.link.to_dict()}
+            return {"code": raw.strip(), "link": to_json(resolution.link)}
         if resolution.kind == "code":
             return {"code": raw.strip()} if backticked else {"text": raw}
         if not backticked and "." in raw and "/" not in raw and not self._looks_like_code(raw):

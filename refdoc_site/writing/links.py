@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.findings import EvidenceLink, MilestoneItem
 from ..core.records import Document
 from ..rendering.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page
 
@@ -19,13 +20,6 @@ class Link:
     page: str = ""
     """Docs-relative page (`files/app/x.py.md`), or "" when the source has no page (a commit)."""
     anchor: str = ""
-
-    def to_dict(self) -> dict:
-        return {"label": self.label, "page": self.page, "anchor": self.anchor}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Link:
-        return cls(data["label"], data.get("page", ""), data.get("anchor", ""))
 
 
 def chunk_link(document: Document) -> Link:
@@ -41,13 +35,13 @@ def module_link(name: str) -> Link:
     return Link(name, module_page(name))
 
 
-def evidence_link(item: dict) -> Link:
-    """An offline evidence or plan item (`label`, `path`, `anchor`, `module`) as a link."""
-    if item.get("path"):
-        return Link(item["label"], file_page(item["path"]), item.get("anchor", ""))
-    if item.get("module"):
-        return Link(item["label"], module_page(item["module"]))
-    return Link(item["label"])
+def evidence_link(item: EvidenceLink | MilestoneItem) -> Link:
+    """A decision's evidence or a measured fact of the offline plan as a link."""
+    if item.path:
+        return Link(item.label, file_page(item.path), item.anchor)
+    if isinstance(item, MilestoneItem) and item.module:
+        return Link(item.label, module_page(item.module))
+    return Link(item.label)
 
 
 def system_link() -> Link:

@@ -4,7 +4,7 @@ refactoring plan, a plan for a query, and the search terms a query expands to.
 Each writer shows the model numbered sources (context.py), asks for one JSON object whose
 statements cite those ids and put code names in backticks, checks the reply's shape (the
 session repairs a bad one once), and grounds every text (grounding.py). The result is a
-JSON-able record that the store keeps and the renderer reads; None means the model gave
+record (written.py) that the store keeps and the renderer reads; None means the model gave
 nothing usable, and the caller keeps the offline page (the session counted the fallback).
 
 The `session` is the build's `LlmSession` (refdoc_site/llm/): cached by the hash of the
@@ -16,10 +16,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import cache
-from typing import Protocol
+from typing import Any, Protocol
 
 import yaml
 
+from ..core.findings import Decision, Milestone
 from ..core.records import Hierarchy
 from ..core.resources import templates_dir
 from .context import PlanContext, decisions_context, milestones_context
@@ -27,6 +28,15 @@ from .grounding import Grounder, GroundingReport
 from .links import Link, chunk_link, file_link, module_link
 from .names import NameIndex
 from .sources import SourceBook
+from .written import (
+    Plan,
+    PlanChange,
+    PlanChunk,
+    WrittenDecision,
+    WrittenDecisions,
+    WrittenMilestones,
+    WrittenPhase,
+)
 
 LANGUAGE_NAMES = {"en": "English", "ja": "Japanese (日本語)"}
 MAX_DECISIONS = 20
@@ -81,7 +91,7 @@ def _ask(session: JsonSession, phase: str, sources: str, check: Callable[[dict],
 
 # --- decisions.md ----------------------------------------------------------------------------
 
-def write_decisions(session: JsonSession, decisions: list[dict], hierarchy: Hierarchy, names: NameIndex) -> dict | None:
+def write_decisions(session: JsonSession, decisions: list[Decision], hierarchy: Hierarchy, names: NameIndex) -> WrittenDecisions | None:
     """The decision log as the doc model writes it from the offline evidence; None to keep the offline page."""
     if not decisions:
         return None
@@ -94,20 +104,20 @@ def write_decisions(session: JsonSession, decisions: list[dict], hierarchy: Hier
     entries = []
     for item in reply["decisions"][:MAX_DECISIONS]:
         cited = [i for name in ("context", "decision", "consequences") for i in book.cited_ids(item.get(name, "")) if i.startswith("E")]
-        entries.append({
-            "title": grounder.ground(item["title"], statement=False),
-            "status": grounder.ground(item.get("status", ""), statement=False),
-            "context": grounder.ground(item.get("context", "")),
-            "decision": grounder.ground(item["decision"]),
-            "consequences": grounder.ground(item.get("consequences", "")),
-            "evidence": _evidence_links(book, cited),
-        })
-    return _record(session, {"entries": entries}, grounder.report)
+        entries.append(WrittenDecision(
+            title=grounder.ground(item["title"], statement=False),
+            status=grounder.ground(item.get("status", ""), statement=False),
+            context=grounder.ground(item.get("context", "")),
+            decision=grounder.ground(item["decision"]),
+            consequences=grounder.ground(item.get("consequences", "")),
+            evidence=_evidence_links(book, cited),
+        ))
+    return WrittenDecisions(session.doc_model, session.language, entries, grounder.report)
 
 
 # --- plans/milestones.md -----------------------------------------------------------------------
 
-def write_milestones(session: JsonSession, milestones: list[dict], hierarchy: Hierarchy, names: NameIndex) -> dict | None:
+def write_milestones(session: JsonSession, milestones: list[Milestone], hierarchy: Hierarchy, names: NameIndex) -> WrittenMilestones | None:
     """The refactoring plan as the doc model writes it from the measured facts; None to keep the offline page."""
     if not milestones:
         return None
@@ -124,19 +134,19 @@ def write_milestones(session: JsonSession, milestones: list[dict], hierarchy: Hi
         return None
     grounder = Grounder(names, book)
     phases = [
-        {
-            "title": grounder.ground(phase["title"], statement=False),
-            "goal": grounder.ground(phase["goal"]),
-            "steps": [grounder.ground(step) for step in phase["steps"][:MAX_STEPS]],
-        }
+        WrittenPhase(
+            title=grounder.ground(phase["title"], statement=False),
+            goal=grounder.ground(phase["goal"]),
+            steps=[grounder.ground(step) for step in phase["steps"][:MAX_STEPS]],
+        )
         for phase in reply["phases"][:MAX_PHASES]
     ]
-    return _record(session, {"phases": phases}, grounder.report)
+    return WrittenMilestones(session.doc_model, session.language, phases, grounder.report)
 
 
 # --- plans/{query}.md ----------------------------------------------------------------------------
 
-def write_plan(session: JsonSession, context: PlanContext, names: NameIndex) -> dict | None:
+def write_plan(session: JsonSession, context: PlanContext, names: NameIndex) -> Plan | None:
     """A plan for the query, written by the doc model from the context; None to use `extractive_plan`."""
     book = context.book
     changes = _check_items(book, "changes", required=("title", "detail"), cited=("detail",))
@@ -148,44 +158,45 @@ def write_plan(session: JsonSession, context: PlanContext, names: NameIndex) -> 
     if reply is None:
         return None
     grounder = Grounder(names, book)
-    record = {
-        "summary": grounder.ground(reply["summary"]),
-        "changes": [
-            {"title": grounder.ground(change["title"], statement=False), "detail": grounder.ground(change["detail"])}
+    return _plan(
+        context,
+        session.doc_model,
+        session.language,
+        summary=grounder.ground(reply["summary"]),
+        changes=[
+            PlanChange(grounder.ground(change["title"], statement=False), grounder.ground(change["detail"]))
             for change in reply["changes"][:MAX_CHANGES]
         ],
-        "steps": [grounder.ground(step) for step in reply.get("steps", [])[:MAX_STEPS]],
-        "risks": [grounder.ground(risk) for risk in reply.get("risks", [])[:MAX_STEPS]],
-    }
-    return _record(session, {**_plan_frame(context), **record}, grounder.report)
+        steps=[grounder.ground(step) for step in reply.get("steps", [])[:MAX_STEPS]],
+        risks=[grounder.ground(risk) for risk in reply.get("risks", [])[:MAX_STEPS]],
+        grounding=grounder.report,
+    )
 
 
-def extractive_plan(context: PlanContext, language: str) -> dict:
+def extractive_plan(context: PlanContext, language: str) -> Plan:
     """Without a model: where the request lands, from the search, for a person to plan from."""
-    return {
-        "model": "",
-        "language": language,
-        **_plan_frame(context),
-        "summary": [],
-        "changes": [],
-        "steps": [],
-        "risks": [],
-        "grounding": GroundingReport().to_dict(),
-    }
+    return _plan(context, "", language, summary=[], changes=[], steps=[], risks=[], grounding=GroundingReport())
 
 
-def _plan_frame(context: PlanContext) -> dict:
-    """The query and the context the plan was drawn from, linked: shown under every plan."""
-    return {
-        "query": context.query,
-        "searched": context.search_text,
-        "modules": [module_link(m).to_dict() for m in context.modules],
-        "files": [file_link(p).to_dict() for p in context.files],
-        "chunks": [
-            {**chunk_link(d).to_dict(), "symbol": d.chunk.symbol, "text": d.summary.responsibility}
-            for d in context.chunks
-        ],
-    }
+def _plan(context: PlanContext, model: str, language: str, **written: Any) -> Plan:
+    """A plan with the query and the context it was drawn from, linked: shown under every plan.
+    The planner gives it its slug and origin when it stores it."""
+    chunks = []
+    for document in context.chunks:
+        link = chunk_link(document)
+        chunks.append(PlanChunk(link.label, link.page, link.anchor, document.chunk.symbol, document.summary.responsibility))
+    return Plan(
+        slug="",
+        origin="",
+        model=model,
+        language=language,
+        query=context.query,
+        searched=context.search_text,
+        modules=[module_link(m) for m in context.modules],
+        files=[file_link(p) for p in context.files],
+        chunks=chunks,
+        **written,
+    )
 
 
 # --- query expansion ---------------------------------------------------------------------------
@@ -256,13 +267,9 @@ def _fields(item: object, required: tuple[str, ...], optional: tuple[str, ...] =
     return None
 
 
-def _evidence_links(book: SourceBook, cited: list[str]) -> list[dict]:
+def _evidence_links(book: SourceBook, cited: list[str]) -> list[Link]:
     seen: dict[tuple[str, str, str], Link] = {}
     for source_id in dict.fromkeys(cited):
         for link in book.links(source_id):
             seen.setdefault((link.label, link.page, link.anchor), link)
-    return [link.to_dict() for link in seen.values()]
-
-
-def _record(session: JsonSession, body: dict, report: GroundingReport) -> dict:
-    return {"model": session.doc_model, "language": session.language, **body, "grounding": report.to_dict()}
+    return list(seen.values())

@@ -1,0 +1,90 @@
+"""What phase 2 finds about the repository beside the hierarchy, as the store keeps it.
+
+collect_decisions → `Decision` (`decisions.json`);
+plan_milestones → `Milestone` (`plans.json`); the summarize phase's counts → `Facts`
+(`facts.json`). The renderer reads them back with `serial.from_json`; field names and
+order are those of the JSON files, so stores written before these records still load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class DecisionKind(str, Enum):
+    """Where a decision entry came from."""
+
+    ADR = "adr"
+    """A decision record the project keeps in Markdown."""
+    DEPENDENCY = "dependency"
+    """Packages a manifest declares, grouped by purpose."""
+    COMMIT = "commit"
+    """A commit message that reads like a decision."""
+
+
+@dataclass(frozen=True)
+class EvidenceLink:
+    """A file or a commit that shows a decision or a measured fact."""
+
+    label: str
+    path: str = ""
+    """An indexed file (the site has a page for it), or "" when `label` alone carries the
+    reference: a commit hash and date, a manifest that was read but not indexed."""
+    anchor: str = ""
+    """A definition on the file's page; "" for a whole file."""
+
+
+@dataclass
+class Decision:
+    """One entry of the decision log, as the offline build found it."""
+
+    title: str
+    kind: DecisionKind
+    status: str
+    context: str
+    decision: str
+    consequences: str
+    evidence: list[EvidenceLink] = field(default_factory=list)
+
+
+@dataclass
+class MilestoneItem:
+    """One measured fact of a refactoring phase, linked where it points.
+
+    It links to a file page (`path`, plus a definition's `anchor`), to a module page
+    (`module`), or to nothing (both empty: `label` says it all)."""
+
+    label: str
+    path: str = ""
+    anchor: str = ""
+    module: str = ""
+    text: str = ""
+    """The number that put the item there (`612 lines`, `called from 14 places`)."""
+
+
+@dataclass
+class Milestone:
+    """A phase of the refactoring plan: it exists only because its facts do."""
+
+    title: str
+    goal: str
+    items: list[MilestoneItem] = field(default_factory=list)
+
+
+@dataclass
+class Facts:
+    """What the overview page counts, and what the summarize phase was built from."""
+
+    files: int = 0
+    chunks: int = 0
+    lines: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Files discovery left out, per reason, in reason order."""
+    skipped_total: int = 0
+    secrets_redacted: int = 0
+    files_with_secrets: int = 0
+    commit: str = ""
+    """The commit the site documents; "" outside a git work tree."""
+    inputs: str = ""
+    """Digest of the phase's inputs: an unchanged one skips the phase next time."""

@@ -1,0 +1,187 @@
+"""Dependency manifests of six formats, read into the requirements they declare directly.
+
+pyproject.toml (PEP 621, dependency groups, Poetry), requirements files, setup.cfg,
+package.json, go.mod and Cargo.toml. TOML goes through `tomllib` (the `tomli` backport
+before Python 3.11) and Python requirement strings through `packaging`; go.mod, which no
+library at hand reads, by its few line shapes.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import posixpath
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from packaging.requirements import InvalidRequirement
+from packaging.requirements import Requirement as PythonRequirement
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the backport has the same interface
+    import tomli as tomllib
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One dependency as a manifest declares it."""
+
+    name: str
+    constraint: str = ""
+    """Version constraint as written; "" when the manifest gives none (or a URL)."""
+
+
+REQUIREMENTS_LINE_TAIL = re.compile(r"\s+(?:#|--?[A-Za-z]).*$")
+"""What follows a requirement on a requirements-file line: a comment or per-line options
+(`--hash=…`), which are not part of PEP 508."""
+EXTRAS = re.compile(r"^\s*\[[^\]]*\]")
+URL = re.compile(r"^[\w+.-]+://")
+"""A requirements line that is only a URL or VCS reference names no package directly."""
+GO_REQUIRE_BLOCK = re.compile(r"^require\s*\((.*?)^\)", re.MULTILINE | re.DOTALL)
+GO_REQUIRE_LINE = re.compile(r"^require\s+([^\s(]\S*)\s+(\S+)(.*)$", re.MULTILINE)
+GO_REQUIRE_ENTRY = re.compile(r"^\s*([^\s/]\S*)\s+(\S+)(.*)$")
+CARGO_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
+POETRY_NOT_PACKAGES = frozenset({"python"})
+MANIFEST_NAMES = {
+    "pyproject.toml": "pyproject",
+    "setup.cfg": "setup.cfg",
+    "package.json": "package.json",
+    "go.mod": "go.mod",
+    "Cargo.toml": "cargo",
+}
+
+
+def manifest_kind(path: str) -> str:
+    """The manifest format of `path` (a key of `MANIFESTS`), or "" when it is no manifest."""
+    name = posixpath.basename(path)
+    parent = posixpath.basename(posixpath.dirname(path))
+    if re.fullmatch(r"requirements[\w.-]*\.txt", name) or (parent == "requirements" and name.endswith(".txt")):
+        return "requirements"
+    return MANIFEST_NAMES.get(name, "")
+
+
+def parse_manifest(kind: str, text: str) -> list[Requirement]:
+    """The direct dependencies a manifest declares; a requirement that does not parse is left
+    out. Raises `ValueError` (`tomllib.TOMLDecodeError`) for a TOML file that is not TOML:
+    the caller names the file."""
+    return MANIFESTS[kind][1](text)
+
+
+def python_requirement(spec: str) -> Requirement | None:
+    """A PEP 508 requirement's name and its version constraint as written (markers and
+    extras dropped; a URL requirement has none); None when `packaging` rejects it."""
+    try:
+        parsed = PythonRequirement(spec)
+    except InvalidRequirement:
+        return None
+    if parsed.url:
+        return Requirement(parsed.name)
+    before_marker = spec.split(";", 1)[0].strip()
+    written = EXTRAS.sub("", before_marker[len(parsed.name) :]).strip()
+    return Requirement(parsed.name, "".join(written.removeprefix("(").removesuffix(")").split()))
+
+
+def _requirements_txt(text: str) -> list[Requirement]:
+    found = []
+    for line in text.splitlines():
+        line = REQUIREMENTS_LINE_TAIL.sub("", line.strip())
+        if not line or line.startswith(("#", "-")) or URL.match(line):
+            continue
+        requirement = python_requirement(line)
+        if requirement:
+            found.append(requirement)
+    return found
+
+
+def _pyproject(text: str) -> list[Requirement]:
+    data = tomllib.loads(text)
+    project = _table(data, "project")
+    specs = _strings(project.get("dependencies"))
+    for group in (*_table(project, "optional-dependencies").values(), *_table(data, "dependency-groups").values()):
+        specs.extend(_strings(group))
+    found = [r for r in map(python_requirement, specs) if r]
+    poetry = _table(_table(data, "tool"), "poetry")
+    tables = [_table(poetry, "dependencies"), _table(poetry, "dev-dependencies")]
+    tables.extend(_table(group, "dependencies") for group in _table(poetry, "group").values() if isinstance(group, dict))
+    for table in tables:
+        found.extend(
+            Requirement(name, _version_of(value)) for name, value in table.items() if name.lower() not in POETRY_NOT_PACKAGES
+        )
+    return found
+
+
+def _setup_cfg(text: str) -> list[Requirement]:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []
+    values = [parser.get("options", "install_requires", fallback="")]
+    if parser.has_section("options.extras_require"):
+        values.extend(value for _, value in parser.items("options.extras_require"))
+    return _requirements_txt("\n".join(values))
+
+
+def _package_json(text: str) -> list[Requirement]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    return [
+        Requirement(name, _version_of(version))
+        for key in ("dependencies", "devDependencies")
+        for name, version in _table(data, key).items()
+    ]
+
+
+def _go_mod(text: str) -> list[Requirement]:
+    """Direct requirements only: `// indirect` ones were chosen by other modules."""
+    entries = [(m.group(1), m.group(2), m.group(3)) for m in GO_REQUIRE_LINE.finditer(text)]
+    for block in GO_REQUIRE_BLOCK.finditer(text):
+        for line in block.group(1).splitlines():
+            entry = GO_REQUIRE_ENTRY.match(line)
+            if entry:
+                entries.append((entry.group(1), entry.group(2), entry.group(3)))
+    return [Requirement(path, version) for path, version, rest in entries if "indirect" not in rest]
+
+
+def _cargo_toml(text: str) -> list[Requirement]:
+    data = tomllib.loads(text)
+    tables = [_table(data, key) for key in CARGO_TABLES]
+    tables.append(_table(_table(data, "workspace"), "dependencies"))
+    return [Requirement(name, _version_of(value)) for table in tables for name, value in table.items()]
+
+
+MANIFESTS: dict[str, tuple[str, Callable[[str], list[Requirement]]]] = {
+    "pyproject": ("python", _pyproject),
+    "requirements": ("python", _requirements_txt),
+    "setup.cfg": ("python", _setup_cfg),
+    "package.json": ("npm", _package_json),
+    "go.mod": ("go", _go_mod),
+    "cargo": ("cargo", _cargo_toml),
+}
+"""Manifest kind → (ecosystem, parser)."""
+
+
+def _table(data: Any, key: str) -> dict[str, Any]:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _strings(value: Any) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _version_of(value: Any) -> str:
+    """`"^1.2"` or `{version = "1.2", …}` → the version; a path or git source → ""."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("version"), str):
+        return value["version"]
+    return ""
