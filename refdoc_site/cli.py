@@ -349,7 +349,7 @@ def _dense_side(choice: str, search_index, workspace: Workspace, state, mode: st
     """The index and the query embedder for the dense side: the static model's vectors,
     or with `--embedder api` the store's API vectors and the API for the query."""
     if choice == "api" and mode != "sparse":
-        from .providers.openai_embed import api_search_index
+        from .search.api_vectors import api_search_index
 
         return api_search_index(search_index, workspace.store_dir, workspace.config.embedding)
     from .search.embed import matching_embedder

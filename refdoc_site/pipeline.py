@@ -28,13 +28,14 @@ from .core.config import Config
 from .core.errors import NothingToIndexError, SiteBuildError, StoreError
 from .core.processes import die_with_parent, run_as_child
 from .core.progress import progress
+from .core.reading import read_text
 from .core.records import Document, Hierarchy, SourceFile
 from .core.redact import Redactor
 from .core.resources import mkdocs_template, templates_dir
 from .core.store import FileEntry, Store, StoreState, store_lock
 from .indexing.analyze import Analyzer
 from .indexing.chunk import chunk_file
-from .indexing.discover import discover, read_text
+from .indexing.discover import discover
 from .indexing.lsp import analyzer_for
 from .indexing.summarize import ExtractiveSummarizer, Summarizer
 from .rendering.outputs import (
@@ -46,7 +47,7 @@ from .rendering.outputs import (
     staging_folder,
     swap_in,
 )
-from .rendering.pages import module_page, plan_page, plan_slug
+from .core.pages import module_page, plan_page, plan_slug
 from .rendering.render import SiteData, render_pages
 from .rendering.site import build_site, find_mermaid, write_project
 from .search.embed import Embedder, default_embedder, embed_documents, matching_embedder
@@ -290,7 +291,7 @@ def index(
     if not unchanged:
         store.save(state)
     if api_embedder is not None:  # after the save: a key rejected now loses nothing built
-        from .providers.openai_embed import store_api_vectors
+        from .search.api_vectors import store_api_vectors
 
         report.failed += store_api_vectors(state.documents, store.directory, api_embedder)
     store.write_json(

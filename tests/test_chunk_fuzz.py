@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from helpers import source_file
 from refdoc_site.indexing.analyze import SyntaxAnalyzer
-from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
+from refdoc_site.core.config import ChunkSettings
+from refdoc_site.indexing.chunk import chunk_file
 from refdoc_site.core.records import ChunkKind
 from refdoc_site.indexing.summarize import ExtractiveSummarizer
 from refdoc_site.core.tokens import count_tokens

@@ -8,7 +8,8 @@ import pytest
 
 from helpers import write_repo
 from refdoc_site.core.config import Config
-from refdoc_site.indexing.discover import discover, read_text
+from refdoc_site.core.reading import read_text
+from refdoc_site.indexing.discover import discover
 from refdoc_site.core.records import SkipReason
 from refdoc_site.core.redact import Redactor
 

@@ -6,7 +6,8 @@ import pytest
 
 from helpers import dedent, source_file
 from refdoc_site.indexing.analyze import SyntaxAnalyzer
-from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
+from refdoc_site.core.config import ChunkSettings
+from refdoc_site.indexing.chunk import chunk_file
 from refdoc_site.understanding.graph import RepoGraph, build_graph, go_module_roots, rust_crate_roots, strongly_connected
 from refdoc_site.languages import language_for
 from refdoc_site.core.records import ChunkSummary, Document

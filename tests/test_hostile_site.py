@@ -25,8 +25,7 @@ from hostile import (
     build_hostile_site,
 )
 from refdoc_site.cli import main
-from refdoc_site.understanding.graph import ROOT_MODULE
-from refdoc_site.rendering.pages import file_page, module_page
+from refdoc_site.core.pages import ROOT_MODULE, file_page, module_page
 from refdoc_site.core.redact import MARKER
 from refdoc_site.rendering.render import link_target, one_line
 from refdoc_site.core.store import Store

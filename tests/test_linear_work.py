@@ -21,7 +21,8 @@ from refdoc_site.indexing.analyze import (
     calls_in,
     strip_strings_and_comments,
 )
-from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
+from refdoc_site.core.config import ChunkSettings
+from refdoc_site.indexing.chunk import chunk_file
 from refdoc_site.languages import language_named, parse
 from refdoc_site.languages.patterns import NOT_CALLS
 from refdoc_site.core.records import Chunk, ChunkKind

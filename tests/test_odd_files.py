@@ -19,7 +19,8 @@ from hostile import ODD, add_odd_files
 from refdoc_site import pipeline
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config
-from refdoc_site.indexing.discover import discover, read_text
+from refdoc_site.core.reading import read_text
+from refdoc_site.indexing.discover import discover
 from refdoc_site.core.regular_files import NotRegularFile
 from refdoc_site.core.records import SkipReason
 from refdoc_site.core.redact import Redactor

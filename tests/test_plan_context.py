@@ -16,7 +16,7 @@ from refdoc_site.core.config import parse_config
 from refdoc_site.writing.context import code_excerpt, decisions_context, milestones_context, plan_context
 from refdoc_site.search.embed import matching_embedder
 from refdoc_site.core.errors import ConfigError
-from refdoc_site.rendering.pages import plan_slug
+from refdoc_site.core.pages import plan_slug
 from refdoc_site.pipeline import DECISIONS_NAME, PLANS_NAME, Workspace, build
 from refdoc_site.rendering.render import grounded_markdown
 from refdoc_site.search.ranking import SearchIndex

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from refdoc_site.understanding import milestones as plans
 from refdoc_site.understanding.graph import RepoGraph
-from refdoc_site.rendering.pages import chunk_anchor
+from refdoc_site.core.pages import chunk_anchor
 from refdoc_site.understanding.milestones import plan_milestones
 from refdoc_site.core.records import (
     Chunk,

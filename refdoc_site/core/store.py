@@ -6,7 +6,7 @@ Layout of the store directory:
 - `files.json`: per indexed file its hash, language, imports and chunk ids, plus the
   settings fingerprint that decides whether an unchanged file may be reused;
 - `graph.json`, `summaries/hierarchy.json`, `evidence.json`: written by later phases.
-- `api_vectors.npz`: the optional API embedder's vectors (`providers/openai_embed.py`).
+- `api_vectors.npz`: the optional API embedder's vectors (`search/api_vectors.py`).
 - `lock`: present while a command writes the store (`store_lock`): who holds it and since when.
 
 Every write goes to a temporary file in the same directory and is renamed over the old

@@ -9,8 +9,9 @@ back to token windows.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from ..core.config import ChunkSettings
 from ..core.records import Chunk, ChunkKind, SourceFile
 from ..core.tokens import count_tokens, windows
 from ..languages import LanguageSpec, definition_query, language_named, parse
@@ -22,20 +23,6 @@ MIN_MODULE_TOKENS = 12
 SIGNATURE_LIMIT = 400
 
 FUNCTION_KINDS = (ChunkKind.FUNCTION, ChunkKind.METHOD)
-
-
-@dataclass(frozen=True)
-class ChunkSettings:
-    """Token window size and overlap, with per-language overrides."""
-
-    size: int = 512
-    overlap: int = 50
-    per_language: dict[str, tuple[int, int]] = field(default_factory=dict)
-
-    def for_language(self, spec: LanguageSpec) -> tuple[int, int]:
-        if spec.name in self.per_language:
-            return self.per_language[spec.name]
-        return (spec.chunk_size or self.size, spec.chunk_overlap or self.overlap)
 
 
 def chunk_file(source: SourceFile, text: str, settings: ChunkSettings) -> list[Chunk]:

@@ -31,7 +31,9 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from ..core.config import Config
+from ..core.reading import read_text
 from ..core.records import Chunk, ChunkKind, Metadata, SourceFile
+from ..core.redact import Redactor
 from ..languages.servers import SERVERS, ServerSpec, find_binary, server_for
 from .analyze import (
     LSP,
@@ -42,6 +44,8 @@ from .analyze import (
     SyntaxAnalyzer,
     call_sites,
 )
+from .chunk import chunk_file
+from .discover import discover
 
 log = logging.getLogger("refdoc_site")
 
@@ -437,10 +441,6 @@ the server to be asked about it. `linkable`: calls that could link to a chunk at
 
 def repository_definition_names(repo: Path, config: Config | None = None) -> Counter[str]:
     """How many functions, methods and classes of the repository bear each name."""
-    from ..core.redact import Redactor
-    from .chunk import chunk_file
-    from .discover import discover, read_text
-
     config = config or Config()
     redactor = Redactor.from_config(config)
     names: Counter[str] = Counter()

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..core.records import ChunkSummary, Document, FileSummary, Hierarchy, ModuleSummary
-from ..indexing.summarize import MAX_PROSE, MIN_PROSE, first_sentences
+from ..core.text import MAX_PROSE, MIN_PROSE, first_sentences
 from ..understanding.hierarchy import FILE_PROSE, MODULE_PROSE, SYSTEM_PROSE
 from .session import LlmSession
 

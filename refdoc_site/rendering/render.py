@@ -25,10 +25,10 @@ from urllib.parse import quote
 import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from ..core.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
 from ..core.records import ChunkKind, Document, Hierarchy
 from ..core.resources import templates_dir
 from ..understanding.graph import RepoGraph
-from .pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
 BLOCK_START = re.compile(r"^(\d*)([-+!?=]|(?<=\d)\.)")

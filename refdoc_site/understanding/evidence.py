@@ -42,8 +42,8 @@ except ModuleNotFoundError:  # Python 3.10: `parse_toml_loosely` reads the table
 from ..core.redact import Redactor
 from ..core.store import FileEntry
 from ..core.trust import is_inside
-from ..indexing.discover import read_text
-from ..indexing.summarize import clip, first_sentences
+from ..core.reading import read_text
+from ..core.text import clip, first_sentences
 from ..languages.purposes import PURPOSES, PYTHON_IMPORT_NAMES
 from .graph import RepoGraph
 

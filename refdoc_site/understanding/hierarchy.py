@@ -10,7 +10,7 @@ from collections import defaultdict
 
 from ..core.records import ChunkKind, Document, FileSummary, Hierarchy, ModuleSummary, SystemSummary
 from ..core.store import FileEntry
-from ..indexing.summarize import clip, first_sentences, split_identifier
+from ..core.text import clip, first_sentences, split_identifier
 from .graph import RepoGraph
 
 FILE_PROSE = 200

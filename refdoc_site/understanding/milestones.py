@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from ..core.pages import chunk_anchor
 from ..core.records import Chunk, ChunkKind, Document, Hierarchy
-from ..rendering.pages import chunk_anchor
 from .graph import RepoGraph
 
 MAX_ITEMS = 10

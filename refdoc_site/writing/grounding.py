@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
 from ..core.records import ChunkKind, Document, FileSummary, Hierarchy, ModuleSummary, SystemSummary
-from ..rendering.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page
+from ..core.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page
 
 MAX_NAME_CHARS = 160
 DEFINITION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS})
