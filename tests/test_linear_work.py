@@ -13,14 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import dedent, source_file
-from refdoc_site.indexing.analyze import (
-    SyntaxAnalyzer,
-    _chunks_over_rows,
-    _innermost_chunk_by_row,
-    as_written,
-    calls_in,
-    strip_strings_and_comments,
-)
+from refdoc_site.indexing.analyze import SyntaxAnalyzer
+from refdoc_site.indexing.regex_tier import calls_in, strip_strings_and_comments
+from refdoc_site.indexing.tree_sitter_tier import _chunks_over_rows, _innermost_chunk_by_row, as_written
 from refdoc_site.core.config import ChunkSettings
 from refdoc_site.indexing.chunk import chunk_file
 from refdoc_site.languages import language_named, parse

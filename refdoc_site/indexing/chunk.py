@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tree_sitter import QueryCursor
+
 from ..core.config import ChunkSettings
 from ..core.records import Chunk, ChunkKind, SourceFile
 from ..core.tokens import count_tokens, windows
@@ -66,8 +68,6 @@ class _Definition:
 def _chunk_with_grammar(
     source: SourceFile, spec: LanguageSpec, tree, text: str, lines: list[str], settings: ChunkSettings
 ) -> list[Chunk]:
-    from tree_sitter import QueryCursor
-
     data = text.encode("utf-8")
     definitions = _definitions(QueryCursor(definition_query(spec)), tree.root_node, data, spec)
     kept = _qualify(definitions, spec)

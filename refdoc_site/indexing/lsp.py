@@ -35,17 +35,10 @@ from ..core.reading import read_text
 from ..core.records import Chunk, ChunkKind, Metadata, SourceFile
 from ..core.redact import Redactor
 from ..languages.servers import SERVERS, ServerSpec, find_binary, server_for
-from .analyze import (
-    LSP,
-    Analyzer,
-    CallSite,
-    FileAnalysis,
-    MergedAnalyzer,
-    SyntaxAnalyzer,
-    call_sites,
-)
+from .analyze import LSP, Analyzer, FileAnalysis, MergedAnalyzer, SyntaxAnalyzer
 from .chunk import chunk_file
 from .discover import discover
+from .tree_sitter_tier import CallSite, call_sites
 
 log = logging.getLogger("refdoc_site")
 
