@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from . import __version__
 from .core.config import Config
 from .core.errors import NothingToIndexError, SiteBuildError, StoreError
+from .core.pages import module_page, plan_page, plan_slug
 from .core.processes import die_with_parent, run_as_child
 from .core.progress import progress
 from .core.reading import read_text
@@ -38,6 +39,8 @@ from .indexing.chunk import chunk_file
 from .indexing.discover import discover
 from .indexing.lsp import analyzer_for
 from .indexing.summarize import ExtractiveSummarizer, Summarizer
+from .llm.summaries import PROMPT_VERSION, summarize_chunks, summarize_hierarchy
+from .providers.openai_embed import OpenAIEmbedder
 from .rendering.outputs import (
     check_out_dir,
     is_refdoc_output,
@@ -47,10 +50,11 @@ from .rendering.outputs import (
     staging_folder,
     swap_in,
 )
-from .core.pages import module_page, plan_page, plan_slug
 from .rendering.render import SiteData, render_pages
 from .rendering.site import build_site, find_mermaid, write_project
+from .search.api_vectors import store_api_vectors
 from .search.embed import Embedder, default_embedder, embed_documents, matching_embedder
+from .search.ranking import SearchIndex
 from .search.site_search import write_search_data
 from .understanding.evidence import collect_decisions
 from .understanding.graph import RepoGraph, build_graph, go_module_roots, rust_crate_roots
@@ -216,8 +220,6 @@ def index(
     model's vectors, which the site ships.
     """
     if api_embedder is None and workspace.config.embedding is not None:
-        from .providers.openai_embed import OpenAIEmbedder
-
         api_embedder = OpenAIEmbedder.from_config(workspace.config.embedding)  # a missing key stops here, before any work
     owns_analyzer = analyzer is None
     analyzer = analyzer or analyzer_for(workspace.config.lsp, workspace.repo, workspace.config)
@@ -275,8 +277,6 @@ def index(
         )
     rewritten: list[Document] = []
     if llm is not None:
-        from .llm.summaries import summarize_chunks
-
         rewritten = summarize_chunks(llm, [d for d in state.documents if d.summary.source != llm.summarizer_model])
     if embedder is not None and llm is not None:
         fresh_ids = {id(d) for d in fresh}
@@ -291,8 +291,6 @@ def index(
     if not unchanged:
         store.save(state)
     if api_embedder is not None:  # after the save: a key rejected now loses nothing built
-        from .search.api_vectors import store_api_vectors
-
         report.failed += store_api_vectors(state.documents, store.directory, api_embedder)
     store.write_json(
         DISCOVERY_NAME,
@@ -418,8 +416,6 @@ def _fingerprint(
     shape = f"{__version__}|{settings}|{analyzer.name}|{summarizer.name}|{embedder_name}|{_code_digest()}"
     shape += f"|{Redactor.from_config(config).identity}"  # what is redacted shapes every document
     if llm is not None:
-        from .llm.summaries import PROMPT_VERSION
-
         shape += f"|{llm.identity}|{PROMPT_VERSION}"
     return hashlib.sha256(shape.encode()).hexdigest()[:16]
 
@@ -467,8 +463,6 @@ def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
     )
     hierarchy = build_hierarchy(state.files, state.documents, graph)
     if llm is not None:
-        from .llm.summaries import summarize_hierarchy
-
         hierarchy = summarize_hierarchy(llm, hierarchy, state.documents)
     outputs = {
         GRAPH_NAME: asdict(graph),
@@ -548,8 +542,6 @@ class Planner:
 
     @cached_property
     def search(self):
-        from .search.ranking import SearchIndex
-
         state = self.workspace.load_state()
         return SearchIndex.build(state.documents), matching_embedder(state)
 

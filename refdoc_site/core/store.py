@@ -343,7 +343,7 @@ def _guard(directory: Path) -> Iterator[None]:
     releases when its holder dies. Where there is no `fcntl`, O_EXCL alone decides."""
     directory.mkdir(parents=True, exist_ok=True)
     try:
-        import fcntl
+        import fcntl  # optional: POSIX only; elsewhere O_EXCL alone decides
     except ImportError:
         yield
         return

@@ -128,6 +128,7 @@ class ServerPool:
     # --- internals -------------------------------------------------------------------
 
     def _create(self, spec: ServerSpec, binary: str) -> _Running | None:
+        # optional: multilspy is loaded only with language servers on (lsp: on|only)
         from multilspy.language_server import LanguageServer
         from multilspy.multilspy_config import MultilspyConfig
 
@@ -218,7 +219,7 @@ class ServerPool:
 def _kill_tree(pid: int | None) -> None:
     if pid is None:
         return
-    import psutil
+    import psutil  # optional: multilspy's dependency, needed only once a language server ran
 
     try:
         process = psutil.Process(pid)
@@ -240,7 +241,7 @@ async def _empty_answer(params: Any) -> Any:
 def _quiet_logger():
     """multilspy's own logger prints a JSON line per step at INFO; this one keeps them
     at debug level under refdoc_site.indexing.lsp."""
-    from multilspy.multilspy_logger import MultilspyLogger
+    from multilspy.multilspy_logger import MultilspyLogger  # optional: only with language servers on
 
     class QuietLogger(MultilspyLogger):
         def __init__(self) -> None:

@@ -15,7 +15,14 @@ from tree_sitter import QueryCursor
 
 from ..core.records import Chunk, ChunkKind
 from ..languages import analysis_query, language_named, parse, patterns
-from .regex_tier import EXPORT_RULES, PROSE_LANGUAGES, REGEX, declared_public, file_imports, import_targets
+from .regex_tier import (
+    EXPORT_RULES,
+    PROSE_LANGUAGES,
+    REGEX,
+    declared_public,
+    file_imports,
+    import_targets,
+)
 
 TREE_SITTER = "tree-sitter"
 """This tier's name in `Metadata.sources`."""

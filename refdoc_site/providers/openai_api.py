@@ -37,7 +37,7 @@ RETRYABLE_STATUS = (408, 409, 429)
 def make_client(settings: ApiSettings, timeout: float):
     """An `openai.OpenAI` (or `openai.AzureOpenAI`) client with its own retries off."""
     try:
-        import openai
+        import openai  # lazy: ~0.45 s to import; only a build with an API configured loads it
     except ImportError:
         raise ApiError("the `openai` package is not installed; install refdoc-site with its dependencies") from None
     if settings.provider == "azure":
@@ -117,7 +117,7 @@ def call_with_retries(request: Callable[[], T], settings: ApiSettings, policy: R
 
 
 def _raise_if_fatal(error: Exception, settings: ApiSettings) -> None:
-    import openai
+    import openai  # lazy: as in make_client (loaded by then)
 
     if isinstance(error, (openai.AuthenticationError, openai.PermissionDeniedError)):
         raise ApiKeyError(
@@ -132,7 +132,7 @@ def _raise_if_fatal(error: Exception, settings: ApiSettings) -> None:
 
 def is_retryable(error: Exception) -> bool:
     """True for failures that may pass on a later try."""
-    import openai
+    import openai  # lazy: as in make_client (loaded by then)
 
     if isinstance(error, openai.APIStatusError):
         return error.status_code in RETRYABLE_STATUS or error.status_code >= 500
@@ -141,7 +141,7 @@ def is_retryable(error: Exception) -> bool:
 
 def describe(error: Exception) -> str:
     """A short reason for a message line: `HTTP 500: …`, `timed out`, …"""
-    import openai
+    import openai  # lazy: as in make_client (loaded by then)
 
     if isinstance(error, openai.APIStatusError):
         body = error.body if isinstance(error.body, dict) else {}
