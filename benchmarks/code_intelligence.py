@@ -35,15 +35,16 @@ sys.path.insert(0, str(HERE))
 
 from run import CORPORA, DEFAULT_CACHE, _table, fetch_corpus  # noqa: E402
 
-from refdoc_site.indexing.analyze import SyntaxAnalyzer, merge_metadata  # noqa: E402
-from refdoc_site.indexing.chunk import chunk_file  # noqa: E402
 from refdoc_site.core.config import Config  # noqa: E402
-from refdoc_site.indexing.discover import discover, read_text  # noqa: E402
-from refdoc_site.understanding.graph import build_graph  # noqa: E402
-from refdoc_site.languages.servers import SERVERS, find_binary  # noqa: E402
-from refdoc_site.indexing.lsp import DEFINITION_KINDS, LspAnalyzer  # noqa: E402
+from refdoc_site.core.reading import read_text  # noqa: E402
 from refdoc_site.core.records import ChunkKind, ChunkSummary, Document, Metadata  # noqa: E402
 from refdoc_site.core.redact import Redactor  # noqa: E402
+from refdoc_site.indexing.analyze import SyntaxAnalyzer, merge_metadata  # noqa: E402
+from refdoc_site.indexing.chunk import chunk_file  # noqa: E402
+from refdoc_site.indexing.discover import discover  # noqa: E402
+from refdoc_site.indexing.lsp import DEFINITION_KINDS, LspAnalyzer  # noqa: E402
+from refdoc_site.languages.servers import SERVERS, find_binary  # noqa: E402
+from refdoc_site.understanding.graph import build_graph  # noqa: E402
 
 SMALL_CORPUS_FILES = 60
 """Up to this many files, the language server analyses the whole corpus."""

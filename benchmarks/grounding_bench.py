@@ -22,10 +22,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from refdoc_site.core.config import load_config  # noqa: E402
+from refdoc_site.pipeline import Workspace, index, summarize  # noqa: E402
 from refdoc_site.writing.grounding import Grounder  # noqa: E402
 from refdoc_site.writing.names import NameIndex  # noqa: E402
 from refdoc_site.writing.sources import SourceBook  # noqa: E402
-from refdoc_site.pipeline import Workspace, index, summarize  # noqa: E402
 
 FENCED = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 

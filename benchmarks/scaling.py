@@ -174,9 +174,10 @@ def time_one_file(kind: str, size: float) -> dict:
     """Seconds to chunk, analyze and summarize one generated file, and its chunk count."""
     import hashlib
 
-    from refdoc_site.indexing.analyze import SyntaxAnalyzer
-    from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
+    from refdoc_site.core.config import ChunkSettings
     from refdoc_site.core.records import SourceFile
+    from refdoc_site.indexing.analyze import SyntaxAnalyzer
+    from refdoc_site.indexing.chunk import chunk_file
     from refdoc_site.indexing.summarize import ExtractiveSummarizer
 
     text = generated_text(kind, size)

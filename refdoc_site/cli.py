@@ -9,9 +9,11 @@ lock goes with them.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Sequence
 from contextlib import ExitStack, contextmanager
@@ -29,6 +31,7 @@ from .core.trust import (
     trusted_by_operator,
 )
 from .indexing.stats import chunk_stats, format_stats, redaction_summary
+from .llm import HOW_TO_TURN_ON, open_session
 from .pipeline import (
     FACTS_NAME,
     Workspace,
@@ -41,6 +44,11 @@ from .pipeline import (
     summarize,
 )
 from .rendering.outputs import check_out_dir, check_store_dir
+from .search.api_vectors import api_search_index
+from .search.embed import matching_embedder
+from .search.evaluate import evaluate, format_table, load_queries
+from .search.ranking import MAX_QUERY_CHARS, SearchIndex
+from .writing.writers import expand_query
 
 log = logging.getLogger("refdoc_site")
 
@@ -185,8 +193,6 @@ def _workspace(args: argparse.Namespace) -> Workspace:
 def _llm_session(args: argparse.Namespace, workspace: Workspace, account: bool = True):
     """The run's LLM session (or None), its line of notice, and (unless not `account`) its
     account at the end."""
-    from .llm import HOW_TO_TURN_ON, open_session
-
     max_cost = getattr(args, "max_cost", None)
     if max_cost is not None and max_cost < 0:
         raise RefdocError(f"--max-cost: expected a cost in USD of at least 0, got {max_cost:g}")
@@ -271,8 +277,6 @@ def _stats(args: argparse.Namespace) -> int:
 
 def _search_text(text: str, command: str, example: str) -> str:
     """The query or request, stripped; an empty or overlong one is a one-line error."""
-    from .search.ranking import MAX_QUERY_CHARS
-
     text = text.strip()
     if not text:
         raise RefdocError(f"{command}: empty; say what to look for, e.g. refdoc-site {command} \"{example}\"")
@@ -301,10 +305,6 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
-    import json
-
-    from .search.ranking import SearchIndex
-
     text = _search_text(args.text, "query", "parse the config")
     if args.top < 1:
         raise RefdocError("--top: must be at least 1")
@@ -330,8 +330,6 @@ def _query(args: argparse.Namespace) -> int:
 
 def _expanded(args: argparse.Namespace, workspace: Workspace, text: str) -> str:
     """The query and the terms the LLM expands it to, said on stderr; the query alone without an LLM."""
-    from .writing.writers import expand_query
-
     with _llm_session(args, workspace, account=False) as llm:
         if llm is None:
             print("query: --expand needs an LLM (set OPENAI_API_KEY, or OPENAI_BASE_URL for a compatible server); searching the words as given", file=sys.stderr)
@@ -345,20 +343,11 @@ def _dense_side(choice: str, search_index, workspace: Workspace, state, mode: st
     """The index and the query embedder for the dense side: the static model's vectors,
     or with `--embedder api` the store's API vectors and the API for the query."""
     if choice == "api" and mode != "sparse":
-        from .providers.openai_embed import api_search_index
-
         return api_search_index(search_index, workspace.store_dir, workspace.config.embedding)
-    from .search.embed import matching_embedder
-
     return search_index, matching_embedder(state)
 
 
 def _eval(args: argparse.Namespace) -> int:
-    import tempfile
-
-    from .search.evaluate import evaluate, format_table, load_queries
-    from .search.ranking import SearchIndex
-
     queries = load_queries(args.queries)
     if not args.corpus.is_dir():
         raise RefdocError(f"{args.corpus}: not a directory; pass the corpus folder with --corpus")

@@ -18,8 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from fake_secrets import (
+    aws_key_id,
+    github_token,
+    jwt,
+    private_key_block,
+    slack_token,
+    stripe_key,
+    token,
+)
+
 from refdoc_site.core.records import SkipReason
-from fake_secrets import aws_key_id, github_token, jwt, private_key_block, slack_token, stripe_key, token
 
 SCRIPT_IN_FOLDER = "<img src=x onerror=alert(2)>"
 """A folder (and so a module) whose name is markup."""

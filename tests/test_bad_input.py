@@ -10,8 +10,8 @@ from urllib.parse import unquote, urlsplit
 
 from helpers import write_repo
 
-from refdoc_site.pipeline import index_phase
 from refdoc_site.cli import main
+from refdoc_site.pipeline import index_phase
 
 HREF = re.compile(r'href="([^"]+)"')
 

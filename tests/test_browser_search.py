@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from helpers import launched_chromium, require_chromium, served_folder
+
 from refdoc_site.cli import main
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "golden_repo"

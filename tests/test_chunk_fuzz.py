@@ -9,15 +9,16 @@ few thousand cases run in seconds."""
 from __future__ import annotations
 
 import pytest
+from helpers import source_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import source_file
-from refdoc_site.indexing.analyze import SyntaxAnalyzer
-from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
+from refdoc_site.core.config import ChunkSettings
 from refdoc_site.core.records import ChunkKind
-from refdoc_site.indexing.summarize import ExtractiveSummarizer
 from refdoc_site.core.tokens import count_tokens
+from refdoc_site.indexing.analyze import SyntaxAnalyzer
+from refdoc_site.indexing.chunk import chunk_file
+from refdoc_site.indexing.summarize import ExtractiveSummarizer
 
 SHARED_FRAGMENTS = (
     "\n", "\n", "\n", "\r\n", "\r", "\x0c", "\u2028", "\0", "\t", "    ", " ", "{", "}", "(", ")",

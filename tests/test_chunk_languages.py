@@ -8,9 +8,10 @@ import textwrap
 
 import pytest
 
-from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
-from refdoc_site.languages import definition_query, language_named
+from refdoc_site.core.config import ChunkSettings
 from refdoc_site.core.records import Chunk, ChunkKind, SourceFile
+from refdoc_site.indexing.chunk import chunk_file
+from refdoc_site.languages import definition_query, language_named
 
 # --- helpers ----------------------------------------------------------------------------
 

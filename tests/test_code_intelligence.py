@@ -20,17 +20,17 @@ from textwrap import dedent
 
 import pytest
 import yaml
-
 from helpers import write_repo
-from refdoc_site.indexing.analyze import (
-    LSP, REGEX, TREE_SITTER, SyntaxAnalyzer, as_written, file_imports, file_interface, merge_metadata,
-)
+
 from refdoc_site.core.config import LSP_ASK_POLICIES, Config
-from refdoc_site.understanding.graph import RepoGraph, build_graph
-from refdoc_site.languages.servers import SERVERS, ServerSpec, find_binary
-from refdoc_site.indexing.lsp import ASK_POLICIES, LspAnalyzer, analyzer_for
-from refdoc_site.pipeline import Workspace, index
 from refdoc_site.core.records import Chunk, ChunkKind, ChunkSummary, Document, Metadata
+from refdoc_site.indexing.analyze import LSP, SyntaxAnalyzer, merge_metadata
+from refdoc_site.indexing.lsp import ASK_POLICIES, LspAnalyzer, analyzer_for
+from refdoc_site.indexing.regex_tier import REGEX, file_imports
+from refdoc_site.indexing.tree_sitter_tier import TREE_SITTER, as_written, file_interface
+from refdoc_site.languages.servers import SERVERS, ServerSpec, find_binary
+from refdoc_site.pipeline import Workspace, index
+from refdoc_site.understanding.graph import RepoGraph, build_graph
 
 
 class Indexed:

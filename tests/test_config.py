@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from helpers import write_repo
+
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config, load_config, parse_config, with_overrides
 from refdoc_site.core.errors import ConfigError

@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from helpers import write_repo
+
 from refdoc_site.core.config import Config
-from refdoc_site.indexing.discover import discover, read_text
+from refdoc_site.core.reading import read_text
 from refdoc_site.core.records import SkipReason
 from refdoc_site.core.redact import Redactor
+from refdoc_site.indexing.discover import discover
 
 
 def run(repo, **config):

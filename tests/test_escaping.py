@@ -24,8 +24,14 @@ from mkdocs.utils.yaml import yaml_load
 
 from refdoc_site.core.config import parse_config
 from refdoc_site.core.errors import ConfigError
-from refdoc_site.understanding.graph import ROOT_MODULE
-from refdoc_site.rendering.pages import INDEX_STEMS, KEPT_PUNCTUATION, file_page, module_page, path_segment
+from refdoc_site.core.pages import (
+    INDEX_STEMS,
+    KEPT_PUNCTUATION,
+    ROOT_MODULE,
+    file_page,
+    module_page,
+    path_segment,
+)
 from refdoc_site.rendering.render import (
     _mermaid_graph,
     code_fence,

@@ -13,13 +13,19 @@ import pytest
 
 from refdoc_site.core.findings import Decision, EvidenceLink
 from refdoc_site.core.serial import to_json
-from refdoc_site.understanding.evidence import adr, collect_decisions, commits, dependencies, manifests
+from refdoc_site.core.store import FileEntry
+from refdoc_site.understanding.evidence import (
+    adr,
+    collect_decisions,
+    commits,
+    dependencies,
+    manifests,
+)
 from refdoc_site.understanding.evidence.adr import is_adr_path, parse_adr
 from refdoc_site.understanding.evidence.commits import commit_decisions, is_decision_like
 from refdoc_site.understanding.evidence.manifests import Requirement, parse_manifest
 from refdoc_site.understanding.evidence.text import PROSE_LIMIT
 from refdoc_site.understanding.graph import RepoGraph
-from refdoc_site.core.store import FileEntry
 
 # --- helpers ----------------------------------------------------------------------------
 

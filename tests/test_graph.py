@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import pytest
-
 from helpers import dedent, source_file
+
+from refdoc_site.core.config import ChunkSettings
+from refdoc_site.core.records import ChunkSummary, Document
 from refdoc_site.indexing.analyze import SyntaxAnalyzer
-from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
+from refdoc_site.indexing.chunk import chunk_file
+from refdoc_site.languages import language_for
 from refdoc_site.languages.imports import module_roots
 from refdoc_site.understanding.graph import RepoGraph, build_graph, strongly_connected
-from refdoc_site.languages import language_for
-from refdoc_site.core.records import ChunkSummary, Document
 
 
 def graph_of(

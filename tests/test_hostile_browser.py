@@ -9,9 +9,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-
 from helpers import launched_chromium, require_chromium, served_folder
 from hostile import HOSTILE_PLAN, SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, build_hostile_site
+
 from refdoc_site.rendering.site import MERMAID_ENV
 
 SUB_PATH = "pr-9"

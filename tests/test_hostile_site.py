@@ -5,31 +5,30 @@ LLM, no secret, outside file or request to the repository's endpoints leaves the
 from __future__ import annotations
 
 import json
-from collections import Counter
 import posixpath
+from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from helpers import write_repo
-from openai_server import TEST_KEY, OpenAIServer
 from hostile import (
     FENCE_BREAKING_FOLDER,
     HOSTILE_PLAN,
     HOSTILE_SITE_NAME,
+    OUTSIDE_TEXT,
     QUOTED_REPO_URL,
     SCRIPT_IN_FOLDER,
-    OUTSIDE_TEXT,
     TITLE_BREAKING_PATH,
     build_hostile_site,
 )
+from openai_server import TEST_KEY, OpenAIServer
+
 from refdoc_site.cli import main
-from refdoc_site.understanding.graph import ROOT_MODULE
-from refdoc_site.rendering.pages import file_page, module_page
+from refdoc_site.core.pages import ROOT_MODULE, file_page, module_page
 from refdoc_site.core.redact import MARKER
-from refdoc_site.rendering.render import link_target, one_line
 from refdoc_site.core.store import Store
+from refdoc_site.rendering.render import link_target, one_line
 
 
 class SitePage(HTMLParser):

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from refdoc_site.core.config import Config
-from refdoc_site.search.embed import matching_embedder
 from refdoc_site.pipeline import Workspace, index
+from refdoc_site.search.embed import matching_embedder
 from refdoc_site.search.ranking import SearchIndex, is_identifier_lookup, phrase_terms, query_terms
 from refdoc_site.search.site_search import DATA_DIR, write_search_data
 

@@ -9,22 +9,22 @@ from __future__ import annotations
 
 import re
 
+from helpers import dedent, source_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import dedent, source_file
-from refdoc_site.indexing.analyze import (
-    SyntaxAnalyzer,
+from refdoc_site.core.config import ChunkSettings
+from refdoc_site.core.records import Chunk, ChunkKind
+from refdoc_site.indexing.analyze import SyntaxAnalyzer
+from refdoc_site.indexing.chunk import chunk_file
+from refdoc_site.indexing.regex_tier import calls_in, strip_strings_and_comments
+from refdoc_site.indexing.tree_sitter_tier import (
     _chunks_over_rows,
     _innermost_chunk_by_row,
     as_written,
-    calls_in,
-    strip_strings_and_comments,
 )
-from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
 from refdoc_site.languages import language_named, parse
 from refdoc_site.languages.patterns import NOT_CALLS
-from refdoc_site.core.records import Chunk, ChunkKind
 
 SPANS = st.lists(st.tuples(st.integers(1, 40), st.integers(0, 12)), max_size=25)
 """(first line, extra lines) of chunks in a file of up to about 50 lines."""

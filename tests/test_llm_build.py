@@ -15,11 +15,11 @@ import pytest
 from helpers import SHOP_SOURCES, write_repo
 from openai_server import NO_WAIT, TEST_KEY, OpenAIServer
 
-from refdoc_site.rendering import pages
 from refdoc_site.cli import main
-from refdoc_site.search.embed import default_embedder, document_text
-from refdoc_site.indexing.llm_chunks import CHUNK_FIELDS, check_chunk_summary, chunk_summary
+from refdoc_site.core import pages
 from refdoc_site.core.store import Store
+from refdoc_site.indexing.llm_chunks import CHUNK_FIELDS, check_chunk_summary, chunk_summary
+from refdoc_site.search.embed import default_embedder, document_text
 
 SOURCES = {
     **SHOP_SOURCES,

@@ -8,7 +8,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 from helpers import SHOP_FIXTURE
 from openai_server import HALLUCINATED, NO_WAIT, OpenAIServer
 from openai_server import TEST_KEY as KEY
@@ -16,7 +15,16 @@ from openai_server import TEST_KEY as KEY
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config, LlmConfig
 from refdoc_site.llm import LlmSession, open_session
-from refdoc_site.pipeline import WRITTEN_DECISIONS, WRITTEN_MILESTONES, Workspace, index, plan, publish, render, summarize
+from refdoc_site.pipeline import (
+    WRITTEN_DECISIONS,
+    WRITTEN_MILESTONES,
+    Workspace,
+    index,
+    plan,
+    publish,
+    render,
+    summarize,
+)
 from refdoc_site.providers.openai_api import RetryPolicy
 
 

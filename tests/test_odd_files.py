@@ -13,16 +13,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from helpers import write_repo
 from hostile import ODD, add_odd_files
-from refdoc_site.pipeline import index_phase
+
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config
-from refdoc_site.indexing.discover import discover, read_text
-from refdoc_site.core.regular_files import NotRegularFile
+from refdoc_site.core.reading import read_text
 from refdoc_site.core.records import SkipReason
 from refdoc_site.core.redact import Redactor
+from refdoc_site.core.regular_files import NotRegularFile
+from refdoc_site.indexing.discover import discover
+from refdoc_site.pipeline import index_phase
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX FIFOs and symlinks")
 

@@ -20,18 +20,13 @@ from openai_server import TEST_KEY as KEY
 
 from refdoc_site.cli import main
 from refdoc_site.core.config import EmbeddingConfig, parse_config
-from refdoc_site.search.embed import document_text
 from refdoc_site.core.errors import ApiError, ConfigError
-from refdoc_site.providers.openai_api import ApiSettings, RetryPolicy
-from refdoc_site.providers.openai_embed import (
-    VECTORS_NAME,
-    ApiVectors,
-    BatchFailure,
-    OpenAIEmbedder,
-    text_digest,
-)
-from refdoc_site.search.ranking import SearchIndex
 from refdoc_site.core.store import Store
+from refdoc_site.providers.openai_api import ApiSettings, RetryPolicy
+from refdoc_site.providers.openai_embed import BatchFailure, OpenAIEmbedder
+from refdoc_site.search.api_vectors import VECTORS_NAME, ApiVectors, text_digest
+from refdoc_site.search.embed import document_text
+from refdoc_site.search.ranking import SearchIndex
 
 MODEL = "hash-bag-of-words"
 def make_embedder(server: OpenAIServer, timeout: float = 5.0, **environ: str) -> OpenAIEmbedder:

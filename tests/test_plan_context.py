@@ -13,17 +13,22 @@ from helpers import indexed_shop
 
 from refdoc_site.cli import main
 from refdoc_site.core.config import parse_config
-from refdoc_site.core.findings import Decision, Milestone
-from refdoc_site.core.serial import from_json
-from refdoc_site.writing.context import code_excerpt, decisions_context, milestones_context, plan_context
-from refdoc_site.search.embed import matching_embedder
 from refdoc_site.core.errors import ConfigError
-from refdoc_site.rendering.pages import plan_slug
+from refdoc_site.core.findings import Decision, Milestone
+from refdoc_site.core.pages import plan_slug
+from refdoc_site.core.serial import from_json
+from refdoc_site.core.tokens import count_tokens
 from refdoc_site.pipeline import DECISIONS_NAME, PLANS_NAME, Workspace, build
 from refdoc_site.rendering.render import grounded_markdown
-from refdoc_site.writing.links import Link
+from refdoc_site.search.embed import matching_embedder
 from refdoc_site.search.ranking import SearchIndex
-from refdoc_site.core.tokens import count_tokens
+from refdoc_site.writing.context import (
+    code_excerpt,
+    decisions_context,
+    milestones_context,
+    plan_context,
+)
+from refdoc_site.writing.links import Link
 
 
 @pytest.fixture(scope="module")

@@ -4,10 +4,7 @@ measured numbers, and links items to real file pages and chunk anchors."""
 from __future__ import annotations
 
 from refdoc_site.core.findings import Milestone, MilestoneItem
-from refdoc_site.understanding import milestones as plans
-from refdoc_site.understanding.graph import RepoGraph
-from refdoc_site.rendering.pages import chunk_anchor
-from refdoc_site.understanding.milestones import plan_milestones
+from refdoc_site.core.pages import chunk_anchor
 from refdoc_site.core.records import (
     Chunk,
     ChunkKind,
@@ -19,6 +16,9 @@ from refdoc_site.core.records import (
     ModuleSummary,
     SystemSummary,
 )
+from refdoc_site.understanding import milestones as plans
+from refdoc_site.understanding.graph import RepoGraph
+from refdoc_site.understanding.milestones import plan_milestones
 
 CYCLES = "Break dependency cycles between modules"
 SIZE = "Split the largest files and longest definitions"

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from helpers import exited_pid, write_repo
 
-from refdoc_site.pipeline import index_phase, render_phase
 from refdoc_site.cli import main
+from refdoc_site.pipeline import index_phase, render_phase
 from refdoc_site.rendering.outputs import MARKER_NAME
 
 SOURCES = {

@@ -14,16 +14,26 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from fake_secrets import ALNUM, aws_key_id, github_token, jwt, private_key_block, slack_token, stripe_key, token
+from fake_secrets import (
+    ALNUM,
+    aws_key_id,
+    github_token,
+    jwt,
+    private_key_block,
+    slack_token,
+    stripe_key,
+    token,
+)
 from helpers import dedent, write_repo
 from openai_server import TEST_KEY, OpenAIServer
 
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config, SecretsConfig
-from refdoc_site.indexing.discover import discover
 from refdoc_site.core.records import SkipReason
 from refdoc_site.core.redact import MARKER, Redactor, secret_file_rule
 from refdoc_site.core.store import Store
+from refdoc_site.indexing.discover import discover
+
 
 def redact(text: str, path: str = "notes.txt", redactor: Redactor | None = None):
     return (redactor or Redactor()).redact(dedent(text), path)

@@ -6,11 +6,18 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import write_repo
 
 from refdoc_site.cli import main
 from refdoc_site.search.evaluate import LabelledQuery, Scores, evaluate
-from refdoc_site.search.ranking import SearchIndex, identifier_parts, is_identifier_lookup, phrase_terms, query_terms, with_glossary
-from helpers import write_repo
+from refdoc_site.search.ranking import (
+    SearchIndex,
+    identifier_parts,
+    is_identifier_lookup,
+    phrase_terms,
+    query_terms,
+    with_glossary,
+)
 
 SOURCES = {
     "accounts/users.py": '''
@@ -158,8 +165,8 @@ def test_a_quoted_message_finds_the_code_that_says_it(tmp_path: Path, capsys) ->
 
 @pytest.mark.parametrize(("query", "kind"), [("the class that renders pages", "class"), ("the method that renders pages", "method")])
 def test_a_query_that_names_a_kind_lifts_chunks_of_that_kind(tmp_path: Path, query: str, kind: str) -> None:
-    from refdoc_site.search.embed import default_embedder
     from refdoc_site.core.store import Store
+    from refdoc_site.search.embed import default_embedder
 
     embedder = default_embedder()
     if embedder is None:

@@ -8,7 +8,14 @@ from enum import Enum
 
 import pytest
 
-from refdoc_site.core.records import ChunkKind, Document, Hierarchy, Metadata, ModuleSummary, SystemSummary
+from refdoc_site.core.records import (
+    ChunkKind,
+    Document,
+    Hierarchy,
+    Metadata,
+    ModuleSummary,
+    SystemSummary,
+)
 from refdoc_site.core.serial import SORTED_KEYS, from_json, json_name, to_json
 from refdoc_site.writing.grounding import GroundingReport
 from refdoc_site.writing.links import Link

@@ -7,9 +7,9 @@ import os
 from dataclasses import replace
 
 import pytest
+from helpers import write_repo
 
 import refdoc_site.pipeline
-from helpers import write_repo
 from refdoc_site.core.config import Config
 from refdoc_site.core.store import INDEX_NAME, Store, StoreState, write_atomically
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from helpers import dedent, source_file
-from refdoc_site.indexing.analyze import SyntaxAnalyzer
-from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
+
+from refdoc_site.core.config import ChunkSettings
 from refdoc_site.core.records import ChunkSummary
-from refdoc_site.indexing.summarize import MAX_PROSE, ExtractiveSummarizer, clip, split_identifier
+from refdoc_site.core.text import MAX_PROSE, clip, split_identifier
+from refdoc_site.indexing.analyze import SyntaxAnalyzer
+from refdoc_site.indexing.chunk import chunk_file
+from refdoc_site.indexing.summarize import ExtractiveSummarizer
 
 FIELDS = ("responsibility", "inputOutput", "sideEffects", "mainDependencies", "notes")
 
@@ -191,8 +194,9 @@ def test_clip_never_exceeds_the_limit():
 
 
 def test_rule_lines_are_not_taken_for_prose() -> None:
-    from refdoc_site.indexing.chunk import ChunkSettings, chunk_file
+    from refdoc_site.core.config import ChunkSettings
     from refdoc_site.core.records import Metadata, SourceFile
+    from refdoc_site.indexing.chunk import chunk_file
     from refdoc_site.indexing.summarize import ExtractiveSummarizer
 
     source = "def handle(x):\n    # --- parsing ----------------------------------\n    # Keep the original order of the keys.\n    return x\n"
@@ -236,7 +240,7 @@ def test_generic_types_in_a_docstring_are_kept() -> None:
 
 
 def test_crate_docs_lead_with_their_first_sentence_not_their_badges() -> None:
-    from refdoc_site.indexing.summarize import first_sentences
+    from refdoc_site.core.text import first_sentences
 
     crate_doc = (
         "[![github]](https://github.example.org/x)&ensp;[![docs]](https://docs.example.org/x)\n\n"

@@ -15,10 +15,10 @@ import pytest
 from helpers import SHOP_SOURCES, write_repo
 from openai_server import TEST_KEY, OpenAIServer
 
-from refdoc_site.rendering import site
 from refdoc_site.cli import main
-from refdoc_site.providers.openai_embed import VECTORS_NAME
 from refdoc_site.core.trust import TRUST_VARIABLE, load_repository_config, trusted_by_operator
+from refdoc_site.rendering import site
+from refdoc_site.search.api_vectors import VECTORS_NAME
 
 EMBEDDING_MODEL = "hash-bag-of-words"
 ENDPOINT_WARNING = (

@@ -7,7 +7,7 @@ the build stops before doing any work.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from ..indexing.chunk import ChunkSettings
-from ..languages import LANGUAGES
+from ..languages import LANGUAGES, LanguageSpec
+from .api_settings import ApiSettings
 from .errors import ConfigError
 from .regular_files import read_regular
 
@@ -26,6 +26,22 @@ LSP_MODES = ("off", "on", "only")
 LSP_ASK_POLICIES = ("all", "linkable", "ambiguous")
 EMBEDDING_PROVIDERS = ("openai", "azure")
 LLM_PROVIDERS = ("openai", "azure")
+DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
+EMBEDDING_MODEL_VARIABLE = "OPENAI_EMBEDDING_MODEL"
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    """Token window size and overlap, with per-language overrides."""
+
+    size: int = 512
+    overlap: int = 50
+    per_language: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def for_language(self, spec: LanguageSpec) -> tuple[int, int]:
+        if spec.name in self.per_language:
+            return self.per_language[spec.name]
+        return (spec.chunk_size or self.size, spec.chunk_overlap or self.overlap)
 
 
 @dataclass(frozen=True)
@@ -43,6 +59,14 @@ class EmbeddingConfig:
     base_url: str = ""
     """An OpenAI-compatible server (`http://localhost:8000/v1`); for Azure, the endpoint.
     From the repository's refdoc.yml only when the operator trusts it (trust.py)."""
+
+    def api_settings(self, environ: Mapping[str, str] | None = None) -> ApiSettings:
+        """The server, key and model these values and the environment give; raises ApiError
+        (one line) when they give none. The embedder and the trust check both ask here."""
+        return ApiSettings.resolve(
+            self.provider, self.model, self.base_url,
+            model_variable=EMBEDDING_MODEL_VARIABLE, default_model=DEFAULT_EMBEDDING_MODEL, environ=environ,
+        )
 
 
 @dataclass(frozen=True)

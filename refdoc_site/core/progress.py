@@ -19,7 +19,7 @@ def progress(items: Iterable[T], total: int, label: str, unit: str = "files", st
         yield from items
         return
     if stream.isatty():
-        from tqdm import tqdm
+        from tqdm import tqdm  # lazy: ~50 ms to import, and only a terminal draws a bar
 
         yield from tqdm(items, total=total, desc=label, unit=f" {unit}", file=stream, leave=False)
         return

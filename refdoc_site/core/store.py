@@ -6,7 +6,7 @@ Layout of the store directory:
 - `files.json`: per indexed file its hash, language, imports and chunk ids, plus the
   settings fingerprint that decides whether an unchanged file may be reused;
 - `graph.json`, `summaries/hierarchy.json`, `evidence.json`: written by later phases.
-- `api_vectors.npz`: the optional API embedder's vectors (`providers/openai_embed.py`).
+- `api_vectors.npz`: the optional API embedder's vectors (`search/api_vectors.py`).
 - `lock`: present while a command writes the store (`store_lock`): who holds it and since when.
 
 Every write goes to a temporary file in the same directory and is renamed over the old
@@ -344,7 +344,7 @@ def _guard(directory: Path) -> Iterator[None]:
     releases when its holder dies. Where there is no `fcntl`, O_EXCL alone decides."""
     directory.mkdir(parents=True, exist_ok=True)
     try:
-        import fcntl
+        import fcntl  # optional: POSIX only; elsewhere O_EXCL alone decides
     except ImportError:
         yield
         return

@@ -131,10 +131,8 @@ def confine(
 
 def _environment_serves(embedding: EmbeddingConfig, environ: Mapping[str, str]) -> bool:
     """Whether the environment alone gives the API embedder a server and a key."""
-    from ..providers.openai_embed import OpenAIEmbedder
-
     try:
-        OpenAIEmbedder.from_config(embedding, environ=environ)
+        embedding.api_settings(environ)
     except ApiError:
         return False
     return True

@@ -9,12 +9,16 @@ back to token windows.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from tree_sitter import QueryCursor
+
+from ..core.config import ChunkSettings
 from ..core.records import Chunk, ChunkKind, SourceFile
 from ..core.tokens import count_tokens, windows
 from ..languages import LanguageSpec, definition_query, language_named, parse
 from ..languages.patterns import LICENSE_HEADER
+from .text_chunks import chunk_document, window_chunks
 
 MODULE_SYMBOL = "(module)"
 MIN_MODULE_TOKENS = 12
@@ -22,20 +26,6 @@ MIN_MODULE_TOKENS = 12
 SIGNATURE_LIMIT = 400
 
 FUNCTION_KINDS = (ChunkKind.FUNCTION, ChunkKind.METHOD)
-
-
-@dataclass(frozen=True)
-class ChunkSettings:
-    """Token window size and overlap, with per-language overrides."""
-
-    size: int = 512
-    overlap: int = 50
-    per_language: dict[str, tuple[int, int]] = field(default_factory=dict)
-
-    def for_language(self, spec: LanguageSpec) -> tuple[int, int]:
-        if spec.name in self.per_language:
-            return self.per_language[spec.name]
-        return (spec.chunk_size or self.size, spec.chunk_overlap or self.overlap)
 
 
 def chunk_file(source: SourceFile, text: str, settings: ChunkSettings) -> list[Chunk]:
@@ -46,9 +36,9 @@ def chunk_file(source: SourceFile, text: str, settings: ChunkSettings) -> list[C
     if tree is not None:
         chunks = _chunk_with_grammar(source, spec, tree, text, lines, settings)
     elif spec.category == "docs":
-        chunks = _chunk_document(source, spec, lines, settings)
+        chunks = chunk_document(source, spec, lines, settings)
     else:
-        chunks = _window_chunks(source, lines, settings, spec)
+        chunks = window_chunks(source, lines, settings, spec)
     return _with_unique_ids(chunks)
 
 
@@ -60,7 +50,7 @@ def source_lines(text: str) -> list[str]:
     return lines[:-1] if lines[-1] == "" else lines
 
 
-# --- tree-sitter ------------------------------------------------------------------------
+# --- tree-sitter (documents and windows: text_chunks.py) -------------------------------
 
 
 @dataclass
@@ -79,8 +69,6 @@ class _Definition:
 def _chunk_with_grammar(
     source: SourceFile, spec: LanguageSpec, tree, text: str, lines: list[str], settings: ChunkSettings
 ) -> list[Chunk]:
-    from tree_sitter import QueryCursor
-
     data = text.encode("utf-8")
     definitions = _definitions(QueryCursor(definition_query(spec)), tree.root_node, data, spec)
     kept = _qualify(definitions, spec)
@@ -412,85 +400,6 @@ def _split_if_oversized(
             )
         )
     return parts
-
-
-# --- documents and windows --------------------------------------------------------------
-
-HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-FENCE_RE = re.compile(r"^\s*(```|~~~)")
-
-
-def _chunk_document(
-    source: SourceFile, spec: LanguageSpec, lines: list[str], settings: ChunkSettings
-) -> list[Chunk]:
-    """Markdown split at headings (outside code fences), each section windowed if long."""
-    sections: list[tuple[int, str, int]] = []  # (start row, heading path, level)
-    trail: list[tuple[int, str]] = []
-    in_fence = False
-    for row, line in enumerate(lines):
-        if FENCE_RE.match(line):
-            in_fence = not in_fence
-            continue
-        match = None if in_fence else HEADING_RE.match(line)
-        if match:
-            level, title = len(match.group(1)), match.group(2).strip()
-            trail = [(lvl, t) for lvl, t in trail if lvl < level] + [(level, title)]
-            sections.append((row, " > ".join(t for _, t in trail), level))
-    if not sections or sections[0][0] > 0:
-        sections.insert(0, (0, "", 0))
-    chunks: list[Chunk] = []
-    for index, (start, heading, _level) in enumerate(sections):
-        end = sections[index + 1][0] - 1 if index + 1 < len(sections) else len(lines) - 1
-        symbol = heading or source.path.rsplit("/", 1)[-1]
-        chunks += _windowed(source, spec, lines, start, end, settings, ChunkKind.SECTION, symbol)
-    return chunks
-
-
-def _window_chunks(
-    source: SourceFile, lines: list[str], settings: ChunkSettings, spec: LanguageSpec
-) -> list[Chunk]:
-    name = source.path.rsplit("/", 1)[-1]
-    return _windowed(source, spec, lines, 0, len(lines) - 1, settings, ChunkKind.WINDOW, name)
-
-
-def _windowed(
-    source: SourceFile,
-    spec: LanguageSpec,
-    lines: list[str],
-    first_row: int,
-    last_row: int,
-    settings: ChunkSettings,
-    kind: ChunkKind,
-    symbol: str,
-) -> list[Chunk]:
-    """Rows first_row..last_row as one chunk, or as overlapping windows when too long."""
-    body = lines[first_row : last_row + 1]
-    if not any(line.strip() for line in body):
-        return []
-    size, overlap = settings.for_language(spec)
-    spans = windows(body, size, overlap)
-    chunks = []
-    for part, (first, last) in enumerate(spans, start=1 if len(spans) > 1 else 0):
-        text = "\n".join(body[first : last + 1])
-        start_line, end_line = first_row + first + 1, first_row + last + 1
-        signature = symbol if kind is ChunkKind.SECTION else f"{symbol} lines {start_line}–{end_line}"
-        chunks.append(
-            Chunk(
-                id="",
-                path=source.path,
-                language=spec.name,
-                kind=kind,
-                name=symbol.rsplit(" > ", 1)[-1],
-                symbol=symbol,
-                signature=signature,
-                start_line=start_line,
-                end_line=end_line,
-                content=text,
-                part=part,
-                tokens=count_tokens(text),
-            )
-        )
-    return chunks
 
 
 def _with_unique_ids(chunks: list[Chunk]) -> list[Chunk]:

@@ -19,7 +19,7 @@ import pathspec
 
 from ..core.config import Config
 from ..core.records import SkippedFile, SkipReason, SourceFile
-from ..core.redact import Redacted, Redactor, secret_file_rule
+from ..core.redact import secret_file_rule
 from ..core.regular_files import read_regular, special_kind
 from ..languages import GENERATED_NAMES, PLAIN_TEXT, language_for
 
@@ -115,15 +115,6 @@ def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) ->
                         f"{relative}: not valid UTF-8; read with replacement characters"
                     )
     return result
-
-
-def read_text(repo: Path, path: str, redactor: Redactor) -> Redacted:
-    """A repository file's text with its secrets redacted, invalid UTF-8 replaced
-    (discovery already warned): the one way the build reads what a repository holds.
-
-    Raises `OSError` (`NotRegularFile` among them) when the path is no longer a regular
-    file (or a link now stands in its place): the caller skips and counts that file."""
-    return redactor.redact(read_regular(repo / path).decode("utf-8", errors="replace"), path)
 
 
 def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFile | SkippedFile:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core.records import ChunkSummary, Document
+from ..core.text import MAX_PROSE, MIN_PROSE, first_sentences
 from ..llm.session import LlmSession
-from .summarize import MAX_PROSE, MIN_PROSE, first_sentences
 
 PROMPT_VERSION = "summaries-1"
 """Part of the index fingerprint: a change to the prompts below asks every question again."""

@@ -20,22 +20,15 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePath
 
-from ..core.config import Config
+from ..core.config import ChunkSettings, Config
+from ..core.reading import read_text
 from ..core.records import Chunk, ChunkKind, Document, Metadata, SourceFile
 from ..core.redact import Redactor
 from ..languages.servers import SERVERS, ServerSpec, server_for
-from .analyze import (
-    LSP,
-    Analyzer,
-    CallSite,
-    FileAnalysis,
-    MergedAnalyzer,
-    SyntaxAnalyzer,
-    call_sites,
-)
-from .chunk import ChunkSettings, chunk_file
-from .discover import read_text
+from .analyze import LSP, Analyzer, FileAnalysis, MergedAnalyzer, SyntaxAnalyzer
+from .chunk import chunk_file
 from .server_pool import OutOfTime, RunningServer, ServerFailed, ServerPool
+from .tree_sitter_tier import CallSite, call_sites
 
 log = logging.getLogger("refdoc_site")
 

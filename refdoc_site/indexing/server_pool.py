@@ -108,6 +108,7 @@ class ServerPool:
     # --- internals -------------------------------------------------------------------
 
     def _create(self, spec: ServerSpec, binary: str) -> RunningServer | None:
+        # optional: multilspy is loaded only with language servers on (lsp: on|only)
         from multilspy.language_server import LanguageServer
         from multilspy.multilspy_config import MultilspyConfig
 
@@ -198,7 +199,7 @@ class ServerPool:
 def _kill_tree(pid: int | None) -> None:
     if pid is None:
         return
-    import psutil
+    import psutil  # optional: multilspy's dependency, needed only once a language server ran
 
     try:
         process = psutil.Process(pid)
@@ -220,6 +221,7 @@ async def _empty_answer(params: Any) -> Any:
 def _quiet_logger():
     """multilspy's own logger prints a JSON line per step at INFO; this one keeps them
     at debug level under refdoc_site.indexing.lsp."""
+    # optional: only with language servers on
     from multilspy.multilspy_logger import MultilspyLogger
 
     class QuietLogger(MultilspyLogger):

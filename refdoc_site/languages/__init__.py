@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 
+from tree_sitter import Language, Parser, Query
+
 QUERY_DIR = Path(__file__).parent / "queries"
 
 
@@ -239,8 +241,6 @@ def grammar(spec: LanguageSpec):  # -> tree_sitter.Language | None
     """The tree-sitter language of a spec, or None when its grammar wheel is missing."""
     if spec.grammar is None:
         return None
-    from tree_sitter import Language
-
     module_name, function_name = spec.grammar
     try:
         module = importlib.import_module(module_name)
@@ -255,8 +255,6 @@ def definition_query(spec: LanguageSpec):  # -> tree_sitter.Query | None
     paths = spec.query_paths
     if language is None or not all(path.exists() for path in paths):
         return None
-    from tree_sitter import Query
-
     return Query(language, "\n".join(path.read_text(encoding="utf-8") for path in paths))
 
 
@@ -267,8 +265,6 @@ def analysis_query(spec: LanguageSpec, kind: str):  # -> tree_sitter.Query | Non
     paths = spec.analysis_query_paths(kind)
     if language is None or not paths:
         return None
-    from tree_sitter import Query
-
     return Query(language, "\n".join(path.read_text(encoding="utf-8") for path in paths))
 
 
@@ -291,8 +287,6 @@ def parse(spec: LanguageSpec, text: str):  # -> tree_sitter.Tree | None
     and analysed by the regular expressions. A tree parsed through a callback holds no
     text (and `Node.text` crashes on it), so a second pass from the bytes, reusing every
     node of the first, gives the tree its text."""
-    from tree_sitter import Parser
-
     data = text.encode("utf-8")
     budget = PARSE_READ_FACTOR * len(data) + PARSE_READ_ALLOWANCE
     spent = 0

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from ..core.pages import plan_page
 from ..core.records import Hierarchy
 from ..core.workspace import (
     DECISIONS_NAME,
@@ -35,7 +36,6 @@ from ..indexing.summarize import ExtractiveSummarizer, Summarizer
 from ..llm import LlmSession
 from ..providers.openai_embed import OpenAIEmbedder
 from ..rendering.outputs import remove_leftovers
-from ..rendering.pages import plan_page
 from ..search.embed import Embedder
 from ..understanding.llm_hierarchy import LlmSummarizer
 from ..writing.doc_writers import DocWriter, ModelWriter, OfflineWriter

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..core.errors import NothingToIndexError, StoreError
 from ..core.processes import forked_map
+from ..core.reading import read_text
 from ..core.records import Document, SourceFile
 from ..core.redact import Redactor
 from ..core.reuse import fingerprint
@@ -21,10 +22,11 @@ from ..core.store import FileEntry, StoreState
 from ..core.workspace import DISCOVERY_NAME, Workspace
 from ..indexing.analyze import Analyzer
 from ..indexing.chunk import chunk_file
-from ..indexing.discover import discover, read_text
+from ..indexing.discover import discover
 from ..indexing.lsp import analyzer_for, share_repository
 from ..indexing.summarize import Summarizer
-from ..providers.openai_embed import OpenAIEmbedder, store_api_vectors
+from ..providers.openai_embed import OpenAIEmbedder
+from ..search.api_vectors import store_api_vectors
 from ..search.embed import Embedder, default_embedder, embed_documents
 
 log = logging.getLogger("refdoc_site")

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 from ..core.findings import Decision, Facts, Milestone
+from ..core.pages import module_page, plan_page
 from ..core.processes import alongside
 from ..core.records import Hierarchy
 from ..core.resources import mkdocs_template, templates_dir
@@ -40,7 +41,6 @@ from ..rendering.outputs import (
     staging_folder,
     swap_in,
 )
-from ..rendering.pages import module_page, plan_page
 from ..rendering.render import SiteData, render_pages
 from ..rendering.site import build_site, find_mermaid, write_project
 from ..search.embed import matching_embedder

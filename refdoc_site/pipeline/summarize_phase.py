@@ -12,6 +12,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Collection, Iterable
 
+from ..core.reading import read_text
 from ..core.records import Hierarchy
 from ..core.reuse import partial
 from ..core.serial import from_json, to_json
@@ -23,7 +24,6 @@ from ..core.workspace import (
     PLANS_NAME,
     Workspace,
 )
-from ..indexing.discover import read_text
 from ..indexing.summarize import Summarizer
 from ..languages.imports import MANIFESTS, module_roots
 from ..understanding.evidence import collect_decisions

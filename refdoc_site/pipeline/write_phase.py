@@ -11,11 +11,11 @@ from dataclasses import dataclass, replace
 from functools import cache, cached_property, partial
 
 from ..core.findings import Decision, Milestone
+from ..core.pages import plan_slug
 from ..core.records import Document, Hierarchy
 from ..core.serial import from_json, to_json
 from ..core.store import Store
 from ..core.workspace import WRITTEN_DECISIONS, WRITTEN_MILESTONES, WRITTEN_PLANS, Workspace
-from ..rendering.pages import plan_slug
 from ..search.embed import matching_embedder
 from ..search.ranking import SearchIndex
 from ..writing.context import plan_context

@@ -22,83 +22,17 @@ what no retry fixes (a rejected key, an unknown model) into one clear `ApiError`
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from json import JSONDecodeError
 from typing import Any, TypeVar
 
+from ..core.api_settings import ApiSettings
 from ..core.errors import ApiError, ApiKeyError
 
 T = TypeVar("T")
-PROVIDERS = ("openai", "azure")
-DEFAULT_AZURE_API_VERSION = "2024-10-21"
-NO_KEY = "no-key"
-"""Sent to a compatible server (given by a base URL) when no key is set; most ignore it."""
 RETRY_COUNT_HEADER = "x-stainless-retry-count"
 """The retries before a request, as the client writes it into each request it sends."""
-
-
-@dataclass(frozen=True)
-class ApiSettings:
-    """Where and how to reach the API, resolved from refdoc.yml and the environment."""
-
-    provider: str
-    model: str
-    base_url: str
-    """The compatible server's base URL, or for Azure the endpoint; empty for OpenAI's own.
-    The environment's, or a configuration's that trust.py let through: the key goes there."""
-    api_key: str
-    api_version: str = ""
-    """Azure only."""
-    model_variable: str = "OPENAI_EMBEDDING_MODEL"
-    """The variable that names the model, for messages."""
-
-    @classmethod
-    def resolve(
-        cls,
-        provider: str = "",
-        model: str = "",
-        base_url: str = "",
-        *,
-        model_variable: str,
-        default_model: str,
-        environ: Mapping[str, str] | None = None,
-    ) -> ApiSettings:
-        """Settings from explicit values (refdoc.yml), else the environment; raises ApiError."""
-        env = os.environ if environ is None else environ
-        provider = (provider or env.get("OPENAI_PROVIDER", "") or "openai").strip().lower()
-        if provider not in PROVIDERS:
-            raise ApiError(f"OPENAI_PROVIDER: expected one of {', '.join(PROVIDERS)}, got {provider!r}")
-        model = model or env.get(model_variable, "") or default_model
-        if provider == "azure":
-            endpoint = base_url or env.get("AZURE_OPENAI_ENDPOINT", "")
-            if not endpoint:
-                raise ApiError("Azure OpenAI: no endpoint; set AZURE_OPENAI_ENDPOINT (https://NAME.openai.azure.com)")
-            key = env.get("AZURE_OPENAI_API_KEY", "")
-            if not key:
-                raise ApiKeyError("Azure OpenAI: no API key; set AZURE_OPENAI_API_KEY")
-            version = env.get("OPENAI_API_VERSION", "") or DEFAULT_AZURE_API_VERSION
-            return cls(provider, model, endpoint, key, version, model_variable)
-        base_url = base_url or env.get("OPENAI_BASE_URL", "")
-        key = env.get("OPENAI_API_KEY", "")
-        if not key and not base_url:
-            raise ApiKeyError(
-                "OpenAI: no API key; set OPENAI_API_KEY (or OPENAI_PROVIDER=azure with AZURE_OPENAI_API_KEY, "
-                "or OPENAI_BASE_URL for a compatible server)"
-            )
-        return cls(provider, model, base_url, key or NO_KEY, "", model_variable)
-
-    @property
-    def where(self) -> str:
-        """The server, as messages name it."""
-        if self.provider == "azure":
-            return f"Azure OpenAI at {self.base_url}"
-        return self.base_url or "the OpenAI API"
-
-    @property
-    def key_variable(self) -> str:
-        return "AZURE_OPENAI_API_KEY" if self.provider == "azure" else "OPENAI_API_KEY"
 
 
 @dataclass(frozen=True)
@@ -114,7 +48,7 @@ class RetryPolicy:
 def make_client(settings: ApiSettings, policy: RetryPolicy):
     """An `openai.OpenAI` (or `openai.AzureOpenAI`) client retrying per `policy`."""
     try:
-        import openai
+        import openai  # lazy: the client loads in about 0.45 s, and only a configured API needs it
     except ImportError:
         raise ApiError("the `openai` package is not installed; install refdoc-site with its dependencies") from None
     retries = {"timeout": policy.timeout, "max_retries": max(0, policy.attempts - 1)}
@@ -168,7 +102,7 @@ def call_with_retries(request: Callable[[], T], settings: ApiSettings, policy: R
 
 
 def _raise_if_fatal(error: Exception, settings: ApiSettings) -> None:
-    import openai
+    import openai  # lazy: the client loads in about 0.45 s, and only a configured API needs it
 
     if isinstance(error, (openai.AuthenticationError, openai.PermissionDeniedError)):
         raise ApiKeyError(
@@ -183,14 +117,14 @@ def _raise_if_fatal(error: Exception, settings: ApiSettings) -> None:
 
 def is_malformed(error: Exception) -> bool:
     """True for a 200 answer that could not be used: a later try may get a good one."""
-    import openai
+    import openai  # lazy: the client loads in about 0.45 s, and only a configured API needs it
 
     return isinstance(error, (openai.APIResponseValidationError, MalformedResponse, JSONDecodeError))
 
 
 def describe(error: Exception) -> str:
     """A short reason for a message line: `HTTP 500: …`, `timed out`, …"""
-    import openai
+    import openai  # lazy: the client loads in about 0.45 s, and only a configured API needs it
 
     if isinstance(error, openai.APIStatusError):
         body = error.body if isinstance(error.body, dict) else {}

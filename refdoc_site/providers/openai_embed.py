@@ -6,31 +6,19 @@ with that model. When an API embedder is configured (`embedding:` in refdoc.yml,
 `refdoc-site query|eval --embedder api` ranks the dense side with them, the query embedded
 through the same API.
 
-API vectors live beside index.jsonl in `api_vectors.npz`, not in the documents: every
-phase and the site read index.jsonl, and a 1536-dimensional vector would make each line
-ten times longer; the documents' `embedding` stays the static model's. The file is keyed
-by a hash of each chunk's embedded text, so a rebuild sends only texts never embedded by
-the same model and server, and a chunk changed since is never ranked with a stale vector.
-It holds `digests` (sha256 hex), `vectors` (float16: ranking quantises to int8 anyway),
-`model` and `source` (the embedder's name and server).
+Where the vectors are stored and how ranking uses them: `search/api_vectors.py`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import logging
-import zipfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.config import EmbeddingConfig
 from ..core.errors import ApiError
 from ..core.progress import progress
-from ..core.store import atomic_file
-from ..search.embed import document_text
 from .openai_api import (
     ApiSettings,
     Attempts,
@@ -42,10 +30,6 @@ from .openai_api import (
     send,
 )
 
-log = logging.getLogger("refdoc_site")
-
-DEFAULT_MODEL = "text-embedding-3-small"
-MODEL_VARIABLE = "OPENAI_EMBEDDING_MODEL"
 BATCH_SIZE = 100
 MAX_TEXT_CHARS = 6000
 """Longer texts are cut: well under the 8,192-token input limit, and 100 of them under
@@ -53,7 +37,6 @@ the 300,000 tokens a request may carry."""
 GIVE_UP_AFTER = 3
 """Consecutive failed batches after which the rest are skipped without being sent."""
 KNOWN_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
-VECTORS_NAME = "api_vectors.npz"
 
 
 @dataclass(frozen=True)
@@ -86,12 +69,7 @@ class OpenAIEmbedder:
         cls, config: EmbeddingConfig | None, policy: RetryPolicy | None = None, environ: Mapping[str, str] | None = None
     ) -> OpenAIEmbedder:
         """From refdoc.yml's `embedding:` and the environment; raises ApiError (one line) when unusable."""
-        config = config or EmbeddingConfig()
-        settings = ApiSettings.resolve(
-            config.provider, config.model, config.base_url,
-            model_variable=MODEL_VARIABLE, default_model=DEFAULT_MODEL, environ=environ,
-        )
-        return cls(settings, policy)
+        return cls((config or EmbeddingConfig()).api_settings(environ), policy)
 
     @property
     def client(self):
@@ -165,107 +143,3 @@ class OpenAIEmbedder:
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         np.divide(matrix, norms, out=matrix, where=norms > 0)
         return matrix
-
-
-# --- API vectors in the store -------------------------------------------------------------
-
-
-@dataclass
-class ApiVectors:
-    """The store's `api_vectors.npz`: vectors by text digest, and who made them."""
-
-    model: str
-    source: str
-    vectors: dict[str, np.ndarray]
-
-    @classmethod
-    def load(cls, directory: Path) -> ApiVectors | None:
-        path = directory / VECTORS_NAME
-        if not path.exists():
-            return None
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                digests, matrix = data["digests"], data["vectors"].astype(np.float32)
-                model, source = str(data["model"]), str(data["source"])
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
-            log.warning("%s: unreadable; the API vectors will be made again", path)
-            return None
-        return cls(model, source, dict(zip((str(d) for d in digests), matrix)))
-
-    def save(self, directory: Path) -> Path:
-        path = directory / VECTORS_NAME
-        digests = sorted(self.vectors)
-        dim = len(next(iter(self.vectors.values()))) if self.vectors else 0
-        matrix = np.asarray([self.vectors[d] for d in digests], dtype=np.float16).reshape(len(digests), dim)
-        with atomic_file(path, binary=True) as handle:
-            np.savez(handle, digests=np.asarray(digests, dtype="U64"), vectors=matrix, model=self.model, source=self.source)
-        return path
-
-    def made_by(self, embedder: OpenAIEmbedder) -> bool:
-        return self.model == embedder.name and self.source == embedder.source
-
-
-def text_digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def store_api_vectors(documents: Sequence, directory: Path, embedder: OpenAIEmbedder) -> list[str]:
-    """Make the store's API vectors match `documents`; returns one line per chunk left without.
-
-    Texts embedded before by the same model and server are reused; only the others are sent.
-    """
-    previous = ApiVectors.load(directory)
-    known = previous.vectors if previous is not None and previous.made_by(embedder) else {}
-    if known and not embedder.dim:
-        embedder.dim = len(next(iter(known.values())))
-    texts = [document_text(document) for document in documents]
-    digests = [text_digest(text) for text in texts]
-    wanted = list(dict.fromkeys(d for d in digests if d not in known))
-    text_of = dict(zip(digests, texts))
-    rows, failures = embedder.embed_batches([text_of[d] for d in wanted]) if wanted else ([], [])
-    vectors = {d: known[d] for d in digests if d in known}
-    vectors.update((digest, row) for digest, row in zip(wanted, rows) if row is not None)
-    if previous is None or not previous.made_by(embedder) or set(previous.vectors) != set(vectors):
-        ApiVectors(embedder.name, embedder.source, vectors).save(directory)
-    for failure in failures:
-        log.warning("API embedding: %d texts skipped (%s)", failure.end - failure.start, failure.reason)
-    reasons = {wanted[i]: failure.reason for failure in failures for i in range(failure.start, failure.end)}
-    return [
-        f"{document.chunk.id}: API embedding failed ({reasons[digest]}); chunk has no API vector"
-        for document, digest in zip(documents, digests)
-        if digest in reasons
-    ]
-
-
-def api_search_index(search_index, directory: Path, config: EmbeddingConfig | None, embedder: OpenAIEmbedder | None = None):
-    """`search_index` with its dense side on the stored API vectors, and the API embedder
-    that embeds queries; chunks without an API vector score 0 there."""
-    from ..search.ranking import quantize_rows
-
-    embedder = embedder or OpenAIEmbedder.from_config(config)
-    stored = ApiVectors.load(directory)
-    if stored is None or not stored.vectors:
-        raise ApiError(
-            f"{directory / VECTORS_NAME}: no API vectors; run `refdoc-site index --embedder api` "
-            "(or set embedding: in refdoc.yml and index) first"
-        )
-    if not stored.made_by(embedder):
-        made = f"{stored.model} at {stored.source or 'the OpenAI API'}"
-        raise ApiError(
-            f"{directory / VECTORS_NAME}: made by {made}, not {embedder.name} at {embedder.settings.where}; "
-            "run `refdoc-site index --embedder api` again"
-        )
-    dim = len(next(iter(stored.vectors.values())))
-    embedder.dim = embedder.dim or dim
-    matrix = np.zeros((len(search_index.documents), dim), dtype=np.float32)
-    missing = 0
-    for position, document in enumerate(search_index.documents):
-        vector = stored.vectors.get(text_digest(document_text(document)))
-        if vector is None:
-            missing += 1
-        else:
-            matrix[position] = vector
-    if missing:
-        log.warning("%d of %d chunks have no API vector; run `refdoc-site index --embedder api`", missing, len(matrix))
-    rows, scales = quantize_rows(matrix)
-    return replace(search_index, rows=rows, scales=scales), embedder

@@ -27,13 +27,13 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..core.findings import Decision, Facts, Milestone
+from ..core.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
 from ..core.records import ChunkKind, Document, Hierarchy
 from ..core.resources import templates_dir
 from ..core.serial import from_json, to_json
 from ..understanding.graph import RepoGraph
 from ..writing.links import Link
 from ..writing.written import Grounded, Plan, PlanChunk, WrittenDecisions, WrittenMilestones
-from .pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
 BLOCK_START = re.compile(r"^(\d*)([-+!?=]|(?<=\d)\.)")

@@ -102,6 +102,7 @@ def build_site(config_path: Path, site_dir: Path | None = None) -> None:
 
     `site_dir` overrides `mkdocs.yml`'s: the publish step builds into a folder it made.
     """
+    # lazy: mkdocs takes ~0.15 s to import; only the site phase runs it
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, ConfigurationError

@@ -124,6 +124,7 @@ def query_terms(text: str) -> list[str]:
 @lru_cache(maxsize=200_000)
 def stem(term: str) -> str:
     """Lunr's Porter stemmer, the one lunr.js applies to query terms."""
+    # lazy: the lunr package serves only queries run in Python (CLI query, eval, plans)
     from lunr.stemmer import stemmer
     from lunr.token import Token
 
@@ -295,7 +296,7 @@ class SearchIndex:
     def lunr_index(self):
         """The `lunr` package's index over the serialised form, loaded on first query."""
         if self._lunr_index is None:
-            from lunr.index import Index
+            from lunr.index import Index  # lazy: only queries run in Python load the index
 
             self._lunr_index = Index.load(self.serialized)
             # The loaded index and the documents are long-lived objects by the million: keep
@@ -314,7 +315,7 @@ class SearchIndex:
 
     def sparse_scores(self, text: str, phrase_text: str = "") -> dict[int, float]:
         """Lunr scores by document position for a query text."""
-        from lunr.query import Query
+        from lunr.query import Query  # lazy: only queries run in Python need lunr
 
         common = self.common_terms
         wanted = [term for term in query_terms(text) if stem(term) not in common]

@@ -16,8 +16,8 @@ from urllib.parse import quote
 import numpy as np
 import orjson
 
+from ..core.pages import chunk_anchor, file_page
 from ..core.records import Document
-from ..rendering.pages import chunk_anchor, file_page
 from .embed import MODEL_FILE, VOCAB_FILE
 from .ranking import ASSETS, SearchIndex, glossary, settings, stop_words
 

@@ -11,10 +11,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ..core.pages import ROOT_MODULE
 from ..core.records import ChunkKind, Document
 from ..languages.imports import RepoFiles, rules_for
 
-ROOT_MODULE = "(root)"
 SPLIT_MODULE_OVER = 50
 """With automatic depth, a module of more files than this splits into its subdirectories."""
 MAX_AUTO_DEPTH = 4

@@ -10,7 +10,7 @@ from collections import defaultdict
 
 from ..core.records import ChunkKind, Document, FileSummary, Hierarchy, ModuleSummary, SystemSummary
 from ..core.store import FileEntry
-from ..indexing.summarize import clip, first_sentences, split_identifier
+from ..core.text import clip, first_sentences, split_identifier
 from .graph import RepoGraph
 
 FILE_PROSE = 200
@@ -106,7 +106,6 @@ def summarize_module(
     )
     largest = sorted(summaries, key=lambda s: -s.lines)[:2]
     responsibilities = package_doc or " ".join(first_sentences(s.role, 90) for s in largest)
-    public = [f"{s.path.rsplit('/', 1)[-1]}:{api}" for s in summaries for api in s.public_api[:2]]
     text = f"{name} ({len(paths)} file{'s' if len(paths) != 1 else ''}, {lines} lines): {responsibilities}"
     if depends_on:
         text += " Uses " + ", ".join(depends_on[:4]) + "."

@@ -23,6 +23,7 @@ from ..core.records import (
     ModuleSummary,
 )
 from ..core.reuse import summaries_digest
+from ..core.text import first_sentences
 from ..indexing.llm_chunks import (
     LISTED,
     PROMPT_VERSION,
@@ -31,7 +32,7 @@ from ..indexing.llm_chunks import (
     listed,
     summarize_chunks,
 )
-from ..indexing.summarize import ExtractiveSummarizer, first_sentences
+from ..indexing.summarize import ExtractiveSummarizer
 from ..llm.session import LlmSession
 from .hierarchy import FILE_PROSE, MODULE_PROSE, SYSTEM_PROSE
 

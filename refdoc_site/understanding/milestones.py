@@ -15,8 +15,8 @@ import re
 from collections import defaultdict
 
 from ..core.findings import Milestone, MilestoneItem
+from ..core.pages import chunk_anchor
 from ..core.records import Chunk, ChunkKind, Document, Hierarchy
-from ..rendering.pages import chunk_anchor
 from .graph import RepoGraph
 
 MAX_ITEMS = 10

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.findings import EvidenceLink, MilestoneItem
+from ..core.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page
 from ..core.records import Document
-from ..rendering.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page
 
 
 @dataclass(frozen=True)

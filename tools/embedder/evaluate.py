@@ -60,7 +60,7 @@ TEXT_MODE = {"mode": "seed"}
 def document_text(document) -> str:
     """The seed's chunk text, or with `--chunk-text product` whatever the build embeds now."""
     if TEXT_MODE["mode"] == "product":
-        from refdoc_site import embed as product_embed
+        from refdoc_site.search import embed as product_embed
 
         return product_embed.document_text(document)
     return chunk_text(document.chunk.signature, document.summary.responsibility, document.summary.inputOutput)

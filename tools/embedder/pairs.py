@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from extract import first_sentence, good_prose, indexed_documents, unpack  # noqa: E402
 
-from refdoc_site.indexing.analyze import strip_strings_and_comments  # noqa: E402
+from refdoc_site.indexing.regex_tier import strip_strings_and_comments  # noqa: E402
 from refdoc_site.search.embed import document_text  # noqa: E402
 from refdoc_site.core.records import ChunkKind, Document  # noqa: E402
 from refdoc_site.indexing.summarize import ExtractiveSummarizer  # noqa: E402

@@ -10,7 +10,7 @@ from pathlib import Path
 from ...core.findings import Decision, DecisionKind
 from ...core.redact import Redactor
 from ...core.store import FileEntry
-from ...indexing.summarize import clip
+from ...core.text import clip
 from .text import PROSE_LIMIT, STATUS_LIMIT, TITLE_LIMIT, prose, read_redacted, whole_file
 
 ADR_DIRECTORY_NAMES = frozenset({"adr", "adrs", "decisions", "decision-records"})

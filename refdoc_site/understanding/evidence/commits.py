@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...core.findings import Decision, DecisionKind
 from ...core.redact import Redactor
-from ...indexing.summarize import clip
+from ...core.text import clip
 from .text import PROSE_LIMIT, TITLE_LIMIT, prose, whole_file
 
 GIT_LOG_LIMIT = 2000

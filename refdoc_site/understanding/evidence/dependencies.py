@@ -14,8 +14,8 @@ from pathlib import Path
 from ...core.findings import Decision, DecisionKind, EvidenceLink
 from ...core.redact import Redactor
 from ...core.store import FileEntry
+from ...core.text import clip
 from ...core.trust import is_inside
-from ...indexing.summarize import clip
 from ...languages.purposes import PURPOSES, PYTHON_IMPORT_NAMES
 from ..graph import RepoGraph
 from .manifests import MANIFESTS, manifest_kind, parse_manifest

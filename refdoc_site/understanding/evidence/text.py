@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 from ...core.findings import EvidenceLink
+from ...core.reading import read_text
 from ...core.redact import Redactor
-from ...indexing.discover import read_text
-from ...indexing.summarize import first_sentences
+from ...core.text import first_sentences
 
 PROSE_LIMIT = 320
 """Characters of context, decision or consequences prose kept per entry."""

@@ -19,12 +19,12 @@ import hashlib
 import re
 import unicodedata
 
-from ..understanding.graph import ROOT_MODULE
-
 ANCHOR_UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 """Underscores go too: Markdown would read `__init__` inside an attribute list as bold."""
 
 SYSTEM_PAGE = "summaries/system.md"
+ROOT_MODULE = "(root)"
+"""The module of the files at the repository's top level (graph.py assigns it)."""
 
 KEPT_PUNCTUATION = frozenset(" -_.+,=@()[]!$&'")
 """ASCII punctuation kept in a page path besides letters, marks and digits of any script:

@@ -1,0 +1,67 @@
+"""Text helpers every layer writes prose with: sentence picking, clipping, identifier words.
+
+They live at the bottom layer because the summarizers, the hierarchy, the decision
+evidence and the LLM summaries all shorten text by the same rule.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_PROSE = 200
+"""Characters of one summary field at most."""
+MIN_PROSE = 100
+"""A shorter field gets more said (context, or what the LLM is asked for at least)."""
+
+SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+MARKUP = re.compile(r"`{1,3}|\*\*|__|:(?:func|class|meth|attr|data|exc|obj|mod):")
+
+
+MARKDOWN_NOISE = (
+    (re.compile(r"^[ \t]*(?:={3,}|-{3,})\s*$", re.MULTILINE), ""),  # a setext heading's underline
+    (re.compile(r"\[!\[[^\]]*\]\]?(?:\([^)]*\)|\[[^\]]*\])?(?:\([^)]*\))?"), " "),  # badge links
+    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), " "),  # images
+    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # links: keep their text
+    (re.compile(r"^[ \t]*\[[^\]]+\]:\s*\S+.*$", re.MULTILINE), ""),  # link reference definitions
+    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference links: keep their text
+    (re.compile(r"</?(?:a|b|i|em|strong|br|img|p|div|span|kbd|sup|sub|picture|source|center|h[1-6])\b[^>]*>", re.IGNORECASE), " "),  # layout tags of READMEs
+    (re.compile(r"&(?:[A-Za-z]+|#\d+);"), " "),  # HTML entities
+)
+
+
+def strip_markdown_noise(text: str) -> str:
+    """Text without badges, images, link targets, HTML tags and entities or heading rules."""
+    for pattern, replacement in MARKDOWN_NOISE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def first_sentences(text: str, limit: int) -> str:
+    """The first paragraph's sentences that fit in `limit` characters (at least one)."""
+    paragraphs = re.split(r"\n\s*\n", strip_markdown_noise(text).strip())
+    paragraph = next((p for p in paragraphs if p.strip(" \t\n.…")), "")
+    paragraph = re.sub(r" (?=[.,;:!?](?:\s|$))", "", " ".join(MARKUP.sub("", paragraph).split()))
+    if not paragraph:
+        return ""
+    sentences = SENTENCE_END.split(paragraph)
+    taken = sentences[0]
+    for sentence in sentences[1:]:
+        if len(taken) + 1 + len(sentence) > limit:
+            break
+        taken = f"{taken} {sentence}"
+    return clip(taken, limit)
+
+
+def clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "…"
+
+
+def split_identifier(name: str) -> list[str]:
+    """`parseHTTPResponse_v2` → parse, http, response, v2."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]

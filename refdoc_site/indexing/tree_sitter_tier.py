@@ -1,0 +1,206 @@
+"""The tree-sitter tier of the analysis: call sites and a file's imports and exports from
+the language's queries (`languages/queries/*-calls.scm`, `*-imports.scm`).
+
+Rows a syntax error covers, and languages without a query, fall back to the regex tier
+(`regex_tier.py`); `analyze.py` combines the two per chunk.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from tree_sitter import QueryCursor
+
+from ..core.records import Chunk, ChunkKind
+from ..languages import analysis_query, language_named, parse, patterns
+from .regex_tier import (
+    EXPORT_RULES,
+    PROSE_LANGUAGES,
+    REGEX,
+    declared_public,
+    file_imports,
+    import_targets,
+)
+
+TREE_SITTER = "tree-sitter"
+"""This tier's name in `Metadata.sources`."""
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call in the source: the name as written and where the called name stands."""
+
+    callee: str
+    """`self.parse`, `os.path.join`, `Foo`."""
+    line: int
+    """0-based row of the called name."""
+    column: int
+    """0-based byte offset of the called name in its row."""
+
+
+def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[CallSite]]:
+    """Call sites per chunk id, from the language's call query, first use first.
+
+    Chunks without a call query or a syntax tree, and those overlapping a syntax error,
+    are absent; a call belongs to the innermost chunk around it (a class keeps none of
+    its own).
+    """
+    spec = language_named(language)
+    query = analysis_query(spec, "calls")
+    if query is None or not chunks:
+        return {}
+    tree = parse(spec, text)
+    if tree is None:
+        return {}
+    data = text.encode("utf-8")
+    found: list[tuple[int, CallSite]] = []
+    ignored: list[tuple[int, int]] = []
+    for _pattern, captures in QueryCursor(query).matches(tree.root_node):
+        if "ignore" in captures:
+            ignored.extend((n.start_byte, n.end_byte) for n in captures["ignore"])
+            continue
+        name = captures["name"][0]
+        start = min(n.start_byte for n in (name, *captures.get("callee", ())))
+        callee = as_written(data[start : name.end_byte].decode("utf-8", errors="replace"))
+        if callee and callee.rsplit(".", 1)[-1] not in patterns.NOT_CALLS:
+            found.append((name.start_byte, CallSite(callee, name.start_point[0], name.start_point[1])))
+    found.sort(key=lambda item: item[0])
+    owner = _innermost_chunk_by_row(chunks, text.count("\n") + 1)
+    broken = _error_rows(tree.root_node)
+    unparsed = _chunks_over_rows(chunks, broken)
+    sites: dict[str, list[CallSite]] = {
+        c.id: [] for c in chunks if c.id not in unparsed and c.kind is not ChunkKind.CLASS and c.language not in PROSE_LANGUAGES
+    }
+    ignored.sort()
+    for offset, site in found:
+        if _inside(ignored, offset):
+            continue
+        chunk = owner[site.line] if site.line < len(owner) else None
+        if chunk is not None and chunk.id in sites:
+            sites[chunk.id].append(site)
+    return sites
+
+
+DOTTED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+
+
+def as_written(expression: str) -> str:
+    """A called expression as a dotted name (`a?.b` → `a.b`, `ns::f` → `ns.f`).
+
+    Only the trailing dotted part of an expression is kept: `make().run` → `run`.
+    """
+    name = re.sub(r"\s+", "", expression).replace("?.", ".").replace("::", ".").replace("->", ".")
+    # the runs of names, read once: a search anchored at the end restarts at every name of a long chain
+    runs = list(DOTTED_NAME.finditer(name))
+    return runs[-1].group(0) if runs and runs[-1].end() == len(name) else ""
+
+
+def _innermost_chunk_by_row(chunks: list[Chunk], rows: int) -> list[Chunk | None]:
+    """For each 0-based row, the chunk with the smallest span around it (of equal spans,
+    the last one listed).
+
+    Chunks are taken smallest first and each claims only the rows still unowned, found
+    through `next_free` (row → first unowned row at or after it, paths halved as they are
+    walked): every row is claimed once, so the windows of a large module chunk, which
+    all span the whole module, cost their number and not their number × the file's rows.
+    """
+    owner: list[Chunk | None] = [None] * rows
+    next_free = list(range(rows + 1))
+
+    def first_free(row: int) -> int:
+        while next_free[row] != row:
+            next_free[row] = next_free[next_free[row]]
+            row = next_free[row]
+        return row
+
+    for chunk in reversed(sorted(chunks, key=lambda c: c.start_line - c.end_line)):
+        end = min(chunk.end_line, rows)
+        row = first_free(min(max(chunk.start_line - 1, 0), rows))
+        while row < end:
+            owner[row] = chunk
+            next_free[row] = row + 1
+            row = first_free(row + 1)
+    return owner
+
+
+def _chunks_over_rows(chunks: list[Chunk], rows: set[int]) -> set[str]:
+    """Ids of the chunks whose lines hold any of the 0-based rows (a bisection per chunk,
+    so a file full of syntax errors costs chunks × log rows)."""
+    ordered = sorted(rows)
+    found = set()
+    for chunk in chunks:
+        index = bisect.bisect_left(ordered, chunk.start_line - 1)
+        if index < len(ordered) and ordered[index] <= chunk.end_line - 1:
+            found.add(chunk.id)
+    return found
+
+
+def _error_rows(root) -> set[int]:
+    """Rows covered by a syntax error or a missing node."""
+    rows: set[int] = set()
+    if not root.has_error:
+        return rows
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            rows.update(range(node.start_point[0], node.end_point[0] + 1))
+        elif node.has_error:
+            stack.extend(node.children)
+    return rows
+
+
+def _inside(ranges: list[tuple[int, int]], offset: int) -> bool:
+    index = bisect.bisect_right(ranges, (offset, float("inf"))) - 1
+    return index >= 0 and ranges[index][0] <= offset < ranges[index][1]
+
+
+@dataclass
+class FileInterface:
+    """What a file takes from others and declares public, and which tier read each."""
+
+    imports: list[str]
+    """Import targets in the order written, without duplicates."""
+    public: set[str] | None
+    """Names the file declares public (`__all__`, `export`), None when it declares none."""
+    imports_tier: str = REGEX
+    exports_tier: str = REGEX
+
+
+def file_interface(language: str, text: str, tree_sitter: bool = True) -> FileInterface:
+    """Imports and declared exports: from the language's imports query where its grammar
+    parses the file, with regular expressions on the rows a syntax error covers, for
+    languages without a query and for files too costly to parse."""
+    spec = language_named(language)
+    query = analysis_query(spec, "imports") if tree_sitter else None
+    tree = parse(spec, text) if query is not None else None
+    if tree is None:
+        return FileInterface(file_imports(language, text), declared_public(language, text))
+    found: list[tuple[int, list[str]]] = []
+    exports: list[tuple[int, str]] = []
+    declared = EXPORT_RULES.get(language) == "export"
+    for _pattern, captures in QueryCursor(query).matches(tree.root_node):
+        if "import" in captures:
+            module = _node_text(captures["import"][0]).strip("<>")
+            joiner = "" if module.endswith(".") else spec.member_separator
+            members = [f"{module}{joiner}{_node_text(member)}" for member in captures.get("member", ())]
+            found.append((captures["import"][0].start_point[0], [module, *members]))
+        exports.extend((n.start_byte, _node_text(n)) for n in captures.get("export", ()))
+        declared = declared or "declares" in captures
+    broken = _error_rows(tree.root_node)
+    line_starts = [0, *(newline.end() for newline in re.finditer("\n", text))] if broken else []
+    for pattern in patterns.IMPORTS.get(language, ()) if broken else ():
+        for match in pattern.finditer(text):
+            row = bisect.bisect_right(line_starts, match.start()) - 1
+            if row in broken:
+                found.append((row, import_targets(language, match)))
+    found.sort(key=lambda item: item[0])
+    imports = list(dict.fromkeys(t for _, targets in found for t in targets if t and not t.startswith("__future__")))
+    public = {name for _, name in exports} if declared else None
+    return FileInterface(imports, public, TREE_SITTER, TREE_SITTER)
+
+
+def _node_text(node) -> str:
+    return node.text.decode("utf-8", errors="replace")
