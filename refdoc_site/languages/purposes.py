@@ -3,7 +3,7 @@
 The decision log turns a dependency manifest into sentences such as "Uses mkdocs and
 mkdocs-material for the documentation site". A manifest only names packages, so the
 purpose comes from this table; packages missing here are described by the files that
-import them instead. Keys are normalised per ecosystem the way `evidence.py` does it:
+import them instead. Keys are normalised per ecosystem the way `understanding/evidence/` does it:
 Python names lower-cased with runs of `-_.` folded to `-` (PEP 503), npm names
 lower-cased, Go module paths without a trailing `/vN`, Rust crates with `_` as `-`.
 
