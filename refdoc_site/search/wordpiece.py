@@ -1,5 +1,9 @@
 """A pure-Python BERT WordPiece tokenizer (uncased), reading a `vocab.txt`.
 
+Written here rather than taken from the `tokenizers` package so that the build needs no
+tokenizer wheel and the browser's JavaScript port follows it rule for rule (a parity test
+compares the two).
+
 It reproduces what the teacher model's tokenizer (`BertTokenizerFast`, i.e. the
 `tokenizers` BertNormalizer + BertPreTokenizer + WordPiece) gives for uncased models, so
 that the static embedder looks up the same token ids at build time as the teacher saw in
