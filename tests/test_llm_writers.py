@@ -14,6 +14,7 @@ from openai_server import TEST_KEY as KEY
 
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config, LlmConfig
+from refdoc_site.core.serial import from_json
 from refdoc_site.llm import LlmSession, open_session
 from refdoc_site.pipeline import (
     WRITTEN_DECISIONS,
@@ -26,6 +27,8 @@ from refdoc_site.pipeline import (
     summarize,
 )
 from refdoc_site.providers.openai_api import RetryPolicy
+from refdoc_site.writing.grounding import Citation
+from refdoc_site.writing.written import WrittenDecisions
 
 
 def shop(root: Path, language: str = "en", plans: tuple[str, ...] = ()) -> Workspace:
@@ -197,6 +200,8 @@ def test_the_stored_records_hold_segments_not_markdown(server: OpenAIServer, tmp
     entry = workspace.store.read_json(WRITTEN_DECISIONS)["entries"][0]
     kinds = {next(iter(segment)) for segment in entry["decision"]}
     assert kinds <= {"text", "code", "cite"} and "cite" in kinds
+    record = from_json(WrittenDecisions, workspace.store.read_json(WRITTEN_DECISIONS))
+    assert any(isinstance(segment, Citation) for segment in record.entries[0].decision)
     json.dumps(entry)  # JSON-able as stored
 
 

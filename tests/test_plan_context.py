@@ -28,6 +28,7 @@ from refdoc_site.writing.context import (
     milestones_context,
     plan_context,
 )
+from refdoc_site.writing.grounding import Citation, Grounded, NameSegment, TextSegment
 from refdoc_site.writing.links import Link
 
 
@@ -97,15 +98,15 @@ def test_a_code_excerpt_is_cut_and_says_so(shop) -> None:
 
 
 def test_grounded_markdown_links_names_marks_flagged_ones_and_groups_citations() -> None:
-    segments = [
-        {"text": "Use "},
-        {"code": "A.b", "link": {"label": "x.py:1–2", "page": "files/x.py.md", "anchor": "chunk-A.b"}},
-        {"text": " not "},
-        {"code": "A.zap", "flagged": True},
-        {"text": " *now* <b>"},
-        {"cite": {"label": "x.py:1–2", "page": "files/x.py.md", "anchor": "chunk-A.b"}},
-        {"cite": {"label": "abc123 (2024-01-01)", "page": "", "anchor": ""}},
-        {"text": "."},
+    segments: Grounded = [
+        TextSegment("Use "),
+        NameSegment("A.b", Link("x.py:1–2", "files/x.py.md", "chunk-A.b")),
+        TextSegment(" not "),
+        NameSegment("A.zap", flagged=True),
+        TextSegment(" *now* <b>"),
+        Citation(Link("x.py:1–2", "files/x.py.md", "chunk-A.b")),
+        Citation(Link("abc123 (2024-01-01)")),
+        TextSegment("."),
     ]
 
     def url(target: Link) -> str | None:

@@ -17,9 +17,9 @@ from refdoc_site.core.records import (
     SystemSummary,
 )
 from refdoc_site.core.serial import SORTED_KEYS, from_json, json_name, to_json
-from refdoc_site.writing.grounding import GroundingReport
+from refdoc_site.writing.grounding import Citation, GroundingReport, NameSegment, TextSegment
 from refdoc_site.writing.links import Link
-from refdoc_site.writing.written import Plan, PlanChange, PlanChunk
+from refdoc_site.writing.written import Plan, PlanChange, PlanChunk, WrittenDecisions
 
 
 class Colour(str, Enum):
@@ -109,12 +109,56 @@ def test_a_stored_plan_keeps_its_key_order_and_reads_back_with_links_and_segment
     plan = Plan(
         slug="add-x", origin="cli", model="m", language="en", query="add x", searched="add x",
         modules=[Link("app", "modules/app.md")], files=[], chunks=[PlanChunk("a.py:1–2", "files/a.py.md", "chunk-f", "f", "Does f.")],
-        summary=[{"text": "Do "}, {"code": "f", "link": {"label": "a.py:1–2", "page": "files/a.py.md", "anchor": "chunk-f"}}],
-        changes=[PlanChange([{"text": "Change"}], [{"text": "Detail"}])], steps=[], risks=[],
+        summary=[TextSegment("Do "), NameSegment("f", Link("a.py:1–2", "files/a.py.md", "chunk-f"))],
+        changes=[PlanChange([TextSegment("Change")], [TextSegment("Detail")])], steps=[], risks=[],
         grounding=GroundingReport(citations=1, flagged_names=["g"]),
     )
     data = json.loads(json.dumps(to_json(plan)))
     assert list(data)[:4] == ["slug", "origin", "model", "language"]
     assert data["modules"] == [{"label": "app", "page": "modules/app.md", "anchor": ""}]
+    assert data["summary"] == [{"text": "Do "}, {"code": "f", "link": {"label": "a.py:1–2", "page": "files/a.py.md", "anchor": "chunk-f"}}]
     back = from_json(Plan, data)
     assert back == plan and isinstance(back.modules[0], Link) and isinstance(back.grounding, GroundingReport)
+
+
+def test_a_stored_decision_log_of_the_earlier_dict_segments_loads_as_records_and_writes_back_the_same() -> None:
+    """Segments were stored as tagged dicts before they were records: the same keys, no more."""
+    link = {"label": "app/a.py:1–2", "page": "files/app/a.py.md", "anchor": "chunk-f"}
+    stored = {
+        "model": "m",
+        "language": "ja",
+        "entries": [
+            {
+                "title": [{"text": "Keep "}, {"code": "f"}],
+                "status": [{"text": "accepted"}],
+                "context": [{"text": "Because"}, {"cite": link}, {"text": "。"}],
+                "decision": [{"text": "Use "}, {"code": "f", "link": link}, {"text": ", not "}, {"code": "g()", "flagged": True}],
+                "consequences": [],
+                "evidence": [link],
+            }
+        ],
+        "grounding": {"citations": 1, "dropped_citations": ["C9"], "linked_names": 1, "flagged_names": ["g"], "uncited_statements": 0},
+    }
+    text = json.dumps(stored, ensure_ascii=False, indent=1)
+    written = from_json(WrittenDecisions, json.loads(text))
+    entry = written.entries[0]
+    assert entry.title == [TextSegment("Keep "), NameSegment("f")]
+    assert entry.context[1] == Citation(Link("app/a.py:1–2", "files/app/a.py.md", "chunk-f"))
+    assert entry.decision[1] == NameSegment("f", Link("app/a.py:1–2", "files/app/a.py.md", "chunk-f"))
+    assert entry.decision[3] == NameSegment("g()", flagged=True)
+    assert json.dumps(to_json(written), ensure_ascii=False, indent=1) == text
+
+
+@dataclass
+class Named:
+    name: str
+    colour: Colour = Colour.BLUE
+
+
+def test_a_union_of_records_whose_first_fields_do_not_tell_them_apart_is_refused() -> None:
+    @dataclass
+    class Either:
+        value: Leaf | Named
+
+    with pytest.raises(TypeError, match="union"):
+        to_json(Either(Leaf("a")))

@@ -2,10 +2,12 @@
 
 Every record that crosses a phase is a dataclass; the store writes it with `to_json` and
 reads it back with `from_json(cls, data)`. Supported field types: other dataclasses,
-`list[X]`, `tuple[X, ...]`, `dict[str, X]`, `X | None`, `str`-valued enums and the JSON
-scalars (`Any` passes through). A field's JSON name is its own, unless the field says
-otherwise (`json_name`); a missing key takes the field's default, so a record that gains
-a field still reads files written before it.
+`list[X]`, `tuple[X, ...]`, `dict[str, X]`, `X | None`, `str`-valued enums, the JSON
+scalars (`Any` passes through) and unions of dataclasses tagged by key (`A | B`, each
+member told apart by the JSON name of its first field, which is required). A field's JSON
+name is its own, unless the field says otherwise (`json_name`); a missing key takes the
+field's default, so a record that gains a field still reads files written before it; a
+field marked `OMIT_DEFAULT` is left out of the JSON while it holds its default.
 
 The converters are compiled once per type: loading a large store turns some ten thousand
 documents of several hundred floats each, and walking each value through a generic
@@ -30,8 +32,13 @@ JSON_NAME = "json_name"
 SORTED_KEYS = "sorted_keys"
 """Field metadata key: a dict written in key order, so that the file is the same whatever
 order the phase built it in."""
+OMIT_DEFAULT = "omit_default"
+"""Field metadata key: the field is not written while it holds its default (an optional part
+of a small record whose stored shape has no key for it)."""
 
 SCALARS = (str, int, float, bool, type(None))
+_KEEP = object()
+"""The omitted default of a field that is always written."""
 
 Converter = Callable[[Any], Any] | None
 """None stands for "the value as it is": the common case, skipped without a call."""
@@ -85,12 +92,17 @@ def _encoder(hint: Any) -> Converter:
     """A function making JSON of a value of type `hint`, or None when the value is JSON already."""
     origin, args = _parts(hint)
     if dataclasses.is_dataclass(hint):
-        fields = [(f.name, key, encode, bool(f.metadata.get(SORTED_KEYS))) for f, key, encode in _fields(hint, _encoder)]
+        fields = [
+            (f.name, key, encode, bool(f.metadata.get(SORTED_KEYS)), f.default if f.metadata.get(OMIT_DEFAULT) else _KEEP)
+            for f, key, encode in _fields(hint, _encoder)
+        ]
 
         def encode_record(record: Any) -> dict[str, Any]:
             out = {}
-            for name, key, encode, sort in fields:
+            for name, key, encode, sort, omitted in fields:
                 value = getattr(record, name)
+                if omitted is not _KEEP and value == omitted:
+                    continue
                 if sort:
                     value = dict(sorted(value.items()))
                 out[key] = value if encode is None else encode(value)
@@ -100,6 +112,9 @@ def _encoder(hint: Any) -> Converter:
     if isinstance(hint, type) and issubclass(hint, Enum):
         return lambda value: value.value
     if origin is typing.Union:
+        if _tags(hint, args):
+            encoders = {member: _encoder(member) for member in args}
+            return lambda value: encoders[type(value)](value)
         return _optional(_encoder(_only_member(hint, args)))
     if origin in (list, tuple):
         item = _encoder(args[0]) if args else _encode_any
@@ -137,6 +152,17 @@ def _decoder(hint: Any) -> Converter:
     if isinstance(hint, type) and issubclass(hint, Enum):
         return hint
     if origin is typing.Union:
+        tags = _tags(hint, args)
+        if tags:
+            decoders = [(tag, _decoder(member)) for tag, member in tags.items()]
+
+            def decode_tagged(data: dict[str, Any]) -> Any:
+                for tag, decode in decoders:
+                    if tag in data:
+                        return decode(data)
+                raise KeyError(f"none of {', '.join(tags)}")
+
+            return decode_tagged
         return _optional(_decoder(_only_member(hint, args)))
     if origin is list:
         item = _decoder(args[0]) if args else None
@@ -150,6 +176,17 @@ def _decoder(hint: Any) -> Converter:
     if hint is Any or hint in SCALARS:
         return None
     raise TypeError(f"no JSON conversion for the type {hint!r}")
+
+
+def _tags(hint: Any, args: tuple[Any, ...]) -> dict[str, type]:
+    """{JSON name of the first field: member} of a union of dataclasses, or {} for `X | None`."""
+    if not all(dataclasses.is_dataclass(member) for member in args):
+        return {}
+    firsts = [_fields(member, lambda _: None)[0] for member in args]
+    tags = {key: member for (f, key, _), member in zip(firsts, args) if not _has_default(f)}
+    if len(tags) != len(args):
+        raise TypeError(f"no JSON conversion for the union {hint!r}: each member needs its own required first field")
+    return tags
 
 
 def _only_member(hint: Any, args: tuple[Any, ...]) -> Any:

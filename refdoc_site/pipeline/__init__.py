@@ -39,6 +39,7 @@ from ..rendering.outputs import remove_leftovers
 from ..search.embed import Embedder
 from ..understanding.llm_hierarchy import LlmSummarizer
 from ..writing.doc_writers import DocWriter, ModelWriter, OfflineWriter
+from ..writing.written import Plan
 from . import index_phase, render_phase, summarize_phase
 from .index_phase import IndexReport, skipped_by_reason
 from .write_phase import Planner, names_for
@@ -128,7 +129,7 @@ def publish(workspace: Workspace) -> Path:
 
 
 @holding_store_lock
-def plan(workspace: Workspace, query: str, llm: LlmSession | None = None) -> tuple[dict, Path]:
+def plan(workspace: Workspace, query: str, llm: LlmSession | None = None) -> tuple[Plan, Path]:
     """`refdoc-site plan`: write the plan for `query` and render the pages; returns it and its page."""
     writer = writer_for(llm, workspace)
     hierarchy = summarize_phase.summarize(workspace, summarizer_for(llm), writer)

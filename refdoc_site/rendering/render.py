@@ -30,10 +30,11 @@ from ..core.findings import Decision, Facts, Milestone
 from ..core.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
 from ..core.records import ChunkKind, Document, Hierarchy
 from ..core.resources import templates_dir
-from ..core.serial import from_json, to_json
+from ..core.serial import to_json
 from ..understanding.graph import RepoGraph
 from ..writing.links import Link
-from ..writing.written import Grounded, Plan, PlanChunk, WrittenDecisions, WrittenMilestones
+from ..writing.grounding import Citation, Grounded, TextSegment
+from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones
 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
 BLOCK_START = re.compile(r"^(\d*)([-+!?=]|(?<=\d)\.)")
@@ -259,23 +260,23 @@ def grounded_markdown(segments: Grounded, url: Callable[[Link], str | None] | No
             citations.clear()
 
     for segment in segments:
-        if "cite" in segment:
+        if isinstance(segment, Citation):
             if url is not None:
-                cited = from_json(Link, segment["cite"])
-                address = url(cited)
-                label = escape_text(_shown_label(cited, labels))
+                address = url(segment.link)
+                label = escape_text(_shown_label(segment.link, labels))
                 citations.append(f"[{label}]({address})" if address else label)
             continue
         flush()
-        address = url(from_json(Link, segment["link"])) if url is not None and segment.get("link") else None
-        if "text" in segment:
-            out.append(_escape_inline(segment["text"]))
-        elif segment.get("flagged"):
-            out.append(f"{code_span(segment['code'])} *({labels['flagged']})*")
+        if isinstance(segment, TextSegment):
+            out.append(_escape_inline(segment.text))
+            continue
+        address = url(segment.link) if url is not None and segment.link is not None else None
+        if segment.flagged:
+            out.append(f"{code_span(segment.code)} *({labels['flagged']})*")
         elif address:
-            out.append(f"[{code_span(segment['code'])}]({address})")
+            out.append(f"[{code_span(segment.code)}]({address})")
         else:
-            out.append(code_span(segment["code"]))
+            out.append(code_span(segment.code))
     flush()
     return "".join(out).strip()
 

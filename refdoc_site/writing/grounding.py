@@ -16,13 +16,14 @@ turns the model's text into segments that the renderer links:
   a package, a callee) stays plain code; any other name is kept but flagged, visibly on
   the page, and counted.
 
-Segments are JSON-able dicts, stored with the page's record and rendered by
-`render.grounded_markdown`:
+Segments are small records, stored with the page's record (serial.py tells them apart by
+their first key) and rendered by `render.grounded_markdown`:
 
-    {"text": str}                                  prose
-    {"code": str, "link": Link | None}             a name that exists
-    {"code": str, "flagged": True}                 a name the index does not know
-    {"cite": Link}                                 a statement's source
+    TextSegment      {"text": str}                    prose
+    NameSegment      {"code": str, "link": Link}      a name that links to its page
+                     {"code": str}                    a name the code or the context holds
+                     {"code": str, "flagged": true}   a name the index does not know
+    Citation         {"cite": Link}                   a statement's source
 
 The numbered sources live in sources.py, the name index in names.py, and links (the only
 place that knows the site's page addresses) in links.py.
@@ -33,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..core.serial import to_json
+from ..core.serial import OMIT_DEFAULT, json_name
 from .links import Link
 from .names import NameIndex, normalise_name
 from .sources import CITATION, CITED_ID, SourceBook
@@ -54,6 +55,34 @@ CODE_WORD = re.compile(
 SEGMENT = re.compile(f"{CITATION.pattern}|{BACKTICKED.pattern}|{CODE_WORD.pattern}", re.ASCII)
 NAME_SHAPE = re.compile(r"^[A-Za-z_$.][\w$.:/#@<>\-–]*$", re.ASCII)
 """What a backticked span must look like to be a name (not an expression or a command)."""
+
+
+@dataclass(frozen=True)
+class TextSegment:
+    """Prose, as the model wrote it."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class NameSegment:
+    """A name the model wrote as code: linked to its page, plain, or flagged as unknown."""
+
+    code: str
+    link: Link | None = field(default=None, metadata={OMIT_DEFAULT: True})
+    flagged: bool = field(default=False, metadata={OMIT_DEFAULT: True})
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A statement's source, cited by the id the model was shown."""
+
+    link: Link = field(metadata=json_name("cite"))
+
+
+Segment = TextSegment | NameSegment | Citation
+Grounded = list[Segment]
+"""A text the model wrote, grounded."""
 
 
 @dataclass
@@ -77,9 +106,9 @@ class Grounder:
     book: SourceBook
     report: GroundingReport = field(default_factory=GroundingReport)
 
-    def ground(self, text: str, statement: bool = True) -> list[dict]:
+    def ground(self, text: str, statement: bool = True) -> Grounded:
         """Segments of `text`; `statement` counts it as uncited when it cites nothing."""
-        segments: list[dict] = []
+        segments: Grounded = []
         cited = [link for source_id in self.book.cited_ids(text) for link in self.book.links(source_id)]
         position = 0
         for match in SEGMENT.finditer(text):
@@ -92,11 +121,11 @@ class Grounder:
             else:
                 segments.append(self._name(match.group(0), cited, backticked=False))
         _append_text(segments, text[position:])
-        if statement and text.strip() and not any("cite" in s for s in segments):
+        if statement and text.strip() and not any(isinstance(s, Citation) for s in segments):
             self.report.uncited_statements += 1
         return _tidy(segments)
 
-    def _citations(self, group: str) -> list[dict]:
+    def _citations(self, group: str) -> list[Citation]:
         segments = []
         for source_id in CITED_ID.findall(group):
             links = self.book.links(source_id)
@@ -105,22 +134,22 @@ class Grounder:
                 continue
             for link in links:
                 self.report.citations += 1
-                segments.append({"cite": to_json(link)})
+                segments.append(Citation(link))
         return segments
 
-    def _name(self, raw: str, cited: list[Link], backticked: bool) -> dict:
+    def _name(self, raw: str, cited: list[Link], backticked: bool) -> Segment:
         if len(raw) > MAX_NAME_CHARS or not NAME_SHAPE.match(normalise_name(raw)) or raw.strip().startswith("-"):
-            return {"code": raw} if backticked else {"text": raw}
+            return NameSegment(raw) if backticked else TextSegment(raw)
         resolution = self.names.resolve(raw, cited, self.book.quoted_names)
         if resolution.link is not None:
             self.report.linked_names += 1
-            return {"code": raw.strip(), "link": to_json(resolution.link)}
+            return NameSegment(raw.strip(), resolution.link)
         if resolution.kind == "code":
-            return {"code": raw.strip()} if backticked else {"text": raw}
+            return NameSegment(raw.strip()) if backticked else TextSegment(raw)
         if not backticked and "." in raw and "/" not in raw and not self._looks_like_code(raw):
-            return {"text": raw}  # `Node.js`, `e.g`: dotted words that are not claims about this code
+            return TextSegment(raw)  # `Node.js`, `e.g`: dotted words that are not claims about this code
         self.report.flagged_names.append(normalise_name(raw))
-        return {"code": raw.strip(), "flagged": True}
+        return NameSegment(raw.strip(), flagged=True)
 
     def _looks_like_code(self, word: str) -> bool:
         parts = normalise_name(word).split(".")
@@ -129,25 +158,26 @@ class Grounder:
         )
 
 
-def _append_text(segments: list[dict], text: str) -> None:
+def _append_text(segments: Grounded, text: str) -> None:
     if text:
-        segments.append({"text": text})
+        segments.append(TextSegment(text))
 
 
-def _tidy(segments: list[dict]) -> list[dict]:
+def _tidy(segments: Grounded) -> Grounded:
     """Adjacent text merged; a citation takes the space before it, so it sits on its sentence."""
-    tidy: list[dict] = []
+    tidy: Grounded = []
     for segment in segments:
-        if "text" in segment and tidy and "text" in tidy[-1]:
-            tidy[-1] = {"text": tidy[-1]["text"] + segment["text"]}
+        previous = tidy[-1] if tidy else None
+        if isinstance(segment, TextSegment) and isinstance(previous, TextSegment):
+            tidy[-1] = TextSegment(previous.text + segment.text)
         else:
             tidy.append(segment)
     for index, segment in enumerate(tidy):
-        if "text" in segment and index + 1 < len(tidy) and "cite" in tidy[index + 1]:
-            tidy[index] = {"text": segment["text"].rstrip()}
-    return [s for s in tidy if "text" not in s or s["text"]]
+        if isinstance(segment, TextSegment) and index + 1 < len(tidy) and isinstance(tidy[index + 1], Citation):
+            tidy[index] = TextSegment(segment.text.rstrip())
+    return [s for s in tidy if not isinstance(s, TextSegment) or s.text]
 
 
-def plain_text(segments: list[dict]) -> str:
+def plain_text(segments: Grounded) -> str:
     """The segments as text without links or citations (for titles, and for tests)."""
-    return "".join(s.get("text", s.get("code", "")) for s in segments)
+    return "".join(s.text if isinstance(s, TextSegment) else s.code if isinstance(s, NameSegment) else "" for s in segments)

@@ -2,23 +2,16 @@
 `written/` and the renderer reads them: the decision log, the refactoring plan, and a plan
 per request. Field names and order are those of the stored JSON (`serial.py`).
 
-Every text is a list of grounded segments (grounding.py): tagged JSON objects, `{"text"}`,
-`{"code", "link"}`, `{"code", "flagged"}` or `{"cite"}`, which the renderer turns into
-Markdown with links.
+Every text is a list of grounded segments (grounding.py: prose, names, citations), which
+the renderer turns into Markdown with links.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from .grounding import GroundingReport
+from .grounding import Grounded, GroundingReport
 from .links import Link
-
-Segment = dict[str, Any]
-"""One grounded segment, as `Grounder.ground` makes it."""
-Grounded = list[Segment]
-"""A text the model wrote, grounded."""
 
 
 @dataclass
