@@ -17,16 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import fake_secrets as fake
 import yaml
-from fake_secrets import (
-    aws_key_id,
-    github_token,
-    jwt,
-    private_key_block,
-    slack_token,
-    stripe_key,
-    token,
-)
 
 from refdoc_site.core.records import SkipReason
 
@@ -147,9 +139,9 @@ def _expect_skip(repo: HostileRepo, reason: str) -> None:
 def _add_secrets(repo: HostileRepo) -> None:
     """Credentials in code, in prose and in files named like credentials (never read, even
     though `include: ["**"]` names them)."""
-    key_block, key_lines = private_key_block()
-    aws, aws_secret, database_password, password = aws_key_id(), token(40), "db" + token(14), "Pw" + token(12)
-    github, bearer, slack, stripe = github_token(), jwt(), slack_token(), stripe_key()
+    key_block, key_lines = fake.private_key_block()
+    aws, aws_secret, database_password, password = fake.aws_key_id(), fake.token(40), "db" + fake.token(14), "Pw" + fake.token(12)
+    github, bearer, slack, stripe = fake.github_token(), fake.jwt(), fake.slack_token(), fake.stripe_key()
     _write(repo, "settings/production.py", f'''"""Production settings."""
 
 AWS_ACCESS_KEY_ID = "{aws}"
@@ -170,7 +162,7 @@ export function call(url) {{
 ''')
     _write(repo, "docs/deploy.md", f"# Deploying\n\nThe bot posts alerts with {slack}.\n")
     repo.redacted_in += ["settings/production.py", "web/client.js", "docs/deploy.md"]
-    env_stripe, pem_lines = stripe_key(), private_key_block()[1]
+    env_stripe, pem_lines = fake.stripe_key(), fake.private_key_block()[1]
     for name, text in ((".env", f"STRIPE_KEY={env_stripe}\n"), ("id_rsa", key_block),
                        ("certs/server.pem", "-----BEGIN PRIVATE KEY-----\n" + "\n".join(pem_lines) + "\n-----END PRIVATE KEY-----\n")):
         target = repo.root / name
