@@ -138,7 +138,7 @@ def test_japanese_output(server: OpenAIServer, tmp_path: Path) -> None:
     assert "Write all prose in Japanese (日本語)." in asked.prompt
     decisions = page(workspace, "decisions.md")
     assert decisions.splitlines()[4] == "# 設計判断の記録"
-    assert "**背景.** contextの説明です。" in decisions and "**決定.**" in decisions and "**結果.**" in decisions
+    assert "**背景：** contextの説明です。" in decisions and "**決定：**" in decisions and "**結果：**" in decisions
     assert "対象は[`app`](modules/app.md)です ([システムの概要](summaries/system.md); " in decisions
     assert "# リファクタリング計画" in page(workspace, "plans/milestones.md")
     proposal = page(workspace, "plans/ユーザーを削除する.md")

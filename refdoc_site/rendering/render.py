@@ -63,7 +63,7 @@ class SiteData:
     plans: list[Plan] = field(default_factory=list)
     """Plans for queries (`refdoc-site plan`, `plans:` in refdoc.yml), by slug."""
     language: str = "en"
-    """Language of the written pages' headings."""
+    """Language of the pages' headings and fixed texts (`templates/labels/`)."""
     publish_source: bool = True
     """False: file pages show no code (refdoc.yml's `publish_source`)."""
 
@@ -101,27 +101,28 @@ class _Pages:
         for plan in data.plans:
             page = plan_page(plan.slug)
             title = f"{self.labels['plan']}: {plan.query}"
-            yield page, title, self.render("written/plan.md.jinja2", page, plan=plan, labels=self.labels)
+            yield page, title, self.render("written/plan.md.jinja2", page, plan=plan)
         yield "summaries/system.md", None, self.render("summaries/system.md.jinja2", "summaries/system.md")
         yield "summaries/modules.md", None, self.render("summaries/modules.md.jinja2", "summaries/modules.md")
         yield "summaries/files.md", None, self.render("summaries/files.md.jinja2", "summaries/files.md")
         for name, module in sorted(data.hierarchy.modules.items()):
             page = module_page(name)
-            yield page, f"Module {name}", self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
+            title = fill(self.labels["module_title"], name=name)
+            yield page, title, self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
         for path, summary in sorted(data.hierarchy.files.items()):
             page = file_page(path)
             documents = sorted(self.by_path.get(path, []), key=lambda d: (d.chunk.start_line, d.chunk.part))
             yield page, path, self.render("file.md.jinja2", page, file=summary, documents=documents)
 
     @property
-    def labels(self) -> dict[str, str]:
-        return written_labels(self.data.language)
+    def labels(self) -> Labels:
+        return page_labels(self.data.language)
 
     def written_or_offline(self, name: str, offline_template: str, page: str) -> str:
         written = self.data.written.get(name)
         if written is None:
             return self.render(offline_template, page)
-        return self.render(f"written/{offline_template}", page, written=written, labels=self.labels)
+        return self.render(f"written/{offline_template}", page, written=written)
 
     @cached_property
     def anchors(self) -> dict[str, set[str]]:
@@ -166,6 +167,7 @@ class _Pages:
 
         return self.env.get_template(template).render(
             data=self.data,
+            t=self.labels,
             page=page,
             link=link,
             chunk_link=chunk_link,
@@ -232,18 +234,41 @@ def _environment() -> Environment:
     env.filters["url"] = link_target
     env.filters["indent_block"] = lambda text, width=4: "\n".join((" " * width + line) if line.strip() else "" for line in text.splitlines())
     env.filters["anchor"] = chunk_anchor
-    env.filters["plural"] = lambda count, word: f"{count} {word}{'' if count == 1 else 's'}"
+    env.filters["fill"] = fill
+    env.filters["plural"] = plural
     return env
 
 
+Labels = dict[str, object]
+"""A language's table of the pages' fixed texts (`templates/labels/LANG.json`): a text, a
+text with `{placeholders}`, a count's forms (`one`, `other`) or a table of names."""
+
+DEFAULT_LANGUAGE = "en"
+
+
 @lru_cache(maxsize=4)
-def written_labels(language: str) -> dict[str, str]:
-    """Headings and notes of the written pages in the output language (English when unknown)."""
-    labels = json.loads((templates_dir() / "written" / "labels.json").read_text(encoding="utf-8"))
-    return labels.get(language, labels["en"])
+def page_labels(language: str) -> Labels:
+    """Headings and fixed texts of every page in the output language; English where no
+    table exists for it (Material still translates its own interface)."""
+    tables = templates_dir() / "labels"
+    table = tables / f"{language}.json"
+    if not table.is_file():
+        table = tables / f"{DEFAULT_LANGUAGE}.json"
+    return json.loads(table.read_text(encoding="utf-8"))
 
 
-def grounded_markdown(segments: Grounded, url: Callable[[Link], str | None] | None, labels: dict[str, str]) -> str:
+def fill(text: str, **values: object) -> str:
+    """A table's text with its `{placeholders}` filled: word order is the language's own."""
+    return text.format(**values)
+
+
+def plural(forms: dict[str, str], count: int, **values: object) -> str:
+    """A count in words, in the form its language uses for it (`{n} file`, `{n} files`;
+    Japanese has one form)."""
+    return fill(forms["one" if count == 1 else "other"], n=count, **values)
+
+
+def grounded_markdown(segments: Grounded, url: Callable[[Link], str | None] | None, labels: Labels) -> str:
     """Grounded segments (grounding.py) as Markdown: prose escaped, names as code spans linked
     to their pages, flagged names marked, a statement's citations in brackets after it.
 
@@ -281,7 +306,7 @@ def grounded_markdown(segments: Grounded, url: Callable[[Link], str | None] | No
     return "".join(out).strip()
 
 
-def _shown_label(target: Link | PlanChunk, labels: dict[str, str]) -> str:
+def _shown_label(target: Link | PlanChunk, labels: Labels) -> str:
     """A stored link's label; the system summary's in the output language."""
     return labels["system_summary"] if target.page == SYSTEM_PAGE else target.label
 

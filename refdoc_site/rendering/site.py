@@ -1,8 +1,9 @@
 """Site stage: the MkDocs project around the rendered pages, and the MkDocs build.
 
-`mkdocs.yml` comes from `mkdocs.yml.template`. Every asset is local: Material's web fonts
-are off, and Mermaid diagrams are drawn only when a local Mermaid script is available
-(else they show as text), so a published site requests nothing from another host.
+`mkdocs.yml` comes from `mkdocs.yml.template`, its navigation titled in the configured
+language. Every asset is local: Material's web fonts are off, and Mermaid diagrams are
+drawn only when a local Mermaid script is available (else they show as text), so a
+published site requests nothing from another host.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from jinja2 import Environment, StrictUndefined
 from ..core.errors import SiteBuildError
 from ..core.resources import mkdocs_template, templates_dir
 from ..core.trust import is_inside
-from .render import html_text, yaml_string
+from .render import html_text, page_labels, yaml_string
 
 MERMAID_ENV = "REFDOC_MERMAID_JS"
 MERMAID_ASSET = "assets/javascripts/mermaid.min.js"
@@ -88,6 +89,7 @@ def write_project(
             site_url=site_url,
             site_dir=str(site_dir.resolve()),
             language=language,
+            t=page_labels(language),
             modules=modules,
             plans=plans,
             extra_javascript=scripts,
