@@ -1,0 +1,329 @@
+"""Precision and recall of the stored call graph against a SCIP indexer's references.
+
+    python benchmarks/call_edges.py [--corpora httpx,click,express] [--cache DIR] [--json]
+
+The reference is what a type checker resolves: `@sourcegraph/scip-python` (pyright) for
+the Python wheels `run.py` fetches, `@sourcegraph/scip-typescript` (with an inferred
+tsconfig) for express 4's npm tarball. Both indexers are installed with npm into
+`CACHE/scip` on the first run; their `index.scip` is decoded with the protobuf bindings
+scip-typescript ships, so nothing else is needed offline.
+
+A reference edge is a call site: an occurrence that is not a definition, followed on its
+line by `(` (SCIP has no role for "called", and a bare reference such as a callback
+passed along or a decorator is not a call the graph means to show). Its caller is the
+innermost function, method or class chunk of refdoc-site around the occurrence; its
+callee the chunk around the symbol's definition, when that chunk bears the defined name
+(a nested helper or a variable has no chunk of its own and gives no edge). Windows of one
+definition count as the definition, and self-calls are left out on both sides, as the
+graph leaves them out.
+
+Ours is `graph.json` of a store built offline (`refdoc-site index` + `summarize`, default
+configuration: no language server), restricted to the same kinds of chunks. The matching
+and the scores are in `scip_edges.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from run import CORPORA, DEFAULT_CACHE, _table, fetch_corpus
+from scip_edges import Occurrence, Span, our_edges, reference_edges, score
+
+INDEXERS = ("@sourcegraph/scip-python", "@sourcegraph/scip-typescript")
+EXPRESS = "express@4"
+PYTHON_TARGETS = {"precision": 0.95, "recall": 0.70}
+
+DECODE_SCRIPT = """
+const {scip} = require(process.argv[1]);
+const index = scip.Index.deserializeBinary(require("fs").readFileSync(process.argv[2]));
+const documents = index.documents.map((document) => ({
+  path: document.relative_path,
+  occurrences: document.occurrences.map((o) => [o.range, o.symbol, o.symbol_roles]),
+}));
+process.stdout.write(JSON.stringify(documents));
+"""
+
+
+# --- fetching, indexing, decoding -----------------------------------------------------------
+
+
+def install_indexers(cache: Path) -> Path:
+    """Install both SCIP indexers under `cache/scip` once; returns their `node_modules/.bin`."""
+    prefix = cache / "scip"
+    binaries = prefix / "node_modules" / ".bin"
+    if not all((binaries / name).exists() for name in ("scip-python", "scip-typescript")):
+        print(f"  $ npm install --prefix {prefix} {' '.join(INDEXERS)}", flush=True)
+        _run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix), *INDEXERS])
+    return binaries
+
+
+def fetch_express(cache: Path) -> tuple[Path, str]:
+    """Unpack express 4's npm tarball (`npm pack`) into the cache; returns its folder and version."""
+    target = cache / "corpus-express"
+    package = target / "package"
+    if not (package / "package.json").is_file():
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        print(f"  $ npm pack {EXPRESS}", flush=True)
+        _run(["npm", "pack", "--silent", EXPRESS], cwd=target)
+        tarball = next(target.glob("express-*.tgz"))
+        _run(["tar", "xzf", tarball.name], cwd=target)
+        tarball.unlink()
+    version = json.loads((package / "package.json").read_text(encoding="utf-8"))["version"]
+    return package, version
+
+
+def scip_index(
+    binaries: Path, repo: Path, language: str, name: str, version: str, output: Path
+) -> None:
+    """Run the SCIP indexer for `language` on `repo`, writing `output` (kept when present)."""
+    if output.is_file():
+        return
+    if language == "python":
+        # An empty environment: the corpus alone, not every package of this interpreter.
+        environment = output.with_suffix(".env.json")
+        environment.write_text("[]", encoding="utf-8")
+        command = [
+            str(binaries / "scip-python"),
+            "index",
+            "--quiet",
+            "--project-name",
+            name,
+            "--project-version",
+            version,
+            "--cwd",
+            str(repo),
+            "--output",
+            str(output),
+            "--environment",
+            str(environment),
+        ]
+    else:
+        command = [
+            str(binaries / "scip-typescript"),
+            "index",
+            "--infer-tsconfig",
+            "--no-progress-bar",
+            "--cwd",
+            str(repo),
+            "--output",
+            str(output),
+        ]
+    tsconfig = repo / "tsconfig.json"
+    inferred = language != "python" and not tsconfig.exists()
+    try:
+        _run(command, cwd=repo)
+    finally:
+        if inferred and tsconfig.exists():
+            tsconfig.unlink()  # the inferred one is the indexer's, not the corpus's
+
+
+def decode(binaries: Path, index: Path) -> dict[str, list[Occurrence]]:
+    """path → occurrences of an `index.scip`, through scip-typescript's protobuf bindings."""
+    bindings = binaries.parent / "@sourcegraph" / "scip-typescript" / "dist" / "src" / "scip.js"
+    output = subprocess.run(
+        ["node", "-e", DECODE_SCRIPT, str(bindings), str(index)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    documents: dict[str, list[Occurrence]] = {}
+    for document in json.loads(output):
+        occurrences = []
+        for range_, symbol, roles in document["occurrences"]:
+            if len(range_) == 3:  # one line: line, start, end
+                line, start, end = range_
+            else:  # line, start, end line, end: the name is on the first line
+                line, start, end = range_[0], range_[1], range_[1]
+            occurrences.append(Occurrence(line, start, end, symbol, roles))
+        documents[document["path"]] = occurrences
+    return documents
+
+
+def build_store(repo: Path, store: Path) -> None:
+    """Index and summarise `repo` offline into `store` (default configuration)."""
+    for phase in ("index", "summarize"):
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "refdoc_site",
+                phase,
+                str(repo),
+                "--store",
+                str(store),
+                "--no-llm",
+            ]
+        )
+
+
+def read_store(store: Path) -> tuple[dict[str, Span], dict[str, list[str]]]:
+    """The store's chunks by id, and the resolved `calls` of its `graph.json`."""
+    spans: dict[str, Span] = {}
+    with (store / "index.jsonl").open(encoding="utf-8") as records:
+        for line in records:
+            chunk = json.loads(line)["chunk"]
+            spans[chunk["id"]] = Span(
+                chunk["id"],
+                chunk["path"],
+                chunk["kind"],
+                chunk["name"],
+                chunk["start_line"],
+                chunk["end_line"],
+            )
+    graph = json.loads((store / "graph.json").read_text(encoding="utf-8"))
+    return spans, graph["calls"]
+
+
+def _run(command: list[str], cwd: Path | None = None) -> None:
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        tail = (result.stderr or result.stdout).strip().splitlines()[-10:]
+        raise SystemExit(
+            f"call_edges: {' '.join(command[:3])} … exited {result.returncode}:\n" + "\n".join(tail)
+        )
+
+
+# --- one corpus -----------------------------------------------------------------------------
+
+
+def measure(
+    name: str, repo: Path, language: str, version: str, binaries: Path, cache: Path
+) -> dict:
+    """Both edge sets of one corpus and their score."""
+    index = cache / f"{name}-{version}.scip"
+    print(f"  {name}: SCIP index", flush=True)
+    scip_index(binaries, repo, language, name, version, index)
+    documents = decode(binaries, index)
+    with tempfile.TemporaryDirectory(prefix=f"call-edges-{name}-") as work:
+        print(f"  {name}: refdoc-site index + summarize", flush=True)
+        store = Path(work) / "store"
+        build_store(repo, store)
+        spans_by_id, calls = read_store(store)
+    spans: dict[str, list[Span]] = defaultdict(list)
+    for span in spans_by_id.values():
+        spans[span.path].append(span)
+    sources = {
+        path: (repo / path).read_text(encoding="utf-8", errors="replace").splitlines()
+        for path in documents
+        if (repo / path).is_file()
+    }
+    reference = reference_edges(documents, sources, spans)
+    ours = our_edges(calls, spans_by_id)
+    result = score(ours, reference)
+    return {
+        "corpus": name,
+        "version": version,
+        "language": language,
+        "ours": result.ours,
+        "reference": result.reference,
+        "common": result.common,
+        "precision": result.precision,
+        "recall": result.recall,
+        "judged": result.judged,
+        "judged_precision": result.judged_precision,
+        "false_callees": result.false_callees,
+    }
+
+
+def corpus_sources(names: list[str], cache: Path) -> list[tuple[str, Path, str, str]]:
+    """(name, folder, language, version) of each named corpus, fetched into the cache."""
+    found = []
+    for name in names:
+        if name == "express":
+            folder, version = fetch_express(cache)
+            found.append((name, folder, "javascript", version))
+        elif name in CORPORA:
+            info = fetch_corpus(CORPORA[name], cache)
+            found.append((name, cache / f"corpus-{name}", "python", info["version"]))
+        else:
+            raise SystemExit(
+                f"call_edges: unknown corpus {name!r}; choose from {', '.join([*CORPORA, 'express'])}"
+            )
+    return found
+
+
+def print_table(results: list[dict]) -> None:
+    def ratio(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    headers = [
+        "corpus",
+        "language",
+        "ours",
+        "reference",
+        "common",
+        "precision",
+        "recall",
+        "judged",
+        "judged precision",
+    ]
+    rows = [
+        [
+            f"{r['corpus']} {r['version']}",
+            r["language"],
+            str(r["ours"]),
+            str(r["reference"]),
+            str(r["common"]),
+            ratio(r["precision"]),
+            ratio(r["recall"]),
+            str(r["judged"]),
+            ratio(r["judged_precision"]),
+        ]
+        for r in results
+    ]
+    print(_table(headers, rows, right_from=2))
+    print(
+        f"\nPython targets: precision ≥ {PYTHON_TARGETS['precision']}, recall ≥ {PYTHON_TARGETS['recall']}."
+    )
+    for r in results:
+        names = ", ".join(f"{callee} ({count})" for callee, count in r["false_callees"]) or "none"
+        print(f"\n{r['corpus']}: most frequent callees of edges the reference lacks: {names}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--corpora", default="httpx,click,express", help="comma-separated (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=DEFAULT_CACHE, help="download and indexer cache"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the raw numbers as JSON instead of a table"
+    )
+    args = parser.parse_args(argv)
+    cache = args.cache.resolve()
+    cache.mkdir(parents=True, exist_ok=True)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH", "")])
+    )
+    binaries = install_indexers(cache)
+    corpora = corpus_sources([n.strip() for n in args.corpora.split(",") if n.strip()], cache)
+    results = [
+        measure(name, folder, language, version, binaries, cache)
+        for name, folder, language, version in corpora
+    ]
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print_table(results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
