@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..core.pages import ROOT_MODULE
 from ..core.records import ChunkKind, Document
 from ..languages.imports import RepoFiles, rules_for
+from .calls import ResolveImport, call_graph
 
 SPLIT_MODULE_OVER = 50
 """With automatic depth, a module of more files than this splits into its subdirectories."""
@@ -57,7 +58,7 @@ def build_graph(
         resolved, external = resolve_imports(repo_files, path, imports.get(path, []))
         graph.file_imports[path] = resolved
         graph.external_imports[path] = external
-    graph.calls, graph.callers = _call_graph(documents, graph.file_imports)
+    graph.calls, graph.callers = call_graph(documents, imports, _import_resolver(repo_files))
     graph.module_of = assign_modules(sorted(files), module_depth)
     deps: dict[str, set[str]] = defaultdict(set)
     for path, targets in graph.file_imports.items():
@@ -124,6 +125,18 @@ def assign_modules(paths: list[str], depth: int | None) -> dict[str, str]:
     return result
 
 
+def _import_resolver(files: RepoFiles) -> ResolveImport:
+    """(file, import as written) → repository files, by the file's language, remembered."""
+    known: dict[tuple[str, str], list[str]] = {}
+
+    def resolve(path: str, name: str) -> list[str]:
+        if (path, name) not in known:
+            known[(path, name)] = rules_for(files.languages[path]).resolve(files, path, name)
+        return known[(path, name)]
+
+    return resolve
+
+
 def resolve_imports(files: RepoFiles, path: str, imports: list[str]) -> tuple[list[str], list[str]]:
     """The repository files `path`'s imports name, and the external packages it imports,
     by its language's rules (languages/imports.py)."""
@@ -138,64 +151,6 @@ def resolve_imports(files: RepoFiles, path: str, imports: list[str]) -> tuple[li
             external.append(name)
     tops = (rules.top_level(name) for name in external)
     return list(dict.fromkeys(resolved)), list(dict.fromkeys(t for t in tops if t))
-
-
-def _call_graph(
-    documents: list[Document], file_imports: dict[str, list[str]]
-) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Resolve callees to chunks.
-
-    A language server's definition comes first: the chunk around the line it names, when
-    that chunk bears the called name (a definition outside the repository means no edge).
-    Otherwise names are matched: same class, same file, imported files, then unique.
-    """
-    by_name: dict[str, list[Document]] = defaultdict(list)
-    by_path: dict[str, list[Document]] = defaultdict(list)
-    for document in documents:
-        chunk = document.chunk
-        if chunk.kind in (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS) and chunk.part <= 1:
-            by_name[chunk.name].append(document)
-            by_path[chunk.path].append(document)
-    calls: dict[str, list[str]] = {}
-    callers: dict[str, list[str]] = defaultdict(list)
-    for document in documents:
-        chunk = document.chunk
-        imported = set(file_imports.get(chunk.path, ()))
-        targets: list[str] = []
-        for callee in document.metadata.callees:
-            short = callee.rsplit(".", 1)[-1]
-            locations = document.metadata.definitions.get(callee)
-            if locations:
-                defined = [_defined_at(by_path, location, short) for location in locations]
-                if all(target is not None for target in defined):
-                    targets.extend(t for t in defined if t and t != chunk.id)
-                    continue
-            candidates = [d for d in by_name.get(short, []) if d.chunk.id != chunk.id]
-            if not candidates:
-                continue
-            qualifier = callee.rsplit(".", 1)[0] if "." in callee else ""
-            same_class = [d for d in candidates if qualifier in ("self", "this", "cls") and d.chunk.parent == chunk.parent and d.chunk.path == chunk.path]
-            same_file = [d for d in candidates if d.chunk.path == chunk.path]
-            from_imports = [d for d in candidates if d.chunk.path in imported]
-            for group in (same_class, same_file, from_imports, candidates):
-                if len(group) == 1 or (group and group is not candidates and len(group) <= 3):
-                    targets.extend(d.chunk.id for d in group)
-                    break
-        calls[chunk.id] = list(dict.fromkeys(targets))
-        for target in calls[chunk.id]:
-            callers[target].append(chunk.id)
-    return calls, {k: list(dict.fromkeys(v)) for k, v in callers.items()}
-
-
-def _defined_at(by_path: dict[str, list[Document]], location: str, name: str) -> str | None:
-    """The chunk id a definition location names: `""` outside the repository, None when
-    no chunk of that name is there (the location is stale or points at an import)."""
-    if not location:
-        return ""
-    path, _, line = location.rpartition(":")
-    around = [d.chunk for d in by_path.get(path, ()) if d.chunk.start_line <= int(line) <= d.chunk.end_line]
-    named = [c for c in around if c.name == name]
-    return min(named, key=lambda c: c.end_line - c.start_line).id if named else None
 
 
 def strongly_connected(edges: dict[str, list[str]]) -> list[list[str]]:
