@@ -172,3 +172,14 @@ def test_store_and_always_pruned_directories_are_not_indexed(tmp_path):
     found = discover(repo, Config(), extra_pruned=(repo / "custom_store",))
     assert [f.path for f in found.files] == ["app.py"]
 
+
+
+def test_the_repositorys_own_refdoc_yml_is_not_indexed_even_when_included(tmp_path):
+    repo = write_repo(tmp_path, {
+        "refdoc.yml": "plans: [\"add rate limiting\"]\n",
+        "deploy/refdoc.yml": "name: a settings file of the project's own\n",
+        "app.py": "x = 1\n",
+    })
+    found = discover(repo, Config(include=("**",)))
+    assert [f.path for f in found.files] == ["app.py", "deploy/refdoc.yml"]
+    assert [(s.path, s.reason) for s in found.skipped] == [("refdoc.yml", SkipReason.OWN_CONFIG)]

@@ -47,6 +47,9 @@ class SkipReason(str, Enum):
     UNREADABLE = "unreadable"
     SECRET = "secret"
     """Named like a file of credentials (`.env`, `id_rsa`, `*.pem`): never read."""
+    OWN_CONFIG = "refdoc-site configuration"
+    """The repository's `refdoc.yml`: the build's settings, not code the site explains (a
+    plan's request written there would otherwise be the first source the plan finds)."""
 
 
 @dataclass(frozen=True)

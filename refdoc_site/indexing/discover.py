@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pathspec
 
-from ..core.config import Config
+from ..core.config import CONFIG_NAME, Config
 from ..core.records import SkippedFile, SkipReason, SourceFile
 from ..core.redact import secret_file_rule
 from ..core.regular_files import read_regular, special_kind
@@ -121,6 +121,8 @@ def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFi
     """The first check a file fails names why it is skipped; one that passes them all is indexed."""
     if (rule := secret_file_rule(path.name)) is not None:  # before anything opens it
         return SkippedFile(relative, SkipReason.SECRET, f"named like a secret ({rule})")
+    if relative == CONFIG_NAME:
+        return SkippedFile(relative, SkipReason.OWN_CONFIG, "the build's settings")
     status = path.lstat()
     if stat.S_ISLNK(status.st_mode):
         return _skipped_link(repo, path, relative)
