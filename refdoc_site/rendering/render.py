@@ -28,7 +28,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..core.findings import Decision, Facts, Milestone
 from ..core.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
-from ..core.records import ChunkKind, Document, Hierarchy
+from ..core.records import Document, Hierarchy
 from ..core.resources import templates_dir
 from ..core.serial import to_json
 from ..understanding.graph import RepoGraph
@@ -433,7 +433,3 @@ _HIGHLIGHT = {
     "html": "html",
     "config": "text",
 }
-
-
-def is_definition(document: Document) -> bool:
-    return document.chunk.kind in (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS)

@@ -146,10 +146,6 @@ class WordPieceTokenizer:
     def __len__(self) -> int:
         return len(self.tokens)
 
-    def word_pieces(self, word: str) -> list[str]:
-        """Step 5 for one pre-tokenized word."""
-        return [self.tokens[i] for i in self._word_ids(word)]
-
     def _word_ids_uncached(self, word: str) -> tuple[int, ...]:
         if len(word) > MAX_WORD_CHARS:
             return (self.unk_id,)

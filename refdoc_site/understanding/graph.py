@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..core.pages import ROOT_MODULE
-from ..core.records import ChunkKind, Document
+from ..core.records import Document
 from ..languages.imports import RepoFiles, rules_for
 from .calls import ResolveImport, call_graph
 
