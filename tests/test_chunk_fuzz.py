@@ -94,7 +94,8 @@ def check_chunks(language: str, text: str, chunk_settings: ChunkSettings) -> Non
         assert all(isinstance(callee, str) and callee for callee in metadata.callees), metadata.callees
         assert metadata.exports in ([], [chunk.symbol])
         summary = summarizer.summarize(chunk, metadata)
-        assert summary.responsibility
+        for field in (summary.responsibility, summary.inputOutput, summary.sideEffects, summary.mainDependencies, summary.notes):
+            assert field == field.strip() and "\n" not in field, summary  # empty when nothing true is said
 
 
 @pytest.mark.parametrize("language", sorted(KEYWORDS))

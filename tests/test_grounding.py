@@ -142,6 +142,6 @@ def test_the_prompt_block_lists_every_source_by_id(shop) -> None:
     book.add_system(hierarchy.system)
     book.add_chunk(by_id(documents, "app/util.py#normalize_name"), excerpt="def normalize_name(name):\n    return name.strip()")
     block = book.block().splitlines()
-    assert block[0].startswith("[S1] System: 10 files in 6 modules")
+    assert block[0].startswith("[S1] System: A tiny shop used to test refdoc-site")
     assert block[1].startswith("[C1] function `normalize_name` in `app/util.py` lines 1-3:")
     assert block[2:] == ["    def normalize_name(name):", "        return name.strip()"]

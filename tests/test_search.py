@@ -174,7 +174,7 @@ def test_a_query_that_names_a_kind_lifts_chunks_of_that_kind(tmp_path: Path, que
     repo = write_repo(tmp_path / "repo", {
         "pages.py": (
             'class PageRenderer:\n    """Renders pages."""\n\n'
-            '    def render(self, pages):\n        """Render pages."""\n        return [p.upper() for p in pages]\n'
+            '    def render(self, pages):\n        """Render each of the pages and return the rendered pages."""\n        return [p.upper() for p in pages]\n'
         ),
     })
     assert main(["index", str(repo)]) == 0

@@ -15,6 +15,14 @@ MIN_PROSE = 100
 
 SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
 MARKUP = re.compile(r"`{1,3}|\*\*|__|:(?:func|class|meth|attr|data|exc|obj|mod):")
+REST_ROLE = re.compile(r":(?:[\w-]+:)+`(~?)([^`<]*?)\s*(?:<([^>`]*)>)?`")
+"""A reST role (:class:`~click.Context`, :ref:`text <target>`); `~` shows the last part only."""
+
+
+def _role_text(match: re.Match[str]) -> str:
+    tilde, text, target = match.groups()
+    text = text or target or ""
+    return text.rsplit(".", 1)[-1] if tilde else text
 
 
 MARKDOWN_NOISE = (
@@ -40,6 +48,7 @@ def first_sentences(text: str, limit: int) -> str:
     """The first paragraph's sentences that fit in `limit` characters (at least one)."""
     paragraphs = re.split(r"\n\s*\n", strip_markdown_noise(text).strip())
     paragraph = next((p for p in paragraphs if p.strip(" \t\n.…")), "")
+    paragraph = REST_ROLE.sub(_role_text, paragraph)
     paragraph = re.sub(r" (?=[.,;:!?](?:\s|$))", "", " ".join(MARKUP.sub("", paragraph).split()))
     if not paragraph:
         return ""

@@ -12,47 +12,11 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ..core.records import Chunk, ChunkKind, ChunkSummary, Document, Hierarchy, Metadata
-from ..core.text import MAX_PROSE, MIN_PROSE, clip, first_sentences, split_identifier
+from ..core.text import MAX_PROSE, clip, first_sentences
 from ..languages import language_named
 from ..languages.patterns import LICENSE_HEADER
-
-EFFECT_PHRASES = {
-    "file": "reads or writes files",
-    "network": "talks over the network",
-    "database": "queries or changes a database",
-    "subprocess": "runs other programs",
-    "global state": "changes global state",
-    "raising": "raises errors",
-}
-
-VERB_PHRASES = {
-    "is": "Tells whether it is",
-    "has": "Tells whether it has",
-    "can": "Tells whether it can",
-    "should": "Tells whether it should",
-    "to": "Converts to",
-    "from": "Builds from",
-    "new": "Creates a new",
-    "init": "Initialises",
-    "initialize": "Initialises",
-    "iter": "Iterates over",
-}
-"""Name prefixes that read better as a phrase than as a verb in the third person."""
-
-CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor", "new", "New", "init"})
-
-VERBS = frozenset(
-    """get set add remove delete create make build parse read write load save open close
-    find search check validate convert format render run start stop handle process update
-    init initialize compute resolve register send receive fetch emit call apply merge split
-    join count list show print echo prompt ensure normalize encode decode wrap iter collect
-    clear reset copy move sort filter map reduce select match invoke dispatch execute visit
-    walk scan split strip test is has can should to from new use generate extract describe
- look transform translate serialize deserialize dump export import connect
-    download upload refresh sync flush wait notify log raise throw accept reject allow deny
-    enable disable toggle install configure prepare finish complete cancel retry""".split()
-)
-
+from ..languages.receivers import receiver_rules
+from .code_facts import EFFECT_PHRASES, code_sentences, notable_calls
 
 class Summarizer(Protocol):
     """What writes the summaries at every level: each chunk in the index phase, then the
@@ -120,72 +84,83 @@ class ExtractiveSummarizer:
 
     def summarize(self, chunk: Chunk, metadata: Metadata) -> ChunkSummary:
         return ChunkSummary(
-            responsibility=responsibility(chunk),
+            responsibility=responsibility(chunk, metadata),
             inputOutput=input_output(chunk),
             sideEffects=side_effects(metadata),
-            mainDependencies=dependencies(metadata),
+            mainDependencies=dependencies(chunk, metadata),
             notes=notes(chunk, metadata),
             source=self.name,
         )
 
 
-def responsibility(chunk: Chunk) -> str:
+def responsibility(chunk: Chunk, metadata: Metadata) -> str:
+    """The docstring's first sentence; else what the code shows it does; else nothing
+    (a sentence made of the name would read as information and be none)."""
     if chunk.kind is ChunkKind.WINDOW and language_named(chunk.language).category == "config":
         return _settings_outline(chunk)
     if chunk.kind is ChunkKind.SECTION or chunk.kind is ChunkKind.WINDOW:
-        lead = first_sentences(_prose_of(chunk.content), MAX_PROSE)
-        label = "Documentation" if chunk.kind is ChunkKind.SECTION else "Text"
-        return lead or f"{label} section {chunk.symbol}."
-    parts = []
-    doc = first_sentences(chunk.docstring, MAX_PROSE)
+        return first_sentences(_prose_of(chunk.content), MAX_PROSE)
+    doc = first_sentences(DOC_TAG_LINE.sub("", chunk.docstring), MAX_PROSE)
     if doc:
-        parts.append(doc)
-    else:
-        parts.append(_named_purpose(chunk))
-    text = " ".join(parts)
-    if len(text) < MIN_PROSE:
-        extra = _context(chunk)
-        if extra:
-            text = f"{text} {extra}"
-    return clip(text, MAX_PROSE)
+        return doc
+    if chunk.kind is ChunkKind.MODULE:
+        return ""
+    if chunk.kind is ChunkKind.CLASS:
+        return _class_outline(chunk)
+    comment = _first_comment(chunk)
+    said = [_sentence(comment) if comment else "", code_sentences(chunk, metadata)]
+    return clip(" ".join(s for s in said if s), MAX_PROSE)
+
+
+DOC_TAG_LINE = re.compile(r"^[ \t]*@\w+.*$", re.MULTILINE)
+"""A JSDoc/Javadoc tag line (`@private`, `@param …`): markup for tools, not the summary."""
 
 
 def input_output(chunk: Chunk) -> str:
-    if chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW):
-        return f"Lines {chunk.start_line}–{chunk.end_line} of {chunk.path}."
-    if chunk.kind is ChunkKind.MODULE:
-        return f"Module-level code of {chunk.path}."
-    if chunk.kind is ChunkKind.CLASS:
-        return clip(f"Type {chunk.name}; {chunk.signature}.", MAX_PROSE)
-    params = [p for p in split_parameters(chunk.signature, chunk.name) if p.split(":")[0].strip() not in RECEIVERS]
-    returns = return_type(chunk.signature, chunk.name)
-    takes = "Takes " + ", ".join(params) if params else "Takes no arguments"
-    documented = _documented_return(chunk.docstring)
+    """What the docstring says a function takes and returns; empty without that, since
+    the parameters and return type as written are on the page in the signature."""
+    if chunk.kind not in (ChunkKind.FUNCTION, ChunkKind.METHOD):
+        return ""
+    params = [f"{name} ({first_sentences(text, 50).rstrip('.')})" for name, text in documented_parameters(chunk.docstring)[:4]]
+    returns = _documented_return(chunk.docstring)
+    said = []
+    if params:
+        said.append("Takes " + ", ".join(params))
     if returns:
-        gives = f"returns {returns}"
-    elif documented:
-        gives = f"returns {documented}"
-    else:
-        gives = ""
-    text = f"{takes}; {gives}." if gives else f"{takes}."
-    return clip(text, MAX_PROSE)
+        said.append(f"returns {returns}" if params else f"Returns {returns}")
+    return clip("; ".join(said) + ".", MAX_PROSE) if said else ""
+
+
+DOCUMENTED_PARAMETER = (
+    re.compile(r"^[ \t]*:param(?:\s+[\w\[\], .|]+?)?\s+\*{0,2}(\w+):[ \t]*(\S.*(?:\n[ \t]+(?![:@])\S.*)*)$", re.MULTILINE),  # reST, with continuation lines
+    re.compile(r"^[ \t]*@param[ \t]+(?:\{[^}\n]*\}[ \t]+)?\[?(\w+)\S*[ \t]+(?:-[ \t]+)?(\S.*)$", re.MULTILINE),  # JSDoc
+)
+GOOGLE_ARGS = re.compile(r"^[ \t]*(?:Args|Arguments|Parameters):[ \t]*\n((?:[ \t]+\S.*\n?)+)", re.MULTILINE)
+GOOGLE_ARG = re.compile(r"^[ \t]*\*{0,2}(\w+)(?:\s*\([^)]*\))?:[ \t]*(\S.*)$", re.MULTILINE)
+
+
+def documented_parameters(docstring: str) -> list[tuple[str, str]]:
+    """(name, description) of each parameter a reST, JSDoc or Google-style docstring describes."""
+    found = [(m.group(1), " ".join(m.group(2).split())) for pattern in DOCUMENTED_PARAMETER for m in pattern.finditer(docstring)]
+    for block in GOOGLE_ARGS.finditer(docstring):
+        found.extend((m.group(1), m.group(2).strip()) for m in GOOGLE_ARG.finditer(block.group(1)))
+    return list(dict((name, text) for name, text in found).items())
 
 
 def side_effects(metadata: Metadata) -> str:
     phrases = [EFFECT_PHRASES[e] for e in metadata.effects if e in EFFECT_PHRASES]
-    if not phrases:
-        return "None detected."
-    return clip(_sentence(_join_words(phrases)), MAX_PROSE)
+    return clip(_sentence(_join_words(phrases)), MAX_PROSE) if phrases else ""
 
 
-def dependencies(metadata: Metadata) -> str:
-    names = list(dict.fromkeys(metadata.imports[:4] + [c for c in metadata.callees if not c.startswith(("self.", "this."))][:6]))
-    if not names:
-        return "None beyond the language itself."
-    return clip("Uses " + ", ".join(names) + ".", MAX_PROSE)
+def dependencies(chunk: Chunk, metadata: Metadata) -> str:
+    calls = [c for c in notable_calls(chunk, metadata) if not c.startswith(("self.", "this."))]
+    names = list(dict.fromkeys(metadata.imports[:4] + calls[:6]))
+    return clip("Uses " + ", ".join(names) + ".", MAX_PROSE) if names else ""
 
 
 def notes(chunk: Chunk, metadata: Metadata) -> str:
+    """Facts worth a flag; the line count, the part and the export status the page shows
+    elsewhere."""
     items = []
     if metadata.isAsync:
         items.append("asynchronous")
@@ -193,157 +168,47 @@ def notes(chunk: Chunk, metadata: Metadata) -> str:
         items.append("can raise or return errors")
     if metadata.securityBoundary:
         items.append(f"security boundary: {metadata.securityBoundary}")
-    if chunk.part:
-        items.append(f"part {chunk.part} of a longer {chunk.kind.value}")
-    if metadata.exports:
-        items.append("public")
-    lines = chunk.end_line - chunk.start_line + 1
-    items.append(f"{lines} line{'s' if lines != 1 else ''}")
-    return clip(_sentence("; ".join(items)), MAX_PROSE)
+    return clip(_sentence("; ".join(items)), MAX_PROSE) if items else ""
 
 
 # --- helpers ------------------------------------------------------------------------------
 
-RECEIVERS = frozenset({"self", "cls", "this", "&self", "&mut self", "mut self"})
-MODIFIERS = frozenset(
-    """public private protected internal static final abstract virtual override async sealed
-    extern inline const constexpr unsafe synchronized native default export def fn func function
-    pub new readonly""".split()
-)
-
-
-def _parameter_list(signature: str, name: str) -> tuple[int, int]:
-    """Start and end index of the parameter list that follows `name` (or the first one)."""
-    start = _paren_after(signature, name) if name else -1
-    if start < 0:
-        start = signature.find("(")
-    if start < 0:
-        return -1, -1
-    depth = 0
-    for index in range(start, len(signature)):
-        char = signature[index]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return start, index
-    return start, len(signature)
-
-
-def _paren_after(signature: str, name: str) -> int:
-    """Index of the `(` that opens the parameters written after `name`, or -1."""
-    at = signature.find(name)
-    while at >= 0:
-        index = at + len(name)
-        if index < len(signature) and signature[index] == "<":
-            depth = 0
-            while index < len(signature):
-                depth += {"<": 1, ">": -1}.get(signature[index], 0)
-                index += 1
-                if depth == 0:
-                    break
-        while index < len(signature) and signature[index] == " ":
-            index += 1
-        if index < len(signature) and signature[index] == "(":
-            return index
-        at = signature.find(name, at + 1)
-    return -1
-
-
-def split_parameters(signature: str, name: str = "") -> list[str]:
-    """Top-level parameters of the list after `name`, whitespace folded."""
-    start, end = _parameter_list(signature, name)
-    if start < 0:
-        return []
-    params, current, depth = [], "", 0
-    for char in signature[start + 1 : end]:
-        if char in "([{<":
-            depth += 1
-        elif char in ")]}>":
-            depth -= 1
-        if char == "," and depth == 0:
-            params.append(current)
-            current = ""
-        else:
-            current += char
-    params.append(current)
-    return [" ".join(p.split()) for p in params if p.strip() and p.strip() not in ("*", "/")]
-
-
-def return_type(signature: str, name: str = "") -> str:
-    """What a signature says it returns: `-> X`, `): X`, Go's trailing types, or a C-style prefix."""
-    start, end = _parameter_list(signature, name)
-    if start < 0:
-        return ""
-    after = signature[end + 1 :].strip()
-    after = re.sub(r"^(?:->|:)\s*", "", after)
-    after = re.split(r"\s+(?:throws|where|const|override|noexcept)\b", after)[0].strip().rstrip(";{=").strip()
-    if after:
-        return after
-    before = signature[:start].strip()
-    words = before[: before.rfind(name)].split() if name and name in before else before.split()[:-1]
-    kept = [w for w in words if w not in MODIFIERS and not w.startswith("@")]
-    if kept and kept[-1] != "void" and not any("(" in w or ")" in w for w in kept):
-        return " ".join(kept)
-    return ""
-
-
-def third_person(verb: str) -> str:
-    if verb.endswith(("s", "sh", "ch", "x", "z")):
-        return verb + "es"
-    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
 def _documented_return(docstring: str) -> str:
+    """What a `:returns:`, `@returns` or `Returns:` field says; the prose's "returns …" is in
+    the responsibility already."""
     match = re.search(r"(?im)^[ \t]*(?::returns?:|@returns?|returns?:)\s*(.+)$", docstring)
-    if match:
-        return clip(match.group(1).strip().rstrip("."), 80)
-    match = re.search(r"(?i)\breturns?\s+(an?\s+[^.]{3,60}|the\s+[^.]{3,60})", docstring)
-    return match.group(1).strip() if match else ""
-
-
-def _named_purpose(chunk: Chunk) -> str:
-    words = split_identifier(chunk.name)
-    if chunk.kind is ChunkKind.MODULE:
-        return f"Top-level code of {chunk.path}."
-    if chunk.kind is ChunkKind.CLASS:
-        return f"Type {chunk.name}."
-    if not words:
-        return f"Function {chunk.name}."
-    if chunk.parent and chunk.name in CONSTRUCTORS | {chunk.parent.rsplit(".", 1)[-1]}:
-        return f"Constructor of {chunk.parent}: creates and initialises an instance."
-    if words[0] in VERBS:
-        verb = words[0]
-        phrase = " ".join(words[1:])
-        verb = VERB_PHRASES.get(verb) or third_person(verb).capitalize()
-        if not phrase:
-            params = [p for p in split_parameters(chunk.signature, chunk.name) if p.split(":")[0].strip() not in RECEIVERS]
-            phrase = " ".join(split_identifier(re.split(r"[\s:=]", params[0].strip("*&. "))[0])) if params else ""
-        return _sentence(f"{verb} {phrase}".strip())
-    owner = f" of {chunk.parent}" if chunk.parent else ""
-    return _sentence(f"Handles {' '.join(words)}{owner}")
-
-
-def _context(chunk: Chunk) -> str:
-    if chunk.kind is ChunkKind.CLASS:
-        members = re.findall(r"^[ \t]*(?:async\s+)?(?:def|fn|func|function)\s+(\w+)", chunk.content, re.MULTILINE)
-        public = [m for m in members if not m.startswith("_")][:6]
-        if public:
-            return f"Members: {', '.join(public)}."
+    if not match:
         return ""
-    comment = _first_comment(chunk)
-    return _sentence(comment) if comment else ""
+    typed = re.match(r"\{[^}]*\}\s*(.*)", match.group(1).strip())  # JSDoc `{Type} text`: a type alone is in the signature's place
+    text = typed.group(1) if typed else match.group(1)
+    return first_sentences(text, 80).rstrip(".")
+
+
+MEMBER = re.compile(r"^[ \t]*(?:async\s+)?(?:def|fn|func|function)\s+(\w+)", re.MULTILINE)
+
+
+def _class_outline(chunk: Chunk) -> str:
+    """What an undocumented class extends and offers, from its declaration and members."""
+    pattern = receiver_rules(chunk.language).bases
+    match = pattern.search(chunk.signature) if pattern else None
+    written = match.group(1) if match else ""
+    bases = [b.strip() for b in written.split(",") if b.strip() and "=" not in b and b.strip() not in ("object", "")]
+    public = [m for m in MEMBER.findall(chunk.content) if not m.startswith("_")][:6]
+    said = []
+    if bases:
+        said.append("Extends " + ", ".join(bases) + ".")
+    if public:
+        said.append("Offers " + ", ".join(public) + ".")
+    return clip(" ".join(said), MAX_PROSE)
 
 
 def _first_comment(chunk: Chunk) -> str:
-    """The first comment inside the chunk that reads as prose (not a marker or a rule line,
-    nor a line of a licence block)."""
+    """The first sentence of the first comment inside the chunk that reads as prose (not a
+    marker or a rule line, nor a line of a licence block), its continuation lines joined."""
     in_licence = False
-    for line in chunk.content.splitlines()[1:]:
-        match = re.match(r"\s*(?:#|//)\s?(.*)", line)
+    lines = chunk.content.splitlines()[1:]
+    for index, line in enumerate(lines):
+        match = COMMENT_LINE.match(line)
         if not match:
             in_licence = False
             continue
@@ -353,8 +218,17 @@ def _first_comment(chunk: Chunk) -> str:
             continue
         letters = sum(char.isalpha() or char == " " for char in text)
         if letters >= 0.6 * len(text) and not text.startswith(("noqa", "type:", "pragma", "eslint", "TODO", "FIXME")):
-            return " ".join(text.split())
+            following: list[str] = []
+            for rest in lines[index + 1 :]:
+                continued = COMMENT_LINE.match(rest)
+                if not continued or not continued.group(1).strip():
+                    break
+                following.append(continued.group(1).strip())
+            return first_sentences(" ".join([text, *following]), MAX_PROSE)
     return ""
+
+
+COMMENT_LINE = re.compile(r"\s*(?:#:?|//)\s?(.*)")
 
 
 CONFIG_ENTRY = re.compile(r"^(?:\[([^\]\n]+)\]|([A-Za-z_][\w.-]*)\s*[:=]|([A-Z]{2,})\s)", re.MULTILINE)
@@ -408,7 +282,8 @@ def _sentence(text: str) -> str:
     text = text.strip()
     if not text:
         return text
-    text = text[0].upper() + text[1:]
+    if text.split(" ", 1)[0].isalpha():  # a word, not an identifier such as `self.avg`
+        text = text[0].upper() + text[1:]
     return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 

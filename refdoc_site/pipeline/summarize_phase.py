@@ -27,6 +27,7 @@ from ..core.workspace import (
 from ..indexing.summarize import Summarizer
 from ..languages.imports import MANIFESTS, module_roots
 from ..understanding.evidence import collect_decisions
+from ..understanding.evidence.manifests import DECLARATIONS, declared_package
 from ..understanding.graph import build_graph
 from ..understanding.hierarchy import build_hierarchy
 from ..understanding.milestones import plan_milestones
@@ -42,7 +43,8 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     state = workspace.indexed_state()
     commit = workspace.head_commit()
     facts = workspace.record(FACTS_NAME)
-    inputs = workspace.inputs_digest("summarize", commit, *summarizer.hierarchy_inputs(state.documents))
+    declared = declared_package(manifest_texts(workspace, {*state.files, *package_metadata(workspace)}, DECLARATIONS))
+    inputs = workspace.inputs_digest("summarize", commit, repr(declared), *summarizer.hierarchy_inputs(state.documents))
     if facts.unchanged(inputs) and (store.directory / HIERARCHY_NAME).exists():
         return from_json(Hierarchy, store.read_json(HIERARCHY_NAME))
     mark = summarizer.mark()
@@ -53,7 +55,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         workspace.config.module_depth or None,
         module_roots(manifest_texts(workspace, state.files, MANIFESTS)),
     )
-    hierarchy = summarizer.summarize_hierarchy(build_hierarchy(state.files, state.documents, graph), state.documents)
+    hierarchy = summarizer.summarize_hierarchy(build_hierarchy(state.files, state.documents, graph, declared), state.documents)
     decisions = collect_decisions(workspace.repo, state.files, graph, workspace.redactor)
     milestones = plan_milestones(state.documents, hierarchy, graph)
     outputs = {
@@ -82,14 +84,23 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     return hierarchy
 
 
+def package_metadata(workspace: Workspace) -> list[str]:
+    """The files at the repository's top where a package says what it is, indexed or not
+    (discovery skips `package.json` and the extensionless `METADATA` of an unpacked wheel)."""
+    found = [workspace.repo / name for name in DECLARATIONS]
+    found += [*workspace.repo.glob("*.dist-info/METADATA"), *workspace.repo.glob("*.egg-info/PKG-INFO")]
+    return sorted(path.relative_to(workspace.repo).as_posix() for path in found if path.is_file() and not path.is_symlink())
+
+
 def manifest_texts(workspace: Workspace, paths: Iterable[str], names: Collection[str]) -> dict[str, str]:
-    """The texts of the indexed files called one of `names` (go.mod, Cargo.toml), by path:
-    where the graph learns the module roots of the languages that declare them."""
+    """The texts of the files among `paths` called one of `names` (go.mod, Cargo.toml), by
+    path: where the graph learns the module roots of the languages that declare them, and
+    the hierarchy what the package says it is."""
     texts = {}
     for path in paths:
         if posixpath.basename(path) in names:
             try:
                 texts[path] = read_text(workspace.repo, path, workspace.redactor).text
-            except OSError:  # gone since it was indexed: imports through it stay external
+            except OSError:  # gone since it was indexed: nothing read from it
                 continue
     return texts

@@ -1,27 +1,39 @@
 """Hierarchical summaries: chunk → file → module → system, each from the level below.
 
-Offline these are extractive: the file's own docstring or leading comment when it has
-one, else what its chunks say, plus the public API and the dependencies the graph found.
+Offline these are extractive: what the code says about itself (a file's docstring, a
+package's declared description, a README's first paragraph), else the main definitions by
+name with what the main one's summary says, plus the public API and the dependencies the
+graph found. Never a bag of name fragments: where nothing is said, nothing is made up.
 """
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections import defaultdict
 
 from ..core.records import ChunkKind, Document, FileSummary, Hierarchy, ModuleSummary, SystemSummary
 from ..core.store import FileEntry
-from ..core.text import clip, first_sentences, split_identifier
+from ..core.text import clip, first_sentences
+from .evidence.manifests import Declaration
 from .graph import RepoGraph
 
 FILE_PROSE = 200
 MODULE_PROSE = 200
 SYSTEM_PROSE = 300
 API_SHOWN = 5
+DEFINITIONS_NAMED = 3
+DESCRIPTION_ASSIGNMENT = re.compile(r"""^__description__\s*=\s*(['"])(.+?)\1""", re.MULTILINE)
+"""A Python package's `__description__ = "…"`, read where its module docstring is missing."""
+PACKAGE_DOC_FILES = frozenset({"__init__.py", "index.ts", "index.js", "mod.rs", "lib.rs", "doc.go", "readme.md"})
+"""Files whose role speaks for their whole folder (lower-case names)."""
+README = re.compile(r"(?i)^readme(?:\.\w+)?$")
 
 
 def build_hierarchy(
-    files: dict[str, FileEntry], documents: list[Document], graph: RepoGraph
+    files: dict[str, FileEntry], documents: list[Document], graph: RepoGraph, declared: Declaration = Declaration()
 ) -> Hierarchy:
+    """The three levels of prose; `declared` is what the package's metadata says it is."""
     by_path: dict[str, list[Document]] = defaultdict(list)
     for document in documents:
         by_path[document.chunk.path].append(document)
@@ -36,10 +48,17 @@ def build_hierarchy(
         for dep in deps:
             used_by[dep].append(module)
     module_summaries = {
-        name: summarize_module(name, paths, file_summaries, graph.module_deps.get(name, []), sorted(used_by.get(name, [])))
+        name: summarize_module(
+            name,
+            paths,
+            file_summaries,
+            graph.module_deps.get(name, []),
+            sorted(used_by.get(name, [])),
+            declared.description if _same_name(name, declared.name) else "",
+        )
         for name, paths in modules.items()
     }
-    system = summarize_system(files, module_summaries, graph)
+    system = summarize_system(files, module_summaries, graph, declared.description or _readme_lead(by_path))
     return Hierarchy(system=system, modules=module_summaries, files=file_summaries)
 
 
@@ -51,6 +70,9 @@ def summarize_file(entry: FileEntry, documents: list[Document], graph: RepoGraph
     if not public:
         public = [c.symbol for c in definitions if not c.name.startswith("_")]
     role = first_sentences(module_chunk.docstring, 160) if module_chunk and module_chunk.docstring else ""
+    declared = DESCRIPTION_ASSIGNMENT.search(module_chunk.content) if module_chunk and not role else None
+    if declared:
+        role = first_sentences(declared.group(2), 160)
     if not role:
         role = _role_from_chunks(entry, documents)
     imports = graph.file_imports.get(entry.path, [])
@@ -77,36 +99,45 @@ def summarize_file(entry: FileEntry, documents: list[Document], graph: RepoGraph
 
 
 def _role_from_chunks(entry: FileEntry, documents: list[Document]) -> str:
-    chunks = [d.chunk for d in documents]
-    if not chunks:
-        return f"{entry.language.capitalize()} file with no indexed content."
-    if all(c.kind is ChunkKind.SECTION for c in chunks):
-        return first_sentences(documents[0].summary.responsibility, 160)
-    classes = [c.name for c in chunks if c.kind is ChunkKind.CLASS and not c.parent]
-    functions = [c.name for c in chunks if c.kind is ChunkKind.FUNCTION]
-    if not classes and not functions:
-        return clip(documents[0].summary.responsibility, 160)
-    topic = " ".join(dict.fromkeys(w for n in (classes + functions)[:4] for w in split_identifier(n)))
-    counts = []
-    if classes:
-        counts.append(f"{len(classes)} type{'s' if len(classes) != 1 else ''}")
-    if functions:
-        counts.append(f"{len(functions)} function{'s' if len(functions) != 1 else ''}")
-    return clip(f"Defines {' and '.join(counts)} about {topic}.", 160)
+    """A file without a docstring: its main definitions by name, with the first sentence of
+    what the main one does; a file of sections, its first section's lead."""
+    if all(d.chunk.kind is ChunkKind.SECTION for d in documents):  # a document: its lead, else its title
+        lead = documents[0].summary.responsibility if documents else ""
+        return first_sentences(lead or (documents[0].chunk.signature if documents else ""), 160)
+    definitions = [
+        d for d in documents if d.chunk.kind in (ChunkKind.FUNCTION, ChunkKind.CLASS) and not d.chunk.parent and d.chunk.part <= 1
+    ]
+    if not definitions:
+        return next((first_sentences(d.summary.responsibility, 160) for d in documents if d.summary.responsibility), "")
+    ranked = sorted(definitions, key=lambda d: (d.chunk.name.startswith("_"), -(d.chunk.end_line - d.chunk.start_line)))
+    distinct = list(dict.fromkeys(d.chunk.name for d in ranked))  # overloads and redefinitions once
+    names = distinct[:DEFINITIONS_NAMED]
+    more = len(distinct) - len(names)
+    named = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 and not more else ", ".join(names)
+    named += f" and {more} more" if more else ""
+    lead = first_sentences(ranked[0].summary.responsibility, 120)
+    return clip(f"Defines {named}: {lead}" if lead else f"Defines {named}.", 160)
 
 
 def summarize_module(
-    name: str, paths: list[str], files: dict[str, FileSummary], depends_on: list[str], used_by: list[str]
+    name: str,
+    paths: list[str],
+    files: dict[str, FileSummary],
+    depends_on: list[str],
+    used_by: list[str],
+    description: str = "",
 ) -> ModuleSummary:
+    """The package's own word on itself (its `__init__` docstring, else the description
+    its metadata declares), else what its largest files do."""
     summaries = [files[p] for p in paths]
     lines = sum(s.lines for s in summaries)
     package_doc = next(
-        (s.role for s in summaries if s.path.rsplit("/", 1)[-1] in ("__init__.py", "index.ts", "index.js", "mod.rs", "lib.rs", "doc.go", "README.md") and s.role),
+        (s.role for s in summaries if s.path.rsplit("/", 1)[-1].lower() in PACKAGE_DOC_FILES and s.role),
         "",
     )
     largest = sorted(summaries, key=lambda s: -s.lines)[:2]
-    responsibilities = package_doc or " ".join(first_sentences(s.role, 90) for s in largest)
-    text = f"{name} ({len(paths)} file{'s' if len(paths) != 1 else ''}, {lines} lines): {responsibilities}"
+    responsibilities = description or package_doc or " ".join(first_sentences(s.role, 90) for s in largest if s.role)
+    text = f"{name} ({len(paths)} file{'s' if len(paths) != 1 else ''}, {lines} lines)" + (f": {responsibilities}" if responsibilities else ".")
     if depends_on:
         text += " Uses " + ", ".join(depends_on[:4]) + "."
     return ModuleSummary(
@@ -121,18 +152,22 @@ def summarize_module(
 
 
 def summarize_system(
-    files: dict[str, FileEntry], modules: dict[str, ModuleSummary], graph: RepoGraph
+    files: dict[str, FileEntry], modules: dict[str, ModuleSummary], graph: RepoGraph, description: str = ""
 ) -> SystemSummary:
+    """What the system says it is (`description`: declared, or its README's lead), then its
+    shape: size, languages, layers; the largest module's text stands in for a description."""
     languages: dict[str, int] = defaultdict(int)
     for entry in files.values():
         languages[entry.language] += 1
     layers = layer_modules(graph.module_deps)
     code_languages = [lang for lang, _ in sorted(languages.items(), key=lambda kv: -kv[1]) if lang not in ("markdown", "text", "config", "restructuredtext")]
-    parts = [
+    lead = first_sentences(description, 160).rstrip(" .") if description.strip() else ""
+    parts = [f"{lead}."] if lead else []
+    parts.append(
         f"{len(files)} files in {len(modules)} module{'s' if len(modules) != 1 else ''}"
         + (f", mostly {', '.join(code_languages[:3])}" if code_languages else "")
         + "."
-    ]
+    )
     if len(layers) > 1:
         parts.append(f"Entry layer: {', '.join(layers[0][:4])}.")
         parts.append(f"Foundation: {', '.join(layers[-1][:4])}.")
@@ -142,7 +177,7 @@ def summarize_system(
     elif layers:
         parts.append(f"Modules without dependencies on each other: {', '.join(layers[0][:5])}.")
     biggest = sorted(modules.values(), key=lambda m: -m.lines)[:1]
-    if biggest:
+    if biggest and not lead:
         parts.append(f"Largest: {biggest[0].text}")
     if graph.cycles:
         parts.append(f"{len(graph.cycles)} dependency cycle(s) between modules.")
@@ -179,3 +214,19 @@ def layer_modules(deps: dict[str, list[str]]) -> list[list[str]]:
         return []
     top = max(height.values())
     return [sorted(m for m, h in height.items() if h == level) for level in range(top, -1, -1) if any(h == level for h in height.values())]
+
+
+def _same_name(module: str, package: str) -> bool:
+    """Whether a module is the declared package (`my-pkg` ships `my_pkg`, `src/my_pkg`)."""
+    def normal(name: str) -> str:
+        return re.sub(r"[-_.]+", "_", name).lower()
+
+    return bool(package) and normal(module.rsplit("/", 1)[-1]) == normal(package.rsplit("/", 1)[-1])
+
+
+def _readme_lead(by_path: dict[str, list[Document]]) -> str:
+    """The first paragraph of the top-level README, as its first section summarised it."""
+    for path in sorted(by_path, key=lambda p: p.count("/")):
+        if "/" not in path and README.match(posixpath.basename(path)):
+            return next((d.summary.responsibility for d in by_path[path] if d.summary.responsibility), "")
+    return ""

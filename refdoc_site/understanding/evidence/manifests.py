@@ -185,3 +185,98 @@ def _version_of(value: Any) -> str:
     if isinstance(value, dict) and isinstance(value.get("version"), str):
         return value["version"]
     return ""
+
+
+# --- what a package says it is --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """The name and one-line description a package's metadata declares."""
+
+    name: str = ""
+    description: str = ""
+
+
+METADATA_HEADER = re.compile(r"^(Name|Summary):[ \t]*(.*)$", re.MULTILINE)
+GO_MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
+
+
+def _pyproject_declaration(text: str) -> Declaration:
+    data = tomllib.loads(text)
+    project, poetry = _table(data, "project"), _table(_table(data, "tool"), "poetry")
+    return Declaration(_text(project, "name") or _text(poetry, "name"), _text(project, "description") or _text(poetry, "description"))
+
+
+def _setup_cfg_declaration(text: str) -> Declaration:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return Declaration()
+    return Declaration(parser.get("metadata", "name", fallback=""), parser.get("metadata", "description", fallback=""))
+
+
+def _package_json_declaration(text: str) -> Declaration:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return Declaration()
+    return Declaration(_text(data, "name"), _text(data, "description"))
+
+
+def _cargo_declaration(text: str) -> Declaration:
+    package = _table(tomllib.loads(text), "package")
+    return Declaration(_text(package, "name"), _text(package, "description"))
+
+
+def _core_metadata_declaration(text: str) -> Declaration:
+    """A wheel's `METADATA` or an sdist's `PKG-INFO`: e-mail style headers above the body."""
+    headers = dict(METADATA_HEADER.findall(text.split("\n\n", 1)[0]))
+    return Declaration(headers.get("Name", "").strip(), headers.get("Summary", "").strip())
+
+
+def _go_mod_declaration(text: str) -> Declaration:
+    """go.mod names the module and describes nothing (the README does)."""
+    match = GO_MODULE.search(text)
+    return Declaration(match.group(1) if match else "")
+
+
+DECLARATIONS: dict[str, Callable[[str], Declaration]] = {
+    "pyproject.toml": _pyproject_declaration,
+    "setup.cfg": _setup_cfg_declaration,
+    "package.json": _package_json_declaration,
+    "Cargo.toml": _cargo_declaration,
+    "METADATA": _core_metadata_declaration,
+    "PKG-INFO": _core_metadata_declaration,
+    "go.mod": _go_mod_declaration,
+}
+"""File name → how to read the package's declared name and description from it."""
+
+
+def declared_package(texts: dict[str, str]) -> Declaration:
+    """The package a repository declares, from the texts of its metadata files by path: the
+    shallowest file that gives a description wins (in `DECLARATIONS` order at one depth), and
+    a name comes from the same file or, failing that, the shallowest that gives one."""
+    found: list[tuple[int, int, Declaration]] = []
+    order = list(DECLARATIONS)
+    for path, text in texts.items():
+        name = posixpath.basename(path)
+        if name not in DECLARATIONS:
+            continue
+        try:
+            declaration = DECLARATIONS[name](text)
+        except ValueError:  # a TOML file that is not TOML describes nothing
+            continue
+        found.append((path.count("/"), order.index(name), declaration))
+    found.sort(key=lambda item: item[:2])
+    described = next((d for _, _, d in found if d.description), None)
+    named = next((d.name for _, _, d in found if d.name), "")
+    if described:
+        return Declaration(described.name or named, " ".join(described.description.split()))
+    return Declaration(named)
+
+
+def _text(data: Any, key: str) -> str:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, str) else ""
