@@ -285,7 +285,7 @@ IMPORTS_AND_EXPORTS = {
         ''',
         ["os.path", "sys", ".", ".sibling", "..core.models", "..core.models.User", "..core.models.Group",
          "helpers", "json"],
-        {"load", "save"},
+        ["load", "save"],
     ),
     "typescript": (
         """
@@ -306,7 +306,7 @@ IMPORTS_AND_EXPORTS = {
         export { hidden as shown };
         """,
         ["./a", "./types", "./polyfill", "./c", "d", "./lazy"],
-        {"see", "load", "one", "two", "Store", "Shape", "Id", "Mode", "shown"},
+        ["see", "load", "one", "two", "Store", "Shape", "Id", "Mode", "shown"],
     ),
     "go": (
         """

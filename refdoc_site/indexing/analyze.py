@@ -18,6 +18,7 @@ from typing import Protocol
 
 from ..core.records import Chunk, ChunkKind, Metadata, SourceFile
 from ..languages import patterns
+from ..languages.exports import api_name, marked_private
 from .regex_tier import (
     PROSE_LANGUAGES,
     REGEX,
@@ -98,6 +99,7 @@ class SyntaxAnalyzer:
                 metadata.callees = [s for s in dict.fromkeys(site.callee for site in sites[chunk.id]) if s != chunk.name]
                 metadata.sources["callees"] = TREE_SITTER
             analysis.metadata[chunk.id] = metadata
+        _list_reexports(chunks, analysis.metadata, interface.public)
         return analysis
 
     def close(self) -> None:
@@ -122,7 +124,7 @@ class SyntaxAnalyzer:
         asynchronous = patterns.ASYNC.get(chunk.language, patterns.ASYNC["*"])
         return Metadata(
             imports=imports_used(words, imports_by_local),
-            exports=[chunk.symbol] if is_exported(chunk, public) else [],
+            exports=[api_name(chunk.symbol, chunk.language)] if is_exported(chunk, public) else [],
             callees=[c for c in calls_in(body) if c != chunk.name] if chunk.kind is not ChunkKind.CLASS else [],
             isAsync=bool(asynchronous.search(chunk.signature)),
             throwsException=throws,
@@ -130,6 +132,25 @@ class SyntaxAnalyzer:
             effects=effects,
             sources={name: REGEX for name in (*UNION_FIELDS, *FIRST_ANSWER_FIELDS)},
         )
+
+
+def _list_reexports(chunks: list[Chunk], metadata: dict[str, Metadata], public: list[str] | None) -> None:
+    """Declared public names no chunk of the file defines (`__all__ = ["Client"]` of an
+    `__init__.py` importing it, `exports.json = bodyParser.json`) become the exports of the
+    file's module chunk, so the file's API lists them; a name only bound to the exported
+    object (`res` of `res.send`) is left out, its members stand for it, and so is a name
+    the language marks private (`__version__`)."""
+    module = next((c for c in chunks if c.kind is ChunkKind.MODULE), None)
+    if module is None or not public or "exports" not in metadata[module.id].sources:
+        return
+    defined = {
+        name
+        for chunk in chunks
+        for name in (chunk.symbol, chunk.symbol.split(".")[0], api_name(chunk.symbol, chunk.language))
+    }
+    metadata[module.id].exports = [
+        name for name in public if name not in defined and not marked_private(name, "", module.language)
+    ]
 
 
 class MergedAnalyzer:

@@ -11,6 +11,7 @@ from collections import defaultdict
 from ..core.records import ChunkKind, Document, FileSummary, Hierarchy, ModuleSummary, SystemSummary
 from ..core.store import FileEntry
 from ..core.text import clip, first_sentences, split_identifier
+from ..languages.exports import API_KIND_ORDER, EXPORT_RULES
 from .graph import RepoGraph
 
 FILE_PROSE = 200
@@ -46,10 +47,7 @@ def build_hierarchy(
 def summarize_file(entry: FileEntry, documents: list[Document], graph: RepoGraph) -> FileSummary:
     chunks = [d.chunk for d in documents]
     module_chunk = next((c for c in chunks if c.kind is ChunkKind.MODULE), None)
-    definitions = [c for c in chunks if c.kind in (ChunkKind.FUNCTION, ChunkKind.CLASS) and not c.parent and c.part <= 1]
-    public = list(dict.fromkeys(s for d in documents for s in d.metadata.exports if "." not in s))
-    if not public:
-        public = [c.symbol for c in definitions if not c.name.startswith("_")]
+    public = public_api(entry.language, documents)
     role = first_sentences(module_chunk.docstring, 160) if module_chunk and module_chunk.docstring else ""
     if not role:
         role = _role_from_chunks(entry, documents)
@@ -74,6 +72,25 @@ def summarize_file(entry: FileEntry, documents: list[Document], graph: RepoGraph
         chunk_ids=[c.id for c in chunks],
         has_docs=any(c.docstring for c in chunks),
     )
+
+
+def public_api(language: str, documents: list[Document]) -> list[str]:
+    """What a user of the file calls, as they write it: the exported definitions (classes,
+    then functions, then members assigned to an exported object, as `API_KIND_ORDER` says),
+    then the names the file only re-exports. A method inside a class is reached through
+    its class and is no entry of its own; nor are private helpers and dunders, which the
+    analysis does not export. A language without an export rule lists every top-level
+    definition whose name has no leading underscore."""
+    classes = {d.chunk.symbol for d in documents if d.chunk.kind is ChunkKind.CLASS}
+    definitions = [
+        d for d in documents
+        if d.chunk.kind.value in API_KIND_ORDER and d.chunk.part <= 1 and d.chunk.parent not in classes
+    ]
+    if language not in EXPORT_RULES:
+        return [d.chunk.symbol for d in definitions if not d.chunk.parent and not d.chunk.name.startswith("_")]
+    ordered = sorted(definitions, key=lambda d: API_KIND_ORDER.index(d.chunk.kind.value))
+    reexported = [name for d in documents if d.chunk.kind is ChunkKind.MODULE for name in d.metadata.exports]
+    return list(dict.fromkeys([name for d in ordered for name in d.metadata.exports] + reexported))
 
 
 def _role_from_chunks(entry: FileEntry, documents: list[Document]) -> str:
@@ -113,7 +130,7 @@ def summarize_module(
         name=name,
         text=clip(text, MODULE_PROSE),
         files=paths,
-        public_api=[api for s in summaries for api in s.public_api],
+        public_api=list(dict.fromkeys(api for s in summaries for api in s.public_api)),
         depends_on=depends_on,
         used_by=used_by,
         lines=lines,
