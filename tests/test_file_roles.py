@@ -57,6 +57,10 @@ GENERATED_GO = """
         ("examples/hello.py", FileRole.EXAMPLE),
         ("docs/latest/index.md", FileRole.SOURCE),
         ("contest/score.py", FileRole.SOURCE),
+        ("test/app.router.js", FileRole.TEST),
+        ("spec/models/user_spec.rb", FileRole.TEST),
+        ("django/test/client.py", FileRole.SOURCE),
+        ("numpy/testing/utils.py", FileRole.SOURCE),
     ],
 )
 def test_paths_by_convention(path: str, role: FileRole) -> None:
@@ -75,7 +79,8 @@ def test_manifests_and_gitattributes_decide(tmp_path: Path) -> None:
     repo = write_repo(
         tmp_path / "repo",
         {
-            "pyproject.toml": '[project]\nname = "shop"\n[tool.pytest.ini_options]\ntestpaths = ["checks"]\n',
+            "pyproject.toml": '[project]\nname = "shop"\n[tool.pytest.ini_options]\ntestpaths = ["src", "checks"]\n',
+            "src/shop/__init__.py": "def total(items):\n    return sum(items)\n",
             "checks/cart_behaviour.py": "def check_total():\n    pass\n",
             "web/package.json": '{"name": "web", "directories": {"test": "verify"}}',
             "web/verify/cart.js": "export const ok = 1;\n",
@@ -96,6 +101,7 @@ def test_manifests_and_gitattributes_decide(tmp_path: Path) -> None:
     assert roles["color/color_string.go"] is FileRole.GENERATED
     assert roles["color/palette.go"] is FileRole.GENERATED
     assert roles["shop/cart.py"] is FileRole.SOURCE
+    assert roles["src/shop/__init__.py"] is FileRole.SOURCE  # a test path for its doctests only
 
 
 @pytest.fixture()
@@ -172,3 +178,13 @@ def test_configured_site_name_wins(tmp_path: Path) -> None:
     summarize(workspace)
     render(workspace)
     assert "\n# Orders handbook\n" in (workspace.project_dir / "docs/index.md").read_text(encoding="utf-8")
+
+
+def test_a_changed_gitattributes_alone_classifies_again(tmp_path: Path) -> None:
+    repo = write_repo(tmp_path / "repo", {"lib/jquery.js": "var jq = 1;\n", "main.py": "x = 1\n"})
+    workspace = Workspace.create(repo, Config(), tmp_path / "store", tmp_path / "site")
+    index(workspace)
+    assert summarize(workspace).files["lib/jquery.js"].file_role is FileRole.SOURCE
+    (repo / ".gitattributes").write_text("lib/** linguist-vendored\n", encoding="utf-8")
+    index(workspace)
+    assert summarize(workspace).files["lib/jquery.js"].file_role is FileRole.VENDORED

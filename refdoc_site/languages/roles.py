@@ -11,18 +11,26 @@ from __future__ import annotations
 import re
 
 ROLE_DIRECTORIES: dict[str, frozenset[str]] = {
-    "vendored": frozenset({"vendor", "vendored", "third_party", "third-party", "thirdparty", "node_modules", "bower_components"}),
-    "fixture": frozenset({"fixtures", "fixture", "__fixtures__", "testdata", "test-data", "test_data", "__snapshots__", "snapshots"}),
-    "test": frozenset({"tests", "test", "__tests__", "spec", "specs", "testing", "e2e"}),
+    "vendored": frozenset(
+        {"vendor", "vendored", "third_party", "third-party", "thirdparty", "node_modules", "bower_components"}
+    ),
+    "fixture": frozenset(
+        {"fixtures", "fixture", "__fixtures__", "testdata", "test-data", "test_data", "__snapshots__", "snapshots"}
+    ),
+    "test": frozenset({"tests", "__tests__", "e2e"}),
     "example": frozenset({"examples", "example", "_examples", "samples"}),
 }
 """Role → folder names that give it to every file below them. Checked in this order, so
 `vendor/lib/tests/x.go` is vendored and `tests/fixtures/adr/0001.md` a fixture."""
+TOP_TEST_DIRECTORIES = frozenset({"test", "testing", "spec", "specs"})
+"""Names that mean the tests only as the repository's top folder (Go's and Node's `test/`,
+RSpec's `spec/`): inside a package they are often its public API (`django/test/`,
+`numpy/testing/`)."""
 
 ROLE_FILE_NAMES: dict[str, re.Pattern[str]] = {
     "generated": re.compile(
-        r"_pb2(?:_grpc)?\.pyi?$|\.pb(?:\.gw)?\.go$|\.pb\.(?:cc|h)$|_generated\.\w+$|\.generated\.\w+$|\.g\.dart$|\.freezed\.dart$"
-        r"|^zz_generated\.|_string\.go$",
+        r"_pb2(?:_grpc)?\.pyi?$|\.pb(?:\.gw)?\.go$|\.pb\.(?:cc|h)$|_generated\.\w+$|\.generated\.\w+$"
+        r"|\.g\.dart$|\.freezed\.dart$|^zz_generated\.|_string\.go$",
         re.IGNORECASE,
     ),
     "test": re.compile(
@@ -49,6 +57,10 @@ Cython's headers. Only comment lines count, so code or prose that mentions the m
 (a test building such a file, this table) is not taken for one."""
 MARKER_LINES = 12
 """Lines at the head of a file searched for a marker: generators write it first."""
+
+SOURCE_FOLDER_NAMES = frozenset({"src", "lib", "source", "sources", "pkg", "app"})
+"""Folders a manifest may list among its test paths that still hold the project's code
+(pytest's `testpaths = ["src", "tests"]` to run the doctests): not taken for tests."""
 
 GITATTRIBUTES_ROLES = {
     "linguist-vendored": "vendored",

@@ -31,7 +31,7 @@ from ..understanding.graph import build_graph
 from ..understanding.hierarchy import build_hierarchy
 from ..understanding.milestones import plan_milestones
 from ..understanding.project_name import declared_project_name
-from ..understanding.roles import classify_files, own_files
+from ..understanding.roles import classify_files, own_files, roles_inputs
 from ..writing.doc_writers import DocWriter
 from .index_phase import skipped_by_reason
 from .write_phase import write_pages
@@ -45,7 +45,9 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     commit = workspace.head_commit()
     facts = workspace.record(FACTS_NAME)
     project_name = declared_project_name(workspace.repo, workspace.redactor)
-    inputs = workspace.inputs_digest("summarize", commit, project_name, *summarizer.hierarchy_inputs(state.documents))
+    inputs = workspace.inputs_digest(
+        "summarize", commit, project_name, roles_inputs(workspace.repo), *summarizer.hierarchy_inputs(state.documents)
+    )
     if facts.unchanged(inputs) and (store.directory / HIERARCHY_NAME).exists():
         return from_json(Hierarchy, store.read_json(HIERARCHY_NAME))
     mark = summarizer.mark()

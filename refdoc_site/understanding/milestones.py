@@ -255,7 +255,9 @@ def own_facts(
         for name, m in hierarchy.modules.items()
         if name not in foreign
     }
-    module_deps = {m: [d for d in deps if d not in foreign] for m, deps in graph.module_deps.items() if m not in foreign}
+    module_deps = {
+        m: [d for d in deps if d not in foreign] for m, deps in graph.module_deps.items() if m not in foreign
+    }
     return (
         [d for d in documents if d.chunk.path not in others],
         Hierarchy(hierarchy.system, modules, files),

@@ -37,7 +37,8 @@ def declared_project_name(repo: Path, redactor: Redactor) -> str:
             text = read_text(repo, path, redactor).text
         except OSError:  # absent, or not a regular file
             continue
-        name = " ".join("".join(c if c.isprintable() else " " for c in declared_name(kind, text)).split())
+        printable = "".join(c if c.isprintable() else " " for c in declared_name(kind, text))
+        name = " ".join(printable.split())
         if name:
             return clip(name, NAME_LIMIT)
     return ""

@@ -27,12 +27,16 @@ from ..languages.roles import (
     MARKER_LINES,
     ROLE_DIRECTORIES,
     ROLE_FILE_NAMES,
+    SOURCE_FOLDER_NAMES,
+    TOP_TEST_DIRECTORIES,
 )
 from .evidence.manifests import declared_test_paths, manifest_kind
 
 HEAD_BYTES = 4096
 """Bytes read from a file's head to look for a generator's marker."""
 GITATTRIBUTES = ".gitattributes"
+Attributes = list[tuple[pathspec.PathSpec, FileRole | None]]
+"""(pattern, role) per `.gitattributes` rule; None where the attribute is unset."""
 
 
 def classify_files(repo: Path, paths: Iterable[str], redactor: Redactor) -> dict[str, FileRole]:
@@ -41,6 +45,12 @@ def classify_files(repo: Path, paths: Iterable[str], redactor: Redactor) -> dict
     attributes = _gitattributes(repo)
     test_folders = _declared_test_folders(repo, paths, redactor)
     return {path: _role(repo, path, attributes, test_folders) for path in paths}
+
+
+def roles_inputs(repo: Path) -> str:
+    """What the roles depend on beyond the indexed files' contents: `.gitattributes`, which
+    is not indexed, so that a change to it alone classifies again."""
+    return _gitattributes_text(repo)
 
 
 def own_files(roles: dict[str, FileRole]) -> set[str]:
@@ -57,7 +67,8 @@ def role_by_path(path: str, test_folders: tuple[str, ...] = ()) -> FileRole:
     for role in ("vendored", "fixture"):
         if folders & ROLE_DIRECTORIES[role]:
             return FileRole(role)
-    if ROLE_FILE_NAMES["test"].search(name) or folders & ROLE_DIRECTORIES["test"]:
+    top = path.split("/", 1)[0].lower() if "/" in path else ""
+    if ROLE_FILE_NAMES["test"].search(name) or folders & ROLE_DIRECTORIES["test"] or top in TOP_TEST_DIRECTORIES:
         return FileRole.TEST
     if any(path.startswith(folder + "/") for folder in test_folders):
         return FileRole.TEST
@@ -71,9 +82,7 @@ def has_generated_marker(head: str) -> bool:
     return any(GENERATED_MARKERS.search(line) for line in head.splitlines()[:MARKER_LINES])
 
 
-def _role(
-    repo: Path, path: str, attributes: list[tuple[pathspec.PathSpec, FileRole | None]], test_folders: tuple[str, ...]
-) -> FileRole:
+def _role(repo: Path, path: str, attributes: Attributes, test_folders: tuple[str, ...]) -> FileRole:
     for spec, role in reversed(attributes):  # the last matching line wins, as in git
         if spec.match_file(path):
             return role or FileRole.SOURCE
@@ -89,15 +98,11 @@ def _head(repo: Path, path: str) -> str:
         return ""
 
 
-def _gitattributes(repo: Path) -> list[tuple[pathspec.PathSpec, FileRole | None]]:
+def _gitattributes(repo: Path) -> Attributes:
     """(pattern, role) per root `.gitattributes` line with a Linguist attribute; role None
     where the attribute is unset, which makes the files the project's own."""
-    try:
-        text = read_regular(repo / GITATTRIBUTES).decode("utf-8", errors="replace")
-    except OSError:  # none, or not a regular file: no attributes
-        return []
     rules = []
-    for line in text.splitlines():
+    for line in _gitattributes_text(repo).splitlines():
         fields = line.split()
         if not fields or fields[0].startswith("#"):
             continue
@@ -108,6 +113,13 @@ def _gitattributes(repo: Path) -> list[tuple[pathspec.PathSpec, FileRole | None]
                 role = None if unset else FileRole(GITATTRIBUTES_ROLES[name])
                 rules.append((pathspec.GitIgnoreSpec.from_lines([fields[0]]), role))
     return rules
+
+
+def _gitattributes_text(repo: Path) -> str:
+    try:
+        return read_regular(repo / GITATTRIBUTES).decode("utf-8", errors="replace")
+    except OSError:  # none, or not a regular file: no attributes
+        return ""
 
 
 def _declared_test_folders(repo: Path, paths: list[str], redactor: Redactor) -> tuple[str, ...]:
@@ -124,6 +136,7 @@ def _declared_test_folders(repo: Path, paths: list[str], redactor: Redactor) -> 
         base = posixpath.dirname(path)
         for declared in declared_test_paths(kind, text):
             folder = posixpath.normpath(posixpath.join(base, declared.strip("/")))
-            if folder not in (".", "") and not folder.startswith(".."):
+            inside = folder != "." and not folder.startswith("..")
+            if inside and posixpath.basename(folder).lower() not in SOURCE_FOLDER_NAMES:
                 folders.append(folder)
     return tuple(folders)
