@@ -3,6 +3,8 @@ measured numbers, and links items to real file pages and chunk anchors."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from refdoc_site.core.findings import Milestone, MilestoneItem
 from refdoc_site.core.pages import chunk_anchor
 from refdoc_site.core.records import (
@@ -10,6 +12,7 @@ from refdoc_site.core.records import (
     ChunkKind,
     ChunkSummary,
     Document,
+    FileRole,
     FileSummary,
     Hierarchy,
     Metadata,
@@ -58,6 +61,7 @@ def file_summary(
     has_docs: bool = True,
     public_api: tuple[str, ...] = (),
     language: str = "python",
+    file_role: FileRole = FileRole.SOURCE,
 ) -> FileSummary:
     return FileSummary(
         path=path,
@@ -71,6 +75,7 @@ def file_summary(
         lines=lines,
         chunk_ids=[],
         has_docs=has_docs,
+        file_role=file_role,
     )
 
 
@@ -215,7 +220,9 @@ def test_documentation_phase_lists_undocumented_public_files_largest_first() -> 
         ),
         file_summary("app/documented.py", lines=450, has_docs=True, public_api=("run",)),
         file_summary("app/private.py", lines=400, has_docs=False),
-        file_summary("tests/test_app.py", lines=480, has_docs=False, public_api=("test_load",)),
+        file_summary(
+            "tests/test_app.py", lines=480, has_docs=False, public_api=("test_load",), file_role=FileRole.TEST
+        ),
     ]
     [phase] = plan_milestones([], hierarchy(files), RepoGraph())
     assert phase.title == DOCUMENTATION
@@ -253,3 +260,22 @@ def test_phases_come_in_order_and_are_capped() -> None:
         "files and definitions share the room"
     )
     assert phases(plan)[DOCUMENTATION].items[0].label == "f14.py"
+
+
+def test_tests_vendored_and_generated_code_are_no_hotspots() -> None:
+    files = [
+        file_summary("gen/parser.py", lines=900, file_role=FileRole.GENERATED),
+        file_summary("tests/test_big.py", lines=900, has_docs=False, public_api=("test_x",), file_role=FileRole.TEST),
+        file_summary("vendor/lib.py", lines=50, file_role=FileRole.VENDORED),
+        file_summary("core/api.py", lines=40),
+    ]
+    documents = [document("gen/parser.py", "parse", 1, 400), document("tests/test_big.py", "test_x", 1, 300)]
+    modules = [
+        replace(module("tests"), files=["tests/test_big.py"]),
+        replace(module("core", used_by=("tests", "m1", "m2", "m3", "m4")), files=["core/api.py"]),
+    ]
+    graph = RepoGraph(module_deps={"tests": ["core", "m1", "m2", "m3", "m4", "m5"]})
+    assert plan_milestones(documents, hierarchy(files, modules), graph) == []
+    modules[1].used_by.append("m5")
+    [phase] = plan_milestones(documents, hierarchy(files, modules), graph)
+    assert [(i.label, i.text) for i in phase.items] == [("core", "used by 5 modules")]

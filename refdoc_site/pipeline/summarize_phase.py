@@ -30,6 +30,8 @@ from ..understanding.evidence import collect_decisions
 from ..understanding.graph import build_graph
 from ..understanding.hierarchy import build_hierarchy
 from ..understanding.milestones import plan_milestones
+from ..understanding.project_name import declared_project_name
+from ..understanding.roles import classify_files, own_files, roles_inputs
 from ..writing.doc_writers import DocWriter
 from .index_phase import skipped_by_reason
 from .write_phase import write_pages
@@ -42,7 +44,10 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     state = workspace.indexed_state()
     commit = workspace.head_commit()
     facts = workspace.record(FACTS_NAME)
-    inputs = workspace.inputs_digest("summarize", commit, *summarizer.hierarchy_inputs(state.documents))
+    project_name = declared_project_name(workspace.repo, workspace.redactor)
+    inputs = workspace.inputs_digest(
+        "summarize", commit, project_name, roles_inputs(workspace.repo), *summarizer.hierarchy_inputs(state.documents)
+    )
     if facts.unchanged(inputs) and (store.directory / HIERARCHY_NAME).exists():
         return from_json(Hierarchy, store.read_json(HIERARCHY_NAME))
     mark = summarizer.mark()
@@ -53,8 +58,12 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         workspace.config.module_depth or None,
         module_roots(manifest_texts(workspace, state.files, MANIFESTS)),
     )
-    hierarchy = summarizer.summarize_hierarchy(build_hierarchy(state.files, state.documents, graph), state.documents)
-    decisions = collect_decisions(workspace.repo, state.files, graph, workspace.redactor)
+    roles = classify_files(workspace.repo, state.files, workspace.redactor)
+    hierarchy = summarizer.summarize_hierarchy(build_hierarchy(state.files, state.documents, graph, roles), state.documents)
+    own = own_files(roles)
+    decisions = collect_decisions(
+        workspace.repo, {path: entry for path, entry in state.files.items() if path in own}, graph, workspace.redactor
+    )
     milestones = plan_milestones(state.documents, hierarchy, graph)
     outputs = {
         GRAPH_NAME: to_json(graph),
@@ -78,6 +87,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         secrets_redacted=sum(entry.secrets_redacted for entry in state.files.values()),
         files_with_secrets=sum(1 for entry in state.files.values() if entry.secrets_redacted),
         commit=commit,
+        project_name=project_name,
     )
     return hierarchy
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ..core.records import ChunkKind, Document, FileSummary, Hierarchy, ModuleSummary, SystemSummary
+from ..core.records import ChunkKind, Document, FileRole, FileSummary, Hierarchy, ModuleSummary, SystemSummary
 from ..core.store import FileEntry
 from ..core.text import clip, first_sentences, split_identifier
 from ..languages.exports import API_KIND_ORDER, EXPORT_RULES
@@ -21,13 +21,17 @@ API_SHOWN = 5
 
 
 def build_hierarchy(
-    files: dict[str, FileEntry], documents: list[Document], graph: RepoGraph
+    files: dict[str, FileEntry], documents: list[Document], graph: RepoGraph, roles: dict[str, FileRole] | None = None
 ) -> Hierarchy:
+    """The summaries of every file and module; the system's from the project's own files
+    only (`roles`; all files when not given), as are the modules' public APIs."""
+    roles = roles or {}
     by_path: dict[str, list[Document]] = defaultdict(list)
     for document in documents:
         by_path[document.chunk.path].append(document)
     file_summaries = {
-        path: summarize_file(entry, by_path.get(path, []), graph) for path, entry in files.items()
+        path: summarize_file(entry, by_path.get(path, []), graph, roles.get(path, FileRole.SOURCE))
+        for path, entry in files.items()
     }
     modules: dict[str, list[str]] = defaultdict(list)
     for path in sorted(files):
@@ -40,11 +44,15 @@ def build_hierarchy(
         name: summarize_module(name, paths, file_summaries, graph.module_deps.get(name, []), sorted(used_by.get(name, [])))
         for name, paths in modules.items()
     }
-    system = summarize_system(files, module_summaries, graph)
+    own = {path: entry for path, entry in files.items() if file_summaries[path].file_role is FileRole.SOURCE}
+    own_modules = {name: module for name, module in module_summaries.items() if any(p in own for p in module.files)}
+    system = summarize_system(own, own_modules, graph)
     return Hierarchy(system=system, modules=module_summaries, files=file_summaries)
 
 
-def summarize_file(entry: FileEntry, documents: list[Document], graph: RepoGraph) -> FileSummary:
+def summarize_file(
+    entry: FileEntry, documents: list[Document], graph: RepoGraph, file_role: FileRole = FileRole.SOURCE
+) -> FileSummary:
     chunks = [d.chunk for d in documents]
     module_chunk = next((c for c in chunks if c.kind is ChunkKind.MODULE), None)
     public = public_api(entry.language, documents)
@@ -71,6 +79,7 @@ def summarize_file(entry: FileEntry, documents: list[Document], graph: RepoGraph
         lines=entry.lines,
         chunk_ids=[c.id for c in chunks],
         has_docs=any(c.docstring for c in chunks),
+        file_role=file_role,
     )
 
 
@@ -130,7 +139,7 @@ def summarize_module(
         name=name,
         text=clip(text, MODULE_PROSE),
         files=paths,
-        public_api=list(dict.fromkeys(api for s in summaries for api in s.public_api)),
+        public_api=list(dict.fromkeys(api for s in summaries if s.file_role is FileRole.SOURCE for api in s.public_api)),
         depends_on=depends_on,
         used_by=used_by,
         lines=lines,
@@ -143,7 +152,7 @@ def summarize_system(
     languages: dict[str, int] = defaultdict(int)
     for entry in files.values():
         languages[entry.language] += 1
-    layers = layer_modules(graph.module_deps)
+    layers = layer_modules({m: deps for m, deps in graph.module_deps.items() if m in modules})
     code_languages = [lang for lang, _ in sorted(languages.items(), key=lambda kv: -kv[1]) if lang not in ("markdown", "text", "config", "restructuredtext")]
     parts = [
         f"{len(files)} files in {len(modules)} module{'s' if len(modules) != 1 else ''}"

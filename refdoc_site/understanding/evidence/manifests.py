@@ -1,4 +1,5 @@
-"""Dependency manifests of six formats, read into the requirements they declare directly.
+"""Dependency manifests of six formats, read into the requirements they declare directly,
+and into the project's declared name and test folders.
 
 pyproject.toml (PEP 621, dependency groups, Poetry), requirements files, setup.cfg,
 package.json, go.mod and Cargo.toml. TOML goes through `tomllib` (the `tomli` backport
@@ -115,24 +116,13 @@ def _pyproject(text: str) -> list[Requirement]:
 
 
 def _setup_cfg(text: str) -> list[Requirement]:
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return []
-    values = [parser.get("options", "install_requires", fallback="")]
-    if parser.has_section("options.extras_require"):
-        values.extend(value for _, value in parser.items("options.extras_require"))
+    values = [_config_section(text, "options").get("install_requires", "")]
+    values.extend(_config_section(text, "options.extras_require").values())
     return _requirements_txt("\n".join(values))
 
 
 def _package_json(text: str) -> list[Requirement]:
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return []
-    if not isinstance(data, dict):
-        return []
+    data = _json_object(text)
     return [
         Requirement(name, _version_of(version))
         for key in ("dependencies", "devDependencies")
@@ -167,6 +157,90 @@ MANIFESTS: dict[str, tuple[str, Callable[[str], list[Requirement]]]] = {
     "cargo": ("cargo", _cargo_toml),
 }
 """Manifest kind → (ecosystem, parser)."""
+
+
+GO_MODULE = re.compile(r"^module\s+\"?([^\s\"]+)", re.MULTILINE)
+METADATA_NAME = re.compile(r"^Name:[ \t]*(\S[^\r\n]*)$", re.MULTILINE)
+"""A wheel's or sdist's core metadata (`*.dist-info/METADATA`, `PKG-INFO`): `Name: click`."""
+GO_MAJOR_VERSION = re.compile(r"^v\d+$")
+
+
+def declared_name(kind: str, text: str) -> str:
+    """The project name a manifest (a `MANIFESTS` kind, or "metadata") declares; "" when it
+    declares none or does not parse."""
+    reader = NAME_READERS.get(kind)
+    if reader is None:
+        return ""
+    try:
+        return reader(text).strip()
+    except ValueError:  # TOML that is not TOML: the project has no name from it
+        return ""
+
+
+def declared_test_paths(kind: str, text: str) -> list[str]:
+    """Folders a manifest says hold the tests, relative to the manifest's folder: pytest's
+    `testpaths` (pyproject.toml, setup.cfg) and package.json's `directories.test`."""
+    try:
+        if kind == "pyproject":
+            options = _table(_table(_table(tomllib.loads(text), "tool"), "pytest"), "ini_options")
+            return _strings(options.get("testpaths"))
+        if kind == "setup.cfg":
+            return _config_section(text, "tool:pytest").get("testpaths", "").split()
+        if kind == "package.json":
+            test = _table(_json_object(text), "directories").get("test")
+            return [test] if isinstance(test, str) else []
+    except ValueError:
+        return []
+    return []
+
+
+def _go_module_name(text: str) -> str:
+    """The last element of the module path that is not a major-version suffix (`/v2`)."""
+    found = GO_MODULE.search(text)
+    if not found:
+        return ""
+    parts = [p for p in found.group(1).split("/") if p]
+    while len(parts) > 1 and GO_MAJOR_VERSION.match(parts[-1]):
+        parts.pop()
+    return parts[-1] if parts else ""
+
+
+def _metadata_name(text: str) -> str:
+    found = METADATA_NAME.search(text.split("\n\n", 1)[0])
+    return found.group(1) if found else ""
+
+
+def _string(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+NAME_READERS: dict[str, Callable[[str], str]] = {
+    "pyproject": lambda text: _string(_table(tomllib.loads(text), "project").get("name"))
+    or _string(_table(_table(_table(tomllib.loads(text), "tool"), "poetry"), "name")),
+    "setup.cfg": lambda text: _config_section(text, "metadata").get("name", ""),
+    "package.json": lambda text: _string(_json_object(text).get("name")),
+    "go.mod": _go_module_name,
+    "cargo": lambda text: _string(_table(tomllib.loads(text), "package").get("name")),
+    "metadata": _metadata_name,
+}
+"""Manifest kind → its declared project name."""
+
+
+def _config_section(text: str, section: str) -> dict[str, str]:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return {}
+    return dict(parser.items(section)) if parser.has_section(section) else {}
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _table(data: Any, key: str) -> dict[str, Any]:
