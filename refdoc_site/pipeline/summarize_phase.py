@@ -27,7 +27,7 @@ from ..core.workspace import (
 from ..indexing.summarize import Summarizer
 from ..languages.imports import MANIFESTS, module_roots
 from ..understanding.evidence import collect_decisions
-from ..understanding.graph import build_graph
+from ..understanding.graph import RepoGraph, build_graph, store_call_graph
 from ..understanding.hierarchy import build_hierarchy
 from ..understanding.milestones import plan_milestones
 from ..writing.doc_writers import DocWriter
@@ -43,7 +43,11 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     commit = workspace.head_commit()
     facts = workspace.record(FACTS_NAME)
     inputs = workspace.inputs_digest("summarize", commit, *summarizer.hierarchy_inputs(state.documents))
-    if facts.unchanged(inputs) and (store.directory / HIERARCHY_NAME).exists():
+    if facts.unchanged(inputs) and all((store.directory / name).exists() for name in (HIERARCHY_NAME, GRAPH_NAME)):
+        # an index run that analysed a file again without changing it (a deferred language
+        # server) stored its documents without the graph: put it back
+        if store_call_graph(state.documents, from_json(RepoGraph, store.read_json(GRAPH_NAME))):
+            store.save(state)
         return from_json(Hierarchy, store.read_json(HIERARCHY_NAME))
     mark = summarizer.mark()
     graph = build_graph(
@@ -53,6 +57,8 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         workspace.config.module_depth or None,
         module_roots(manifest_texts(workspace, state.files, MANIFESTS)),
     )
+    if store_call_graph(state.documents, graph):
+        store.save(state)
     hierarchy = summarizer.summarize_hierarchy(build_hierarchy(state.files, state.documents, graph), state.documents)
     decisions = collect_decisions(workspace.repo, state.files, graph, workspace.redactor)
     milestones = plan_milestones(state.documents, hierarchy, graph)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 from ..core.records import Chunk, ChunkKind, Document
 from ..languages.receivers import ReceiverRules, receiver_rules
@@ -52,6 +53,18 @@ class CallResolver:
                 self.top_level[(chunk.path, chunk.name)].append(chunk)
             if chunk.kind is ChunkKind.CLASS:
                 self.classes[(chunk.path, chunk.symbol)] = chunk
+
+    def resolve_call(self, chunk: Chunk, callee: str, bindings: dict[str, str], definitions: dict[str, list[str]]) -> list[str]:
+        """The chunk ids a call as written in `chunk` means: where a language server placed
+        its definition when every place it named is a chunk (or outside the repository),
+        else by the receiver."""
+        short = callee.rsplit(".", 1)[-1]
+        locations = definitions.get(callee)
+        if locations:
+            defined = [_defined_at(self.by_path, location, short) for location in locations]
+            if all(target is not None for target in defined):
+                return [t for t in defined if t]
+        return [c.id for c in self.resolve(chunk, callee, bindings)]
 
     def resolve(self, chunk: Chunk, callee: str, bindings: dict[str, str]) -> list[Chunk]:
         """The definitions a call as written in `chunk` means; none when unsure."""
@@ -145,30 +158,40 @@ class CallResolver:
         return found
 
 
-def call_graph(
-    documents: list[Document], imports: dict[str, list[str]], resolve_import: ResolveImport
-) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Chunk id → chunk ids it calls, and chunk id → chunk ids calling it."""
+@dataclass
+class CallGraph:
+    """Who calls whom, by chunk id, and what each chunk calls that means no chunk."""
+
+    calls: dict[str, list[str]] = field(default_factory=dict)
+    """Chunk id → chunk ids it calls."""
+    callers: dict[str, list[str]] = field(default_factory=dict)
+    """Chunk id → chunk ids calling it."""
+    unresolved: dict[str, list[str]] = field(default_factory=dict)
+    """Chunk id → its calls as written that resolved to no repository chunk (only chunks with any)."""
+
+
+def call_graph(documents: list[Document], imports: dict[str, list[str]], resolve_import: ResolveImport) -> CallGraph:
+    """Every chunk's calls as written (`Metadata.calls`), resolved across the repository."""
     resolver = CallResolver(documents, imports, resolve_import)
-    calls: dict[str, list[str]] = {}
+    graph = CallGraph()
     callers: dict[str, list[str]] = defaultdict(list)
     for document in documents:
         chunk = document.chunk
         bindings = local_bindings(chunk)
         targets: list[str] = []
-        for callee in document.metadata.callees:
-            short = callee.rsplit(".", 1)[-1]
-            locations = document.metadata.definitions.get(callee)
-            if locations:
-                defined = [_defined_at(resolver.by_path, location, short) for location in locations]
-                if all(target is not None for target in defined):
-                    targets.extend(t for t in defined if t and t != chunk.id)
-                    continue
-            targets.extend(c.id for c in resolver.resolve(chunk, callee, bindings) if c.id != chunk.id)
-        calls[chunk.id] = list(dict.fromkeys(targets))
-        for target in calls[chunk.id]:
+        unresolved: list[str] = []
+        for callee in document.metadata.calls:
+            found = resolver.resolve_call(chunk, callee, bindings, document.metadata.definitions)
+            if not found:
+                unresolved.append(callee)
+            targets.extend(t for t in found if t != chunk.id)
+        graph.calls[chunk.id] = list(dict.fromkeys(targets))
+        if unresolved:
+            graph.unresolved[chunk.id] = unresolved
+        for target in graph.calls[chunk.id]:
             callers[target].append(chunk.id)
-    return calls, {k: list(dict.fromkeys(v)) for k, v in callers.items()}
+    graph.callers = {k: list(dict.fromkeys(v)) for k, v in callers.items()}
+    return graph
 
 
 def local_bindings(chunk: Chunk) -> dict[str, str]:
