@@ -132,9 +132,18 @@ class Metadata:
     exports: list[str] = field(default_factory=list)
     """Names this chunk makes public."""
     callers: list[str] = field(default_factory=list)
-    """Chunk ids that call this chunk, built from the whole call graph."""
+    """Chunk ids (`path#Qualified.name`) that call this chunk. Like `callees` and
+    `unresolvedCalls`, filled in by the summarize phase from the call graph of the whole
+    repository, so empty in a store only indexed."""
     callees: list[str] = field(default_factory=list)
-    """Names this chunk calls, as written (`self.parse`, `os.path.join`)."""
+    """Chunk ids this chunk calls, resolved from `calls` (understanding/calls.py)."""
+    unresolvedCalls: list[str] = field(default_factory=list)
+    """The `calls` that resolved to no chunk of the repository (built-ins, libraries,
+    receivers of unknown type), as written."""
+    calls: list[str] = field(default_factory=list)
+    """Calls as written (`self.parse`, `os.path.join`), by the analysis tiers: what the
+    resolver reads. Kept because a rebuild resolves every file's calls again (a new
+    definition elsewhere can change what an unchanged file's call means)."""
     isAsync: bool = False
     throwsException: bool = False
     securityBoundary: str = ""

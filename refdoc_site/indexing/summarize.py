@@ -179,7 +179,7 @@ def side_effects(metadata: Metadata) -> str:
 
 
 def dependencies(metadata: Metadata) -> str:
-    names = list(dict.fromkeys(metadata.imports[:4] + [c for c in metadata.callees if not c.startswith(("self.", "this."))][:6]))
+    names = list(dict.fromkeys(metadata.imports[:4] + [c for c in metadata.calls if not c.startswith(("self.", "this."))][:6]))
     if not names:
         return "None beyond the language itself."
     return clip("Uses " + ", ".join(names) + ".", MAX_PROSE)

@@ -27,7 +27,7 @@ from ..core.workspace import (
 from ..indexing.summarize import Summarizer
 from ..languages.imports import MANIFESTS, module_roots
 from ..understanding.evidence import collect_decisions
-from ..understanding.graph import build_graph
+from ..understanding.graph import RepoGraph, build_graph, store_call_graph
 from ..understanding.hierarchy import build_hierarchy
 from ..understanding.milestones import plan_milestones
 from ..understanding.project_name import declared_project_name
@@ -48,7 +48,11 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     inputs = workspace.inputs_digest(
         "summarize", commit, project_name, roles_inputs(workspace.repo), *summarizer.hierarchy_inputs(state.documents)
     )
-    if facts.unchanged(inputs) and (store.directory / HIERARCHY_NAME).exists():
+    if facts.unchanged(inputs) and all((store.directory / name).exists() for name in (HIERARCHY_NAME, GRAPH_NAME)):
+        # an index run that analysed a file again without changing it (a deferred language
+        # server) stored its documents without the graph: put it back
+        if store_call_graph(state.documents, from_json(RepoGraph, store.read_json(GRAPH_NAME))):
+            store.save(state)
         return from_json(Hierarchy, store.read_json(HIERARCHY_NAME))
     mark = summarizer.mark()
     graph = build_graph(
@@ -58,6 +62,8 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         workspace.config.module_depth or None,
         module_roots(manifest_texts(workspace, state.files, MANIFESTS)),
     )
+    if store_call_graph(state.documents, graph):
+        store.save(state)
     roles = classify_files(workspace.repo, state.files, workspace.redactor)
     hierarchy = summarizer.summarize_hierarchy(build_hierarchy(state.files, state.documents, graph, roles), state.documents)
     own = own_files(roles)
