@@ -93,6 +93,38 @@ def write_repo(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+def stored_document(
+    path: str,
+    symbol: str,
+    start: int,
+    end: int,
+    kind=None,
+    part: int = 0,
+    content: str = "",
+    parent: str = "",
+    responsibility: str = "",
+):
+    """A stored `Document` for a Python definition, as the index would write it (a function
+    unless `kind` says otherwise; a window of a split one when `part` is given)."""
+    from refdoc_site.core.records import Chunk, ChunkKind, ChunkSummary, Document, Metadata
+
+    chunk = Chunk(
+        id=f"{path}#{symbol}" + (f"~{part}" if part else ""),
+        path=path,
+        language="python",
+        kind=kind or ChunkKind.FUNCTION,
+        name=symbol.rsplit(".", 1)[-1],
+        symbol=symbol,
+        signature=f"def {symbol}()",
+        start_line=start,
+        end_line=end,
+        content=content,
+        parent=parent,
+        part=part,
+    )
+    return Document(chunk, ChunkSummary(responsibility, "", "", "", ""), Metadata(), [], "2024-01-01T00:00:00Z")
+
+
 def exited_pid() -> int:
     """The pid of a process that has run and been reaped: a holder that is gone."""
     import subprocess

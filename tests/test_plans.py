@@ -3,16 +3,15 @@ measured numbers, and links items to real file pages and chunk anchors."""
 
 from __future__ import annotations
 
+from helpers import stored_document
+
 from refdoc_site.core.findings import Milestone, MilestoneItem
 from refdoc_site.core.pages import chunk_anchor
 from refdoc_site.core.records import (
-    Chunk,
     ChunkKind,
-    ChunkSummary,
     Document,
     FileSummary,
     Hierarchy,
-    Metadata,
     ModuleSummary,
     SystemSummary,
 )
@@ -36,20 +35,7 @@ def document(
     kind: ChunkKind = ChunkKind.FUNCTION,
     part: int = 0,
 ) -> Document:
-    chunk = Chunk(
-        id=f"{path}#{symbol}" + (f"~{part}" if part else ""),
-        path=path,
-        language="python",
-        kind=kind,
-        name=symbol.rsplit(".", 1)[-1],
-        symbol=symbol,
-        signature=f"def {symbol}()",
-        start_line=start,
-        end_line=end,
-        content="",
-        part=part,
-    )
-    return Document(chunk, ChunkSummary("", "", "", "", ""), Metadata(), [], "2024-01-01T00:00:00Z")
+    return stored_document(path, symbol, start, end, kind, part)
 
 
 def file_summary(
@@ -158,9 +144,9 @@ def test_size_phase_measures_files_and_definitions() -> None:
     assert anchors == {
         "big.py": "",
         "run in big.py": chunk_anchor("run"),
-        "Big.method in big.py": chunk_anchor("Big.method", 1),
+        "Big.method in big.py": chunk_anchor("Big.method"),
     }
-    real = {chunk_anchor(d.chunk.symbol, d.chunk.part) for d in documents}
+    real = {chunk_anchor(d.chunk.symbol) for d in documents}
     assert all(item.anchor in real for item in phase.items if item.anchor)
 
 
