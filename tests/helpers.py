@@ -125,6 +125,39 @@ def stored_document(
     return Document(chunk, ChunkSummary(responsibility, "", "", "", ""), Metadata(), [], "2024-01-01T00:00:00Z")
 
 
+def file_summary(
+    path: str,
+    lines: int = 50,
+    has_docs: bool = True,
+    public_api: tuple[str, ...] = (),
+    language: str = "python",
+):
+    """A file's stored summary with no prose, in the module named by its first folder."""
+    from refdoc_site.core.records import FileSummary
+
+    return FileSummary(
+        path=path,
+        module=path.split("/")[0],
+        language=language,
+        text="",
+        role="",
+        public_api=list(public_api),
+        imports=[],
+        external_imports=[],
+        lines=lines,
+        chunk_ids=[],
+        has_docs=has_docs,
+    )
+
+
+def hierarchy(files: list | None = None, modules: list | None = None):
+    """A `Hierarchy` of these file and module summaries under an empty system summary."""
+    from refdoc_site.core.records import Hierarchy, SystemSummary
+
+    system = SystemSummary(text="", layers=[], cycles=[], languages={})
+    return Hierarchy(system, {m.name: m for m in modules or []}, {f.path: f for f in files or []})
+
+
 def exited_pid() -> int:
     """The pid of a process that has run and been reaped: a holder that is gone."""
     import subprocess

@@ -9,12 +9,14 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from helpers import stored_document, write_repo
+from helpers import file_summary, hierarchy, stored_document, write_repo
 
 from refdoc_site.cli import main
 from refdoc_site.core.pages import chunk_anchor
 from refdoc_site.core.records import ChunkKind, Document
 from refdoc_site.core.store import Store
+from refdoc_site.rendering.render import SiteData, render_pages
+from refdoc_site.understanding.graph import RepoGraph
 from refdoc_site.writing.sections import page_sections, whole_source
 
 CHUNK_SIZE = 64
@@ -170,3 +172,24 @@ def test_elided_class_windows_join_on_their_repeated_lines() -> None:
     method = document("A.f", ChunkKind.METHOD, 3, 30, "def f(self): pass", parent="A")
     [section] = page_sections([second, method, first])
     assert [m.chunk.symbol for m in section.members] == ["A.f"]
+
+
+def test_a_merged_section_shows_every_windows_calls_and_no_empty_summary_line(tmp_path: Path) -> None:
+    windows = [
+        document("run", ChunkKind.FUNCTION, 1, 5, "\n".join(["def run():"] + ["    step()"] * 4), part=1, responsibility="Runs."),
+        document("run", ChunkKind.FUNCTION, 4, 8, "\n".join(["    step()"] * 4 + ["    finish()"]), part=2),
+    ]
+    finish = document("finish", ChunkKind.FUNCTION, 10, 11, "def finish():\n    pass")
+    step = document("step", ChunkKind.FUNCTION, 13, 14, "def step():\n    pass")
+    graph = RepoGraph(calls={"a.py#run~1": ["a.py#step"], "a.py#run~2": ["a.py#step", "a.py#finish"]})
+    graph.callers = {"a.py#step": ["a.py#run~1", "a.py#run~2"], "a.py#finish": ["a.py#run~2"]}
+    data = SiteData("s", [*windows, finish, step], hierarchy([file_summary("a.py")]), graph)
+    render_pages(data, tmp_path)
+    page = (tmp_path / "files" / "a.py.md").read_text(encoding="utf-8")
+    run = page.split("### `run`", 1)[1].split("### ", 1)[0]
+    assert "- **Calls:** [step](a.py.md#chunk-step), [finish](a.py.md#chunk-finish)" in run
+    for callee in ("step", "finish"):
+        section = page.split(f"### `{callee}`", 1)[1].split("### ", 1)[0]
+        assert "- **Called by:** [run](a.py.md#chunk-run)\n" in section
+    assert "- **Responsibility:** Runs." in run
+    assert "Input/output" not in page and "- **Notes:**" not in page

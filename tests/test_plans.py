@@ -3,17 +3,14 @@ measured numbers, and links items to real file pages and chunk anchors."""
 
 from __future__ import annotations
 
-from helpers import stored_document
+from helpers import file_summary, hierarchy, stored_document
 
 from refdoc_site.core.findings import Milestone, MilestoneItem
 from refdoc_site.core.pages import chunk_anchor
 from refdoc_site.core.records import (
     ChunkKind,
     Document,
-    FileSummary,
-    Hierarchy,
     ModuleSummary,
-    SystemSummary,
 )
 from refdoc_site.understanding import milestones as plans
 from refdoc_site.understanding.graph import RepoGraph
@@ -38,39 +35,10 @@ def document(
     return stored_document(path, symbol, start, end, kind, part)
 
 
-def file_summary(
-    path: str,
-    lines: int = 50,
-    has_docs: bool = True,
-    public_api: tuple[str, ...] = (),
-    language: str = "python",
-) -> FileSummary:
-    return FileSummary(
-        path=path,
-        module=path.split("/")[0],
-        language=language,
-        text="",
-        role="",
-        public_api=list(public_api),
-        imports=[],
-        external_imports=[],
-        lines=lines,
-        chunk_ids=[],
-        has_docs=has_docs,
-    )
-
-
 def module(name: str, used_by: tuple[str, ...] = ()) -> ModuleSummary:
     return ModuleSummary(
         name=name, text="", files=[], public_api=[], depends_on=[], used_by=list(used_by), lines=0
     )
-
-
-def hierarchy(
-    files: list[FileSummary] | None = None, modules: list[ModuleSummary] | None = None
-) -> Hierarchy:
-    system = SystemSummary(text="", layers=[], cycles=[], languages={})
-    return Hierarchy(system, {m.name: m for m in modules or []}, {f.path: f for f in files or []})
 
 
 def phases(plan: list[Milestone]) -> dict[str, Milestone]:

@@ -186,7 +186,7 @@ class _Pages:
             chunk_link=chunk_link,
             name_url=name_url,
             docstring=docstring_parts,
-            related=related_chunks,
+            related=self.related,
             cite_link=cite_link,
             grounded=grounded,
             chunk=lambda chunk_id: self.by_id.get(chunk_id),
@@ -195,6 +195,18 @@ class _Pages:
             source_url=self.source_url,
             **context,
         )
+
+    def related(self, chunk_ids: list[str], edges: dict[str, list[str]]) -> list[str]:
+        """The definitions a definition's windows call (or are called by), once each (a split
+        one by its first window: all share one section), not the definition itself."""
+        own = set(chunk_ids)
+        shown: dict[tuple[str, str], str] = {}
+        for chunk_id in chunk_ids:
+            for other in edges.get(chunk_id, []):
+                document = self.by_id.get(other)
+                if other not in own and document is not None:
+                    shown.setdefault((document.chunk.path, document.chunk.symbol), other)
+        return list(shown.values())
 
     def source_url(self, path: str, start: int, end: int) -> str:
         if not self.data.repo_url or not self.data.commit:
@@ -221,10 +233,6 @@ def docstring_parts(text: str) -> Docstring:
     return parse_docstring(text)
 
 
-def related_chunks(chunk_ids: list[str], edges: dict[str, list[str]]) -> list[str]:
-    """The chunks a definition's windows call (or are called by), once each, not the definition itself."""
-    own = set(chunk_ids)
-    return list(dict.fromkeys(other for chunk_id in chunk_ids for other in edges.get(chunk_id, []) if other not in own))
 
 
 @lru_cache(maxsize=65536)
