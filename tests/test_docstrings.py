@@ -185,3 +185,17 @@ def test_markup_is_kept_as_written_for_the_page_to_escape() -> None:
     [paragraph, table] = parse_docstring("<script>x</script> :class:`<img src=x>`\n\n:param a: <b>").blocks
     assert paragraph.inlines == ["<script>x</script> ", Code("<img src=x>", "<img src=x>")]
     assert table.rows == [row("a", "", "<b>")]
+
+
+def test_an_examples_section_without_prompts_is_code() -> None:
+    parsed = parse(
+        """
+        Check the content type.
+
+        Examples:
+
+            // With Content-Type: text/html
+            req.is('html');
+        """
+    )
+    assert parsed.blocks[1:] == [Title("examples"), CodeBlock("// With Content-Type: text/html\nreq.is('html');")]

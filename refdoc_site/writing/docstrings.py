@@ -281,7 +281,7 @@ def _blocks(lines: list[str], tables: dict[str, FieldTable]) -> list[Block]:
             body, index = _section_body(lines, body_start, _indent(line), numpy)
             if key in TABLE_SECTIONS.values():
                 _fill_table(tables.setdefault(key, FieldTable(key)), body, numpy)
-            elif stripped.endswith("::"):
+            elif stripped.endswith("::") or (key == "examples" and _bare_code(body)):
                 blocks.append(Title(key))
                 blocks.append(CodeBlock("\n".join(body).strip("\n")))
             else:
@@ -323,6 +323,12 @@ def _section_header(lines: list[str], index: int) -> tuple[str, int] | None:
     if stripped.endswith("::") and stripped[:-2].strip().lower() in BLOCK_SECTIONS:
         return BLOCK_SECTIONS[stripped[:-2].strip().lower()], index + 1
     return None
+
+
+def _bare_code(body: list[str]) -> bool:
+    """Whether an examples section is code as it stands (`req.is('html'); // => true`): none
+    of its lines is a doctest prompt or opens a literal block, which prose would lead into."""
+    return not any(line.lstrip().startswith(">>>") or line.rstrip().endswith("::") for line in body)
 
 
 def _section_body(lines: list[str], start: int, indent: int, numpy: bool) -> tuple[list[str], int]:
