@@ -5,19 +5,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from helpers import file_summary, hierarchy, stored_document
+
 from refdoc_site.core.findings import Milestone, MilestoneItem
 from refdoc_site.core.pages import chunk_anchor
 from refdoc_site.core.records import (
-    Chunk,
     ChunkKind,
-    ChunkSummary,
     Document,
     FileRole,
-    FileSummary,
-    Hierarchy,
-    Metadata,
     ModuleSummary,
-    SystemSummary,
 )
 from refdoc_site.understanding import milestones as plans
 from refdoc_site.understanding.graph import RepoGraph
@@ -39,57 +35,13 @@ def document(
     kind: ChunkKind = ChunkKind.FUNCTION,
     part: int = 0,
 ) -> Document:
-    chunk = Chunk(
-        id=f"{path}#{symbol}" + (f"~{part}" if part else ""),
-        path=path,
-        language="python",
-        kind=kind,
-        name=symbol.rsplit(".", 1)[-1],
-        symbol=symbol,
-        signature=f"def {symbol}()",
-        start_line=start,
-        end_line=end,
-        content="",
-        part=part,
-    )
-    return Document(chunk, ChunkSummary("", "", "", "", ""), Metadata(), [], "2024-01-01T00:00:00Z")
-
-
-def file_summary(
-    path: str,
-    lines: int = 50,
-    has_docs: bool = True,
-    public_api: tuple[str, ...] = (),
-    language: str = "python",
-    file_role: FileRole = FileRole.SOURCE,
-) -> FileSummary:
-    return FileSummary(
-        path=path,
-        module=path.split("/")[0],
-        language=language,
-        text="",
-        role="",
-        public_api=list(public_api),
-        imports=[],
-        external_imports=[],
-        lines=lines,
-        chunk_ids=[],
-        has_docs=has_docs,
-        file_role=file_role,
-    )
+    return stored_document(path, symbol, start, end, kind, part)
 
 
 def module(name: str, used_by: tuple[str, ...] = ()) -> ModuleSummary:
     return ModuleSummary(
         name=name, text="", files=[], public_api=[], depends_on=[], used_by=list(used_by), lines=0
     )
-
-
-def hierarchy(
-    files: list[FileSummary] | None = None, modules: list[ModuleSummary] | None = None
-) -> Hierarchy:
-    system = SystemSummary(text="", layers=[], cycles=[], languages={})
-    return Hierarchy(system, {m.name: m for m in modules or []}, {f.path: f for f in files or []})
 
 
 def phases(plan: list[Milestone]) -> dict[str, Milestone]:
@@ -163,9 +115,9 @@ def test_size_phase_measures_files_and_definitions() -> None:
     assert anchors == {
         "big.py": "",
         "run in big.py": chunk_anchor("run"),
-        "Big.method in big.py": chunk_anchor("Big.method", 1),
+        "Big.method in big.py": chunk_anchor("Big.method"),
     }
-    real = {chunk_anchor(d.chunk.symbol, d.chunk.part) for d in documents}
+    real = {chunk_anchor(d.chunk.symbol) for d in documents}
     assert all(item.anchor in real for item in phase.items if item.anchor)
 
 

@@ -274,7 +274,7 @@ def _chunk_item(chunk: Chunk, text: str) -> MilestoneItem:
         f"{chunk.symbol} in {chunk.path}",
         text,
         path=chunk.path,
-        anchor=chunk_anchor(chunk.symbol, chunk.part),
+        anchor=chunk_anchor(chunk.symbol),
     )
 
 
