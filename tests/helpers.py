@@ -93,6 +93,73 @@ def write_repo(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+def stored_document(
+    path: str,
+    symbol: str,
+    start: int,
+    end: int,
+    kind=None,
+    part: int = 0,
+    content: str = "",
+    parent: str = "",
+    responsibility: str = "",
+):
+    """A stored `Document` for a Python definition, as the index would write it (a function
+    unless `kind` says otherwise; a window of a split one when `part` is given)."""
+    from refdoc_site.core.records import Chunk, ChunkKind, ChunkSummary, Document, Metadata
+
+    chunk = Chunk(
+        id=f"{path}#{symbol}" + (f"~{part}" if part else ""),
+        path=path,
+        language="python",
+        kind=kind or ChunkKind.FUNCTION,
+        name=symbol.rsplit(".", 1)[-1],
+        symbol=symbol,
+        signature=f"def {symbol}()",
+        start_line=start,
+        end_line=end,
+        content=content,
+        parent=parent,
+        part=part,
+    )
+    return Document(chunk, ChunkSummary(responsibility, "", "", "", ""), Metadata(), [], "2024-01-01T00:00:00Z")
+
+
+def file_summary(
+    path: str,
+    lines: int = 50,
+    has_docs: bool = True,
+    public_api: tuple[str, ...] = (),
+    language: str = "python",
+    file_role=None,
+):
+    """A file's stored summary with no prose, in the module named by its first folder."""
+    from refdoc_site.core.records import FileRole, FileSummary
+
+    return FileSummary(
+        path=path,
+        module=path.split("/")[0],
+        language=language,
+        text="",
+        role="",
+        public_api=list(public_api),
+        imports=[],
+        external_imports=[],
+        lines=lines,
+        chunk_ids=[],
+        has_docs=has_docs,
+        file_role=file_role or FileRole.SOURCE,
+    )
+
+
+def hierarchy(files: list | None = None, modules: list | None = None):
+    """A `Hierarchy` of these file and module summaries under an empty system summary."""
+    from refdoc_site.core.records import Hierarchy, SystemSummary
+
+    system = SystemSummary(text="", layers=[], cycles=[], languages={})
+    return Hierarchy(system, {m.name: m for m in modules or []}, {f.path: f for f in files or []})
+
+
 def exited_pid() -> int:
     """The pid of a process that has run and been reaped: a holder that is gone."""
     import subprocess

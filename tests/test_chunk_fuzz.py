@@ -91,7 +91,7 @@ def check_chunks(language: str, text: str, chunk_settings: ChunkSettings) -> Non
     summarizer = ExtractiveSummarizer()
     for chunk in chunks:
         metadata = analysis.metadata[chunk.id]
-        assert all(isinstance(callee, str) and callee for callee in metadata.callees), metadata.callees
+        assert all(isinstance(callee, str) and callee for callee in metadata.calls), metadata.calls
         assert metadata.exports in ([], [chunk.symbol])
         summary = summarizer.summarize(chunk, metadata)
         for field in (summary.responsibility, summary.inputOutput, summary.sideEffects, summary.mainDependencies, summary.notes):

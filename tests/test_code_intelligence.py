@@ -114,12 +114,12 @@ PYTHON_REPO = {
 def test_python_callees_callers_and_flags_from_tree_sitter(tmp_path):
     repo = Indexed(tmp_path, PYTHON_REPO)
     total = repo.meta("shop/pricing.py#total")
-    assert total.callees == ["round", "sum", "price"]
-    assert total.sources["callees"] == TREE_SITTER
-    assert repo.meta("shop/pricing.py#price").callees == ["ValueError", "math.floor"]
+    assert total.calls == ["round", "sum", "price"]
+    assert total.sources["calls"] == TREE_SITTER
+    assert repo.meta("shop/pricing.py#price").calls == ["ValueError", "math.floor"]
     # the decorator's call happens at definition time: not a callee of checkout
-    assert repo.meta("shop/cart.py#Cart.checkout").callees == ["total"]
-    assert repo.meta("shop/cart.py#Cart.save").callees == ["store.put", "self.checkout"]
+    assert repo.meta("shop/cart.py#Cart.checkout").calls == ["total"]
+    assert repo.meta("shop/cart.py#Cart.save").calls == ["store.put", "self.checkout"]
 
     assert repo.calls("shop/pricing.py#total") == ["shop/pricing.py#price"]
     assert repo.calls("shop/cart.py#Cart.save") == ["shop/cart.py#Cart.checkout"]
@@ -193,8 +193,8 @@ def test_go_rust_java_through_tree_sitter(tmp_path):
         },
     )
     load = repo.meta("go/store/store.go#Load")
-    assert load.callees == ["errors.New", "format"]
-    assert load.sources["callees"] == TREE_SITTER
+    assert load.calls == ["errors.New", "format"]
+    assert load.sources["calls"] == TREE_SITTER
     assert load.exports == ["Load"] and repo.meta("go/store/store.go#format").exports == []
     assert load.throwsException is True
     assert repo.calls("go/store/store.go#Load") == ["go/store/store.go#format"]
@@ -202,20 +202,20 @@ def test_go_rust_java_through_tree_sitter(tmp_path):
     assert repo.imports["go/store/store.go"] == ["errors", "fmt"]
 
     read = repo.meta("rust/src/lib.rs#read")
-    assert read.callees == ["fs.read_to_string", "Ok", "clean"]
+    assert read.calls == ["fs.read_to_string", "Ok", "clean"]
     assert read.isAsync is True and read.throwsException is True
     assert read.exports == ["read"] and repo.meta("rust/src/lib.rs#clean").exports == []
-    assert repo.meta("rust/src/lib.rs#clean").callees == ["text.trim", "to_string"]
+    assert repo.meta("rust/src/lib.rs#clean").calls == ["text.trim", "to_string"]
     assert repo.callers("rust/src/lib.rs#clean") == ["rust/src/lib.rs#read"]
 
     total = repo.meta("java/src/Shop.java#Shop.total")
-    assert total.callees == ["sum", "Tax", "rate"]
+    assert total.calls == ["sum", "Tax", "rate"]
     assert repo.calls("java/src/Shop.java#Shop.total") == [
         "java/src/Shop.java#Shop.sum", "java/src/Shop.java#Tax", "java/src/Shop.java#Tax.rate"
     ]
     assert repo.meta("java/src/Shop.java#Shop.sum").throwsException is True
     # the trailing `.sum()` reads as `sum`, the method's own name: dropped as recursion
-    assert repo.meta("java/src/Shop.java#Shop.sum").callees == ["IllegalArgumentException", "prices.stream", "mapToInt"]
+    assert repo.meta("java/src/Shop.java#Shop.sum").calls == ["IllegalArgumentException", "prices.stream", "mapToInt"]
     assert total.exports == ["Shop.total"] and repo.meta("java/src/Shop.java#Shop.sum").exports == []
     assert repo.imports["java/src/Shop.java"] == ["java.util.List"]
 
@@ -244,21 +244,21 @@ def test_a_chunk_that_does_not_parse_falls_back_to_regex(tmp_path):
                 """,
         },
     )
-    assert repo.meta("app.py#good").sources["callees"] == TREE_SITTER
+    assert repo.meta("app.py#good").sources["calls"] == TREE_SITTER
     broken = [d.metadata for d in repo.documents.values() if d.chunk.path == "app.py" and "helper(  " in d.chunk.content]
-    assert broken and all(m.sources["callees"] == REGEX for m in broken)
-    assert all("helper" in m.callees for m in broken)
+    assert broken and all(m.sources["calls"] == REGEX for m in broken)
+    assert all("helper" in m.calls for m in broken)
     ruby = [d.metadata for d in repo.documents.values() if d.chunk.path == "script.rb"]
-    assert ruby[0].callees == ["prepare", "finish"] and ruby[0].sources["callees"] == REGEX
+    assert ruby[0].calls == ["prepare", "finish"] and ruby[0].sources["calls"] == REGEX
 
 
 def test_regex_tier_alone_reads_prose_as_calls_where_tree_sitter_does_not(tmp_path):
     source = {"m.py": 'def f():\n    x = "see g(1)"\n    return h(x)\n\n\ndef h(x):\n    return x\n'}
     syntax = Indexed(tmp_path / "a", source, analyzer=SyntaxAnalyzer())
     regex = Indexed(tmp_path / "b", source, analyzer=SyntaxAnalyzer(tree_sitter=False))
-    assert syntax.meta("m.py#f").callees == ["h"]
-    assert regex.meta("m.py#f").callees == ["h"]
-    assert regex.meta("m.py#f").sources["callees"] == REGEX
+    assert syntax.meta("m.py#f").calls == ["h"]
+    assert regex.meta("m.py#f").calls == ["h"]
+    assert regex.meta("m.py#f").sources["calls"] == REGEX
 
 
 IMPORTS_AND_EXPORTS = {
@@ -285,7 +285,7 @@ IMPORTS_AND_EXPORTS = {
         ''',
         ["os.path", "sys", ".", ".sibling", "..core.models", "..core.models.User", "..core.models.Group",
          "helpers", "json"],
-        {"load", "save"},
+        ["load", "save"],
     ),
     "typescript": (
         """
@@ -306,7 +306,7 @@ IMPORTS_AND_EXPORTS = {
         export { hidden as shown };
         """,
         ["./a", "./types", "./polyfill", "./c", "d", "./lazy"],
-        {"see", "load", "one", "two", "Store", "Shape", "Id", "Mode", "shown"},
+        ["see", "load", "one", "two", "Store", "Shape", "Id", "Mode", "shown"],
     ),
     "go": (
         """
@@ -479,35 +479,35 @@ def test_security_boundaries_state_their_reason_for_every_category(tmp_path):
 
 def test_merge_unions_lists_and_takes_flags_from_the_first_tier_that_answered():
     lsp = Metadata(
-        callees=["self.send", "os.path.join"],
+        calls=["self.send", "os.path.join"],
         isAsync=True,
         definitions={"self.send": ["a.py:3"], "os.path.join": [""]},
-        sources={"callees": LSP, "isAsync": LSP, "definitions": LSP},
+        sources={"calls": LSP, "isAsync": LSP, "definitions": LSP},
     )
     syntax = Metadata(
         imports=["os"],
         exports=["Client.run"],
-        callees=["os.path.join", "self.send", "log"],
+        calls=["os.path.join", "self.send", "log"],
         isAsync=False,
         throwsException=True,
         securityBoundary="subprocess (`subprocess.run`)",
-        sources={"imports": REGEX, "exports": REGEX, "callees": TREE_SITTER, "isAsync": REGEX,
+        sources={"imports": REGEX, "exports": REGEX, "calls": TREE_SITTER, "isAsync": REGEX,
                  "throwsException": REGEX, "securityBoundary": REGEX, "effects": REGEX},
     )
     merged = merge_metadata([lsp, syntax])
-    assert merged.callees == ["self.send", "os.path.join", "log"]
+    assert merged.calls == ["self.send", "os.path.join", "log"]
     assert merged.imports == ["os"] and merged.exports == ["Client.run"]
     assert merged.isAsync is True  # the language server answered
     assert merged.throwsException is True  # it did not: the fallback's answer
     assert merged.securityBoundary == "subprocess (`subprocess.run`)"
     assert merged.definitions == {"self.send": ["a.py:3"], "os.path.join": [""]}
     assert merged.sources == {
-        "imports": REGEX, "exports": REGEX, "callees": "lsp+tree-sitter", "isAsync": LSP,
+        "imports": REGEX, "exports": REGEX, "calls": "lsp+tree-sitter", "isAsync": LSP,
         "throwsException": REGEX, "securityBoundary": REGEX, "effects": REGEX, "definitions": LSP,
     }
     # no language-server answer: everything from the fallback
     assert merge_metadata([syntax]).isAsync is False
-    assert merge_metadata([syntax]).sources["callees"] == TREE_SITTER
+    assert merge_metadata([syntax]).sources["calls"] == TREE_SITTER
 
 
 def _document(path: str, symbol: str, start: int, end: int, kind=ChunkKind.FUNCTION, metadata=None) -> Document:
@@ -518,7 +518,7 @@ def _document(path: str, symbol: str, start: int, end: int, kind=ChunkKind.FUNCT
 
 def test_call_graph_prefers_the_language_servers_definitions():
     caller = Metadata(
-        callees=["b.send", "open", "c.send", "moved"],
+        calls=["b.send", "open", "c.send", "moved"],
         definitions={"b.send": ["b.py:2"], "open": [""], "c.send": ["c.py:40"], "moved": ["b.py:9"]},
     )
     documents = [
@@ -535,6 +535,7 @@ def test_call_graph_prefers_the_language_servers_definitions():
     # chunk there) and `c` of unknown type: two `send` methods could be meant, so none is
     # linked; `moved` is not where it was said, and the only definition of its name.
     assert graph.calls["main.py#go"] == ["b.py#B.send", "c.py#moved"]
+    assert graph.unresolved_calls["main.py#go"] == ["open", "c.send"]
 
 
 # --- language-server tier ------------------------------------------------------------------
@@ -579,8 +580,8 @@ def test_python_language_server_resolves_callees_across_files(tmp_path):
     notify = repo.meta("pkg/main.py#notify")
     # `json.dumps` names no definition of the repository: not asked (lsp_ask: linkable)
     assert notify.definitions == {"Queue": ["pkg/queue.py:1"], "queue.send": ["pkg/queue.py:2"]}
-    assert notify.callees == ["Queue", "queue.send", "json.dumps"]
-    assert notify.sources["callees"] == "lsp+tree-sitter" and notify.sources["definitions"] == LSP
+    assert notify.calls == ["Queue", "queue.send", "json.dumps"]
+    assert notify.sources["calls"] == "lsp+tree-sitter" and notify.sources["definitions"] == LSP
     assert repo.calls("pkg/main.py#notify") == ["pkg/queue.py#Queue", "pkg/queue.py#Queue.send"]
     assert repo.callers("pkg/queue.py#Queue.send") == ["pkg/main.py#notify"]
     assert repo.callers("pkg/mail.py#Mailer.send") == []
@@ -603,7 +604,7 @@ def test_asking_only_about_ambiguous_calls_keeps_the_links_the_server_decides(tm
     notify = repo.meta("pkg/main.py#notify")
     # `send` has two definitions: asked; `Queue` one and `json.dumps` none: left to name matching
     assert notify.definitions == {"queue.send": ["pkg/queue.py:2"]}
-    assert notify.callees == ["queue.send", "Queue", "json.dumps"]
+    assert notify.calls == ["queue.send", "Queue", "json.dumps"]
     assert repo.calls("pkg/main.py#notify") == ["pkg/queue.py#Queue", "pkg/queue.py#Queue.send"]
     assert repo.callers("pkg/mail.py#Mailer.send") == []
     assert "definitions" not in repo.meta("pkg/main.py#later").sources  # `notify` is unambiguous
@@ -642,8 +643,8 @@ def test_lsp_only_keeps_just_what_the_server_answered(tmp_path):
     server_binary("jedi-language-server")
     repo = Indexed(tmp_path, AMBIGUOUS_PYTHON, lsp="only")
     notify = repo.meta("pkg/main.py#notify")
-    assert notify.callees == ["Queue", "queue.send", "json.dumps"]
-    assert notify.sources == {"callees": LSP, "definitions": LSP}
+    assert notify.calls == ["Queue", "queue.send", "json.dumps"]
+    assert notify.sources == {"calls": LSP, "definitions": LSP}
     assert notify.imports == [] and repo.imports["pkg/main.py"] == []
     assert repo.calls("pkg/main.py#notify") == ["pkg/queue.py#Queue", "pkg/queue.py#Queue.send"]
 
@@ -864,8 +865,8 @@ def test_a_broken_server_costs_at_most_its_time_limit_and_one_line(tmp_path, cap
     assert notices[0].startswith(f"language server fake-{behaviour} ") and "\n" not in notices[0]
     assert "python files use the next tier" in notices[0]
     # the build went on with the next tiers
-    assert repo.meta("shop/pricing.py#total").callees == ["round", "sum", "price"]
-    assert repo.meta("shop/pricing.py#total").sources["callees"] == TREE_SITTER
+    assert repo.meta("shop/pricing.py#total").calls == ["round", "sum", "price"]
+    assert repo.meta("shop/pricing.py#total").sources["calls"] == TREE_SITTER
     assert not repo.report.failed
 
 
@@ -911,7 +912,7 @@ def test_a_server_that_crashes_mid_build_is_noticed_once(tmp_path, caplog):
     notices = [r.getMessage() for r in caplog.records if "fake-crashing" in r.getMessage()]
     assert notices == ["language server fake-crashing exited with code 7 during answer; python files use the next tier"]
     assert repo.seconds < LIMIT + 5
-    assert repo.meta("shop/cart.py#Cart.checkout").callees == ["total"]
+    assert repo.meta("shop/cart.py#Cart.checkout").calls == ["total"]
     assert all("definitions" not in d.metadata.sources for d in repo.documents.values())
 
 
@@ -932,15 +933,15 @@ def test_the_lsp_budget_sends_the_rest_of_the_build_to_tree_sitter_saying_so_onc
         analyzer.close()
     notices = [r.getMessage() for r in caplog.records if "lsp_budget" in r.getMessage()]
     assert len(notices) == 1 and not [r for r in caplog.records if "language server slow" in r.getMessage()]
-    answered = sorted(p for p in files if repo.meta(f"{p}#f{p[1]}").sources["callees"] == "lsp+tree-sitter")
+    answered = sorted(p for p in files if repo.meta(f"{p}#f{p[1]}").sources["calls"] == "lsp+tree-sitter")
     assert 1 <= len(answered) <= 3, answered  # 2.5 s of budget, 1 s an answer, the start included
     assert notices[0] == (f"language servers used their lsp_budget of 2.5 s after {len(answered)} files; "
                           "the remaining files use tree-sitter and regex, and the next build asks again")
     for path in files:
         meta = repo.meta(f"{path}#f{path[1]}")
-        assert meta.callees == [f"g{path[1]}"]
+        assert meta.calls == [f"g{path[1]}"]
         if path not in answered:
-            assert meta.sources["callees"] == TREE_SITTER
+            assert meta.sources["calls"] == TREE_SITTER
     assert repo.seconds < budget + 5
     assert lsp.spent_seconds < budget + 1
 
@@ -950,7 +951,7 @@ def test_the_lsp_budget_sends_the_rest_of_the_build_to_tree_sitter_saying_so_onc
     again = Indexed(tmp_path, files, analyzer=analyzer)
     analyzer.close()
     assert again.report.reused == len(answered) and again.report.reprocessed == len(files) - len(answered)
-    answered_again = sorted(p for p in files if again.meta(f"{p}#f{p[1]}").sources["callees"] == "lsp+tree-sitter")
+    answered_again = sorted(p for p in files if again.meta(f"{p}#f{p[1]}").sources["calls"] == "lsp+tree-sitter")
     assert set(answered) < set(answered_again)
 
 

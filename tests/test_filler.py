@@ -173,7 +173,8 @@ def test_go_says_what_it_returns_or_nothing() -> None:
         ("package.json", '{"name": "shop", "description": "Sell things online."}', Declaration("shop", "Sell things online.")),
         ("Cargo.toml", '[package]\nname = "shop"\ndescription = "Sell things online."\n', Declaration("shop", "Sell things online.")),
         ("shop-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: shop\nSummary: Sell things online.\n\nLong text.\n", Declaration("shop", "Sell things online.")),
-        ("go.mod", "module example.com/shop\n\ngo 1.22\n", Declaration("example.com/shop", "")),
+        ("go.mod", "module example.com/shop\n\ngo 1.22\n", Declaration("shop", "")),
+        ("go.mod", "module example.com/shop/v2\n", Declaration("shop", "")),
         ("pyproject.toml", "not = [toml", Declaration()),
     ],
 )

@@ -77,7 +77,7 @@ def test_a_file_too_costly_to_parse_is_windowed_and_analysed_by_regex():
     assert chunks[0].start_line == 1 and chunks[-1].end_line == text.count("\n")
     analysis = SyntaxAnalyzer().analyze(source, text, chunks)
     assert set(analysis.metadata) == {c.id for c in chunks}
-    assert all(m.sources.get("callees") == "regex" for m in analysis.metadata.values())
+    assert all(m.sources.get("calls") == "regex" for m in analysis.metadata.values())
 
 
 def test_an_ordinary_file_keeps_its_tree_and_its_text():

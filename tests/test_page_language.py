@@ -14,9 +14,9 @@ from unittest.mock import patch
 
 import pytest
 import yaml
+from helpers import SHOP_FIXTURE
 from jinja2 import Environment, nodes
 
-from helpers import SHOP_FIXTURE
 from refdoc_site.core.config import Config
 from refdoc_site.core.records import ChunkKind
 from refdoc_site.core.resources import mkdocs_template, templates_dir

@@ -3,18 +3,17 @@ measured numbers, and links items to real file pages and chunk anchors."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from helpers import file_summary, hierarchy, stored_document
+
 from refdoc_site.core.findings import Milestone, MilestoneItem
 from refdoc_site.core.pages import chunk_anchor
 from refdoc_site.core.records import (
-    Chunk,
     ChunkKind,
-    ChunkSummary,
     Document,
-    FileSummary,
-    Hierarchy,
-    Metadata,
+    FileRole,
     ModuleSummary,
-    SystemSummary,
 )
 from refdoc_site.understanding import milestones as plans
 from refdoc_site.understanding.graph import RepoGraph
@@ -36,55 +35,13 @@ def document(
     kind: ChunkKind = ChunkKind.FUNCTION,
     part: int = 0,
 ) -> Document:
-    chunk = Chunk(
-        id=f"{path}#{symbol}" + (f"~{part}" if part else ""),
-        path=path,
-        language="python",
-        kind=kind,
-        name=symbol.rsplit(".", 1)[-1],
-        symbol=symbol,
-        signature=f"def {symbol}()",
-        start_line=start,
-        end_line=end,
-        content="",
-        part=part,
-    )
-    return Document(chunk, ChunkSummary("", "", "", "", ""), Metadata(), [], "2024-01-01T00:00:00Z")
-
-
-def file_summary(
-    path: str,
-    lines: int = 50,
-    has_docs: bool = True,
-    public_api: tuple[str, ...] = (),
-    language: str = "python",
-) -> FileSummary:
-    return FileSummary(
-        path=path,
-        module=path.split("/")[0],
-        language=language,
-        text="",
-        role="",
-        public_api=list(public_api),
-        imports=[],
-        external_imports=[],
-        lines=lines,
-        chunk_ids=[],
-        has_docs=has_docs,
-    )
+    return stored_document(path, symbol, start, end, kind, part)
 
 
 def module(name: str, used_by: tuple[str, ...] = ()) -> ModuleSummary:
     return ModuleSummary(
         name=name, text="", files=[], public_api=[], depends_on=[], used_by=list(used_by), lines=0
     )
-
-
-def hierarchy(
-    files: list[FileSummary] | None = None, modules: list[ModuleSummary] | None = None
-) -> Hierarchy:
-    system = SystemSummary(text="", layers=[], cycles=[], languages={})
-    return Hierarchy(system, {m.name: m for m in modules or []}, {f.path: f for f in files or []})
 
 
 def phases(plan: list[Milestone]) -> dict[str, Milestone]:
@@ -158,9 +115,9 @@ def test_size_phase_measures_files_and_definitions() -> None:
     assert anchors == {
         "big.py": "",
         "run in big.py": chunk_anchor("run"),
-        "Big.method in big.py": chunk_anchor("Big.method", 1),
+        "Big.method in big.py": chunk_anchor("Big.method"),
     }
-    real = {chunk_anchor(d.chunk.symbol, d.chunk.part) for d in documents}
+    real = {chunk_anchor(d.chunk.symbol) for d in documents}
     assert all(item.anchor in real for item in phase.items if item.anchor)
 
 
@@ -215,7 +172,9 @@ def test_documentation_phase_lists_undocumented_public_files_largest_first() -> 
         ),
         file_summary("app/documented.py", lines=450, has_docs=True, public_api=("run",)),
         file_summary("app/private.py", lines=400, has_docs=False),
-        file_summary("tests/test_app.py", lines=480, has_docs=False, public_api=("test_load",)),
+        file_summary(
+            "tests/test_app.py", lines=480, has_docs=False, public_api=("test_load",), file_role=FileRole.TEST
+        ),
     ]
     [phase] = plan_milestones([], hierarchy(files), RepoGraph())
     assert phase.title == DOCUMENTATION
@@ -253,3 +212,22 @@ def test_phases_come_in_order_and_are_capped() -> None:
         "files and definitions share the room"
     )
     assert phases(plan)[DOCUMENTATION].items[0].label == "f14.py"
+
+
+def test_tests_vendored_and_generated_code_are_no_hotspots() -> None:
+    files = [
+        file_summary("gen/parser.py", lines=900, file_role=FileRole.GENERATED),
+        file_summary("tests/test_big.py", lines=900, has_docs=False, public_api=("test_x",), file_role=FileRole.TEST),
+        file_summary("vendor/lib.py", lines=50, file_role=FileRole.VENDORED),
+        file_summary("core/api.py", lines=40),
+    ]
+    documents = [document("gen/parser.py", "parse", 1, 400), document("tests/test_big.py", "test_x", 1, 300)]
+    modules = [
+        replace(module("tests"), files=["tests/test_big.py"]),
+        replace(module("core", used_by=("tests", "m1", "m2", "m3", "m4")), files=["core/api.py"]),
+    ]
+    graph = RepoGraph(module_deps={"tests": ["core", "m1", "m2", "m3", "m4", "m5"]})
+    assert plan_milestones(documents, hierarchy(files, modules), graph) == []
+    modules[1].used_by.append("m5")
+    [phase] = plan_milestones(documents, hierarchy(files, modules), graph)
+    assert [(i.label, i.text) for i in phase.items] == [("core", "used by 5 modules")]

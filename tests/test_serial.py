@@ -85,7 +85,8 @@ def test_an_index_line_of_the_earlier_hand_written_format_loads_and_writes_back_
         '"docstring":"","parent":"","part":0,"tokens":9},'
         '"summary":{"responsibility":"r","inputOutput":"io","sideEffects":"","mainDependencies":"","notes":"",'
         '"source":"extractive"},'
-        '"metadata":{"imports":[],"exports":["f"],"callers":[],"callees":[],"isAsync":false,'
+        '"metadata":{"imports":[],"exports":["f"],"callers":["b.py#g"],"callees":["c.py#h"],'
+        '"unresolvedCalls":["print"],"calls":["h","print"],"isAsync":false,'
         '"throwsException":false,"securityBoundary":"","effects":[],"definitions":{},"sources":{}},'
         '"embedding":[0.5,-0.25],"indexedAt":"2026-01-01T00:00:00+00:00","fileSha256":"ab"}'
     )

@@ -86,5 +86,7 @@ class Facts:
     files_with_secrets: int = 0
     commit: str = ""
     """The commit the site documents; "" outside a git work tree."""
+    project_name: str = ""
+    """The name the repository's manifests declare; titles the site unless `site_name` is set."""
     inputs: str = ""
     """Digest of the phase's inputs: an unchanged one skips the phase next time."""

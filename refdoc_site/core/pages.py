@@ -76,10 +76,11 @@ def _escaped(character: str) -> str:
     return f"{SEGMENT_ESCAPE}U{code:08X}"
 
 
-def chunk_anchor(symbol: str, part: int = 0) -> str:
-    """The HTML id of a chunk's heading on its file page."""
+def chunk_anchor(symbol: str) -> str:
+    """The HTML id of a definition's section on its file page. A definition split into token
+    windows has one section, so every window's link lands on the same anchor."""
     slug = ANCHOR_UNSAFE.sub("-", symbol).strip("-") or "chunk"
-    return f"chunk-{slug}" + (f"-part{part}" if part else "")
+    return f"chunk-{slug}"
 
 
 RESERVED_PLAN_SLUGS = frozenset({"milestones", "index"})

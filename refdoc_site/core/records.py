@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from .serial import SORTED_KEYS, json_name
+from .serial import OMIT_DEFAULT, SORTED_KEYS, json_name
 
 
 class ChunkKind(str, Enum):
@@ -50,6 +50,22 @@ class SkipReason(str, Enum):
     OWN_CONFIG = "refdoc-site configuration"
     """The repository's `refdoc.yml`: the build's settings, not code the site explains (a
     plan's request written there would otherwise be the first source the plan finds)."""
+
+
+class FileRole(str, Enum):
+    """Whose code a file is: the project's own, or what it keeps beside it. Only `SOURCE`
+    files feed the decision log, the refactoring plan, the public API and the system
+    summary; the others still get their file pages (`understanding/roles.py` decides)."""
+
+    SOURCE = "source"
+    TEST = "test"
+    FIXTURE = "fixture"
+    """Data a test reads: sample repositories, inputs, snapshots."""
+    EXAMPLE = "example"
+    VENDORED = "vendored"
+    """A copy of another project's code."""
+    GENERATED = "generated"
+    """A code generator's output (marked so, or named like one)."""
 
 
 @dataclass(frozen=True)
@@ -116,9 +132,18 @@ class Metadata:
     exports: list[str] = field(default_factory=list)
     """Names this chunk makes public."""
     callers: list[str] = field(default_factory=list)
-    """Chunk ids that call this chunk, built from the whole call graph."""
+    """Chunk ids (`path#Qualified.name`) that call this chunk. Like `callees` and
+    `unresolvedCalls`, filled in by the summarize phase from the call graph of the whole
+    repository, so empty in a store only indexed."""
     callees: list[str] = field(default_factory=list)
-    """Names this chunk calls, as written (`self.parse`, `os.path.join`)."""
+    """Chunk ids this chunk calls, resolved from `calls` (understanding/calls.py)."""
+    unresolvedCalls: list[str] = field(default_factory=list)
+    """The `calls` that resolved to no chunk of the repository (built-ins, libraries,
+    receivers of unknown type), as written."""
+    calls: list[str] = field(default_factory=list)
+    """Calls as written (`self.parse`, `os.path.join`), by the analysis tiers: what the
+    resolver reads. Kept because a rebuild resolves every file's calls again (a new
+    definition elsewhere can change what an unchanged file's call means)."""
     isAsync: bool = False
     throwsException: bool = False
     securityBoundary: str = ""
@@ -178,6 +203,7 @@ class FileSummary:
     chunk_ids: list[str]
     has_docs: bool
     """Whether the file or any of its chunks carries a docstring or doc comment."""
+    file_role: FileRole = field(default=FileRole.SOURCE, metadata={OMIT_DEFAULT: True})
 
 
 @dataclass

@@ -38,7 +38,9 @@ from .serial import from_json, to_json
 
 INDEX_NAME = "index.jsonl"
 FILES_NAME = "files.json"
-STORE_VERSION = 1
+STORE_VERSION = 2
+"""Raised when a record's meaning changes (2: `callees` became resolved chunk ids, the
+calls as written moved to `calls`): an older store is reindexed whole."""
 
 
 @dataclass

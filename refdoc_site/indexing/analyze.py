@@ -1,4 +1,4 @@
-"""Analyze stage: metadata per chunk (imports, exports, callees, async, raising, effects).
+"""Analyze stage: metadata per chunk (imports, exports, calls, async, raising, effects).
 
 Analyzers sit behind the `Analyzer` protocol, in three tiers: a language server
 (`lsp.py`), tree-sitter queries (`languages/queries/*-calls.scm` for call sites,
@@ -18,6 +18,7 @@ from typing import Protocol
 
 from ..core.records import Chunk, ChunkKind, Metadata, SourceFile
 from ..languages import patterns
+from ..languages.exports import api_name, marked_private
 from .regex_tier import (
     PROSE_LANGUAGES,
     REGEX,
@@ -34,7 +35,7 @@ from .tree_sitter_tier import TREE_SITTER, call_sites, file_interface
 LSP = "lsp"
 """The language server tier's name in `Metadata.sources` (the others: TREE_SITTER, REGEX)."""
 
-UNION_FIELDS = ("imports", "exports", "callees")
+UNION_FIELDS = ("imports", "exports", "calls")
 """Merged as the union of every tier that answered, first tier first."""
 FIRST_ANSWER_FIELDS = ("isAsync", "throwsException", "securityBoundary", "effects")
 """Taken from the first tier that answered."""
@@ -72,7 +73,7 @@ class SyntaxAnalyzer:
     """The offline tiers: call sites from tree-sitter queries, regular expressions for the rest.
 
     A chunk whose lines hold a syntax error, and every chunk of a language without a
-    call query, takes its callees from the regular expressions instead.
+    call query, takes its calls from the regular expressions instead.
     """
 
     parallel = True
@@ -95,9 +96,10 @@ class SyntaxAnalyzer:
                 metadata.sources["imports"] = interface.imports_tier
                 metadata.sources["exports"] = interface.exports_tier
             if chunk.id in sites:
-                metadata.callees = [s for s in dict.fromkeys(site.callee for site in sites[chunk.id]) if s != chunk.name]
-                metadata.sources["callees"] = TREE_SITTER
+                metadata.calls = [s for s in dict.fromkeys(site.callee for site in sites[chunk.id]) if s != chunk.name]
+                metadata.sources["calls"] = TREE_SITTER
             analysis.metadata[chunk.id] = metadata
+        _list_reexports(chunks, analysis.metadata, interface.public)
         return analysis
 
     def close(self) -> None:
@@ -122,8 +124,8 @@ class SyntaxAnalyzer:
         asynchronous = patterns.ASYNC.get(chunk.language, patterns.ASYNC["*"])
         return Metadata(
             imports=imports_used(words, imports_by_local),
-            exports=[chunk.symbol] if is_exported(chunk, public) else [],
-            callees=[c for c in calls_in(body) if c != chunk.name] if chunk.kind is not ChunkKind.CLASS else [],
+            exports=[api_name(chunk.symbol, chunk.language)] if is_exported(chunk, public) else [],
+            calls=[c for c in calls_in(body) if c != chunk.name] if chunk.kind is not ChunkKind.CLASS else [],
             isAsync=bool(asynchronous.search(chunk.signature)),
             throwsException=throws,
             securityBoundary=security_reason(chunk.content, chunk.language),
@@ -132,10 +134,29 @@ class SyntaxAnalyzer:
         )
 
 
+def _list_reexports(chunks: list[Chunk], metadata: dict[str, Metadata], public: list[str] | None) -> None:
+    """Declared public names no chunk of the file defines (`__all__ = ["Client"]` of an
+    `__init__.py` importing it, `exports.json = bodyParser.json`) become the exports of the
+    file's module chunk, so the file's API lists them; a name only bound to the exported
+    object (`res` of `res.send`) is left out, its members stand for it, and so is a name
+    the language marks private (`__version__`)."""
+    module = next((c for c in chunks if c.kind is ChunkKind.MODULE), None)
+    if module is None or not public or "exports" not in metadata[module.id].sources:
+        return
+    defined = {
+        name
+        for chunk in chunks
+        for name in (chunk.symbol, chunk.symbol.split(".")[0], api_name(chunk.symbol, chunk.language))
+    }
+    metadata[module.id].exports = [
+        name for name in public if name not in defined and not marked_private(name, "", module.language)
+    ]
+
+
 class MergedAnalyzer:
     """Tiers in order of trust, merged by the seed's rules.
 
-    Imports, exports and callees are the union of the tiers that answered; isAsync,
+    Imports, exports and calls are the union of the tiers that answered; isAsync,
     throwsException, securityBoundary and effects come from the first tier that
     answered; definitions found by any tier are kept. `Metadata.sources` names the
     tiers behind each field (`lsp+tree-sitter` for a union both contributed to).

@@ -36,7 +36,7 @@ BARE_NAME = re.compile(r"^[A-Za-z_$][\w$]*$")
 
 def called_names(metadata: Metadata) -> list[str]:
     """The names a chunk calls, as written at the call sites (one place to read them from)."""
-    return list(metadata.callees)
+    return list(metadata.calls)
 
 
 def code_sentences(chunk: Chunk, metadata: Metadata) -> str:

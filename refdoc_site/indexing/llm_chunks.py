@@ -71,7 +71,7 @@ def chunk_messages(document: Document, language: str) -> list[dict]:
         f"Signature: {chunk.signature}" if chunk.signature else "",
         f"Part {chunk.part} of a longer {chunk.kind.value}" if chunk.part else "",
         listed("Imports used", metadata.imports),
-        listed("Calls", metadata.callees),
+        listed("Calls", metadata.calls),
         listed("Analysis found", found, "; "),
         "Code:",
         chunk.content[:MAX_CODE_CHARS],

@@ -34,7 +34,7 @@ log = logging.getLogger("refdoc_site")
 
 
 class LspAnalyzer:
-    """The language-server tier: callees with their definitions, and isAsync where told."""
+    """The language-server tier: calls with their definitions, and isAsync where told."""
 
     name = LSP
 
@@ -192,14 +192,14 @@ class LspAnalyzer:
         for chunk in chunks:
             if chunk.id not in sites:
                 continue
-            metadata = Metadata(sources={"callees": LSP, "definitions": LSP})
+            metadata = Metadata(sources={"calls": LSP, "definitions": LSP})
             for site in sites[chunk.id]:
                 locations = definitions.get((site.line, site.column))
                 if locations is None:
                     continue
                 known = metadata.definitions.setdefault(site.callee, [])
                 known.extend(location for location in locations if location not in known)
-            metadata.callees = list(metadata.definitions)
+            metadata.calls = list(metadata.definitions)
             if chunk.id in asynchronous:
                 metadata.isAsync = asynchronous[chunk.id]
                 metadata.sources["isAsync"] = LSP

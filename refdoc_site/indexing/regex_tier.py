@@ -11,6 +11,7 @@ import re
 
 from ..core.records import Chunk, ChunkKind
 from ..languages import language_named, patterns
+from ..languages.exports import EXPORT_RULES, exported_object, marked_private
 
 REGEX = "regex"
 """This tier's name in `Metadata.sources`."""
@@ -120,49 +121,39 @@ def local_name(imported: str) -> str:
     return re.split(r"[./:\\]", imported.rstrip("/"))[-1].removesuffix(".h")
 
 
-EXPORT_RULES = {
-    "python": "underscore",
-    "go": "capitalized",
-    "rust": "pub",
-    "java": "public",
-    "csharp": "public",
-    "javascript": "export",
-    "typescript": "export",
-    "tsx": "export",
-    "c": "not static",
-    "cpp": "not static",
-}
-"""How each language marks a definition as public."""
-
-
-def declared_public(language: str, text: str) -> set[str] | None:
-    """Names a file declares public explicitly (`__all__`, `module.exports`), or None."""
+def declared_public(language: str, text: str) -> list[str] | None:
+    """Names a file declares public explicitly (`__all__`, `module.exports`) in the order
+    written, or None."""
     if language == "python":
         match = re.search(r"^__all__\s*=\s*[\[(]([^\])]*)[\])]", text, re.MULTILINE)
-        return set(re.findall(r"['\"](\w+)['\"]", match.group(1))) if match else None
+        return list(dict.fromkeys(re.findall(r"['\"](\w+)['\"]", match.group(1)))) if match else None
     if EXPORT_RULES.get(language) == "export":
-        names = set(re.findall(r"^[ \t]*export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|abstract\s+class)\s+(\w+)", text, re.MULTILINE))
+        names = re.findall(r"^[ \t]*export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|abstract\s+class)\s+(\w+)", text, re.MULTILINE)
         for block in re.findall(r"^[ \t]*export\s*\{([^}]*)\}", text, re.MULTILINE):
-            names.update(part.split(" as ")[-1].strip() for part in block.split(","))
-        names.update(re.findall(r"\b(?:module\.)?exports\.(\w+)\s*=", text))
-        match = re.search(r"module\.exports\s*=\s*(\w+)", text)
-        if match:
-            names.add(match.group(1))
-        return names
+            names.extend(part.split(" as ")[-1].strip() for part in block.split(","))
+        names.extend(re.findall(r"\b(?:module\.)?exports\.(\w+)\s*=", text))
+        names.extend(re.findall(r"\b(\w+)\s*=\s*(?:exports\s*=\s*)?module\.exports\s*=", text))
+        names.extend(re.findall(r"module\.exports\s*=\s*(?:\w+\s*=\s*)?(\w+)\s*;?\s*$", text, re.MULTILINE))
+        return list(dict.fromkeys(name for name in names if name))
     return None
 
 
-def is_exported(chunk: Chunk, public: set[str] | None) -> bool:
+def is_exported(chunk: Chunk, public: list[str] | None) -> bool:
+    """Whether other files can use the chunk's definition: declared public (`__all__`,
+    `export`, a member of the exported object or of a name bound to it), or public by the
+    language's naming rule (no leading underscore, a capital letter, `pub`)."""
     if chunk.kind in (ChunkKind.MODULE, ChunkKind.SECTION, ChunkKind.WINDOW):
         return False
     rule = EXPORT_RULES.get(chunk.language)
     top = chunk.symbol.split(".")[0]
     if rule == "underscore":
-        if public is not None:
-            return top in public and not chunk.name.startswith("_")
-        return not any(part.startswith("_") and not part.startswith("__") for part in chunk.symbol.split("."))
+        if any(part.startswith("_") for part in chunk.symbol.split(".")):
+            return False
+        return public is None or top in public
     if rule == "export":
-        return bool(public) and (top in public or chunk.symbol in public)
+        if marked_private(chunk.name, chunk.docstring, chunk.language):
+            return False
+        return bool(exported_object(chunk.symbol, chunk.language)) or bool(public) and (top in public or chunk.symbol in public)
     if rule == "capitalized":
         return chunk.name[:1].isupper()
     if rule == "pub":

@@ -18,6 +18,7 @@ from ..languages.patterns import LICENSE_HEADER
 from ..languages.receivers import receiver_rules
 from .code_facts import EFFECT_PHRASES, code_sentences, notable_calls
 
+
 class Summarizer(Protocol):
     """What writes the summaries at every level: each chunk in the index phase, then the
     file → module → system prose of the summarize phase. The build picks one at its start

@@ -15,8 +15,8 @@ from tree_sitter import QueryCursor
 
 from ..core.records import Chunk, ChunkKind
 from ..languages import analysis_query, language_named, parse, patterns
+from ..languages.exports import EXPORT_RULES
 from .regex_tier import (
-    EXPORT_RULES,
     PROSE_LANGUAGES,
     REGEX,
     declared_public,
@@ -163,8 +163,9 @@ class FileInterface:
 
     imports: list[str]
     """Import targets in the order written, without duplicates."""
-    public: set[str] | None
-    """Names the file declares public (`__all__`, `export`), None when it declares none."""
+    public: list[str] | None
+    """Names the file declares public (`__all__`, `export`) in the order written, None when
+    it declares none."""
     imports_tier: str = REGEX
     exports_tier: str = REGEX
 
@@ -198,7 +199,8 @@ def file_interface(language: str, text: str, tree_sitter: bool = True) -> FileIn
                 found.append((row, import_targets(language, match)))
     found.sort(key=lambda item: item[0])
     imports = list(dict.fromkeys(t for _, targets in found for t in targets if t and not t.startswith("__future__")))
-    public = {name for _, name in exports} if declared else None
+    exports.sort()
+    public = list(dict.fromkeys(name for _, name in exports)) if declared else None
     return FileInterface(imports, public, TREE_SITTER, TREE_SITTER)
 
 

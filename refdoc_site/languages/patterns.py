@@ -86,7 +86,7 @@ EFFECTS: dict[str, re.Pattern[str]] = {
     ),
     "subprocess": re.compile(
         r"\bsubprocess\.\w+|\bos\.(?:system|popen|exec\w*|spawn\w*)\(|\bchild_process\b|"
-        r"\bexec(?:Sync|File)?\(|\bspawn(?:Sync)?\(|\bexec\.Command\b|\bProcessBuilder\b|"
+        r"(?<!\.)\bexec(?:Sync|File)?\(|\bspawn(?:Sync)?\(|\bexec\.Command\b|\bProcessBuilder\b|"
         r"\bRuntime\.getRuntime\(\)\.exec|\bstd::process::Command|\bProcess\.Start\b|\bPopen\("
     ),
     "global state": re.compile(
@@ -132,7 +132,11 @@ SECURITY: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"[^)\n]*(?:\brequest\.|\breq\.(?:params|query|body)|\bparams\[|\bsys\.argv|\bprocess\.argv|"
         r"\bFormValue\(|\br\.URL\b|\bgetParameter\(|\bupload\w*)"
     )),
-    ("network entry point", re.compile(r"@(?:app|router|bp|blueprint)\.(?:route|get|post|put|delete|patch)\b|\bapp\.(?:get|post|put|delete|use)\(|\bhttp\.HandleFunc\b|@(?:Get|Post|Request)Mapping\b|\.listen\(")),
+    ("network entry point", re.compile(
+        # app.get takes a route and a handler; with one argument it reads a setting (app.get('etag fn'))
+        r"@(?:app|router|bp|blueprint)\.(?:route|get|post|put|delete|patch)\b|\bapp\.get\(\s*[^,()]+,|"
+        r"\bapp\.(?:post|put|delete|patch|use)\(|\bhttp\.HandleFunc\b|@(?:Get|Post|Request)Mapping\b|\.listen\("
+    )),
 )
 """Why a chunk sits on a security boundary: the first matching reason is stated."""
 

@@ -4,7 +4,9 @@ The offline call graph (`understanding/calls.py`) reads a call as written (`self
 `", ".join`, `c.send`): these rows say which receivers name the enclosing class, which
 method names belong to the language's built-in types (a call of one on a receiver of
 unknown type is taken to be the built-in's, never linked by name alone), how a class
-names its bases, and how a local name is bound to a type.
+names its bases, how a local name is bound to a type (declared, constructed, or the
+annotated return of a call), how a function annotates its return, how a class's
+attributes get their types, and how a method names its receiver (Go).
 """
 
 from __future__ import annotations
@@ -28,6 +30,26 @@ class ReceiverRules:
     bindings: tuple[re.Pattern[str], ...] = field(default_factory=tuple)
     """On a chunk's source, group `name`: a local name, group `type`: the class it is
     bound to (constructed, declared or annotated)."""
+    call_bindings: tuple[re.Pattern[str], ...] = field(default_factory=tuple)
+    """On a chunk's source, group `name`: a local name, group `call`: the call whose
+    result it holds (`t = make()`: `make`'s annotated return type, or the class called)."""
+    returns: re.Pattern[str] | None = None
+    """On a function's signature, group `type`: the class it is annotated to return."""
+    attributes: tuple[re.Pattern[str], ...] = field(default_factory=tuple)
+    """On a method's source, group `name`: an attribute of the receiver (`self._t`), and
+    one of `type` (annotated or constructed), `call` (a call's result) or `local` (a
+    local or parameter, typed by `bindings`)."""
+    fields: tuple[re.Pattern[str], ...] = field(default_factory=tuple)
+    """On a class's source, group `name`: a declared field, group `type`: its class."""
+    receiver: re.Pattern[str] | None = None
+    """On a method's signature, group `name`: the receiver naming its type (Go's
+    `func (c *Client) Do()`), a self name in that method."""
+    module_objects: frozenset[str] = frozenset()
+    """Objects whose members are the module's own top-level names (`exports.f = function`);
+    a function assigned to any other object (`res.send = function`) is reached through
+    it, never by its bare name."""
+    package_members: bool = False
+    """Whether a type's methods may be declared in any file of its folder (Go's package)."""
 
 
 _PYTHON_BUILTIN_METHODS = frozenset(
@@ -80,18 +102,77 @@ def _constructed_or_annotated(identifier: str, constructor: str, annotation: str
     )
 
 
+def _attributes(self_name: str, identifier: str, constructor: str, annotation: str) -> tuple[re.Pattern[str], ...]:
+    """`self.name: Class`, `self.name = Class(…)`, `self.name = make(…)` and
+    `self.name = local` (on a line of its own), for the language's receiver word."""
+    attribute = rf"\b{self_name}\.(?P<name>{identifier})"
+    return (
+        re.compile(rf"{attribute}\s*{annotation}(?P<type>[A-Z][\w$]*)\b(?!\s*[\[<.(])"),
+        re.compile(rf"{attribute}\s*=\s*{constructor}(?P<type>[A-Z][\w$]*)\s*\("),
+        re.compile(rf"{attribute}\s*(?::[^=\n]*)?=\s*(?:await\s+)?(?P<call>[A-Za-z_$][\w.$]*)\s*\("),
+        re.compile(rf"{attribute}\s*(?::[^=\n]*)?=\s*(?P<local>{identifier})\s*;?\s*$", re.MULTILINE),
+    )
+
+
+def _assigned_call(identifier: str, assign: str = "=") -> re.Pattern[str]:
+    """`name = make(…)` (not `obj.name = …`, not `==`)."""
+    return re.compile(rf"(?<![\w.$])(?P<name>{identifier})\s*{assign}\s*(?:await\s+)?(?P<call>[A-Za-z_$][\w.$]*)\s*\(")
+
+
 _PYTHON = ReceiverRules(
     self_names=frozenset({"self", "cls"}),
     builtin_methods=_PYTHON_BUILTIN_METHODS,
     bases=re.compile(r"^\s*class\s+\w+\s*\(([^)]*)\)"),
     bindings=_constructed_or_annotated(r"[A-Za-z_]\w*", constructor="", annotation=r":\s*[\"']?"),
+    call_bindings=(_assigned_call(r"[A-Za-z_]\w*"),),
+    returns=re.compile(r"->\s*[\"']?(?P<type>[A-Z]\w*)[\"']?\s*:?\s*$"),
+    attributes=_attributes("self", r"[A-Za-z_]\w*", constructor="", annotation=r":\s*[\"']?"),
+    # `_transport: Transport` at the start of a line of the class body
+    fields=(re.compile(r"^[ \t]+(?P<name>[A-Za-z_]\w*)\s*:\s*[\"']?(?P<type>[A-Z]\w*)\b(?!\s*[\[.(])", re.MULTILINE),),
 )
 
 _ECMASCRIPT = ReceiverRules(
     self_names=frozenset({"this"}),
     builtin_methods=_JAVASCRIPT_BUILTIN_METHODS,
     bases=re.compile(r"\bclass\s+\w+\s+extends\s+([\w.$]+)"),
+    module_objects=frozenset({"exports", "module.exports"}),
     bindings=_constructed_or_annotated(r"[A-Za-z_$][\w$]*", constructor=r"new\s+", annotation=r"\??:\s*"),
+    call_bindings=(_assigned_call(r"[A-Za-z_$][\w$]*"),),
+    # `function make(): Transport`, `make(): Promise<Transport>` is no class
+    returns=re.compile(r"\)\s*:\s*(?P<type>[A-Z][\w$]*)\s*(?:\{|=>)?\s*$"),
+    attributes=_attributes("this", r"[A-Za-z_$][\w$]*", constructor=r"new\s+", annotation=r"!?:\s*"),
+    # `private t: Transport;`, `readonly t?: Transport`
+    fields=(
+        re.compile(
+            r"^\s*(?:(?:private|public|protected|readonly|static|declare)\s+)*(?P<name>[A-Za-z_$][\w$]*)[?!]?\s*:\s*"
+            r"(?P<type>[A-Z][\w$]*)\b(?!\s*[\[<.(])",
+            re.MULTILINE,
+        ),
+    ),
+)
+
+_GO = ReceiverRules(
+    receiver=re.compile(r"^func\s*\(\s*(?P<name>\w+)\s+\*?\s*\w+"),
+    package_members=True,
+    # `c := &Client{…}`, `c := Client{…}`, `var c *Client`, `c *Client` (a parameter)
+    bindings=(
+        re.compile(r"\b(?P<name>[a-z_]\w*)\s*:?=\s*&?(?P<type>[A-Z]\w*)\s*\{"),
+        re.compile(r"\b(?:var\s+)?(?P<name>[a-z_]\w*)\s+\*?(?P<type>[A-Z]\w*)\s*[,)\n=]"),
+    ),
+    call_bindings=(_assigned_call(r"[a-z_]\w*", assign=r"(?:,\s*\w+\s*)*:?="),),
+    # `func NewClient() *Client {`, `func Open() (*Client, error) {`
+    returns=re.compile(r"\)\s*\(?\s*\*?(?P<type>[A-Z]\w*)\s*(?:,[^)]*\))?\s*\{?\s*$"),
+    # `transport *Transport` in the struct
+    fields=(re.compile(r"^\s*(?P<name>\w+)\s+\*?(?P<type>[A-Z]\w*)\s*(?:`[^`]*`)?\s*$", re.MULTILINE),),
+)
+
+_RUST = ReceiverRules(
+    self_names=frozenset({"self"}),
+    # `let t = Transport::new()` is written `Transport::new`; `let t: Transport = …`
+    bindings=(re.compile(r"\blet\s+(?:mut\s+)?(?P<name>[a-z_]\w*)\s*:\s*&?(?:mut\s+)?(?P<type>[A-Z]\w*)\b(?!\s*<)"),),
+    call_bindings=(re.compile(r"\blet\s+(?:mut\s+)?(?P<name>[a-z_]\w*)\s*=\s*(?P<call>[A-Za-z_][\w.]*)\s*\("),),
+    returns=re.compile(r"->\s*&?(?:mut\s+)?(?P<type>[A-Z]\w*)\s*(?:where\b.*)?\{?\s*$"),
+    fields=(re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?P<name>[a-z_]\w*)\s*:\s*&?(?P<type>[A-Z]\w*)\b(?!\s*<)", re.MULTILINE),),
 )
 
 _IMPLICIT_THIS = ReceiverRules(
@@ -110,6 +191,8 @@ RECEIVER_RULES: dict[str, ReceiverRules] = {
     "javascript": _ECMASCRIPT,
     "typescript": _ECMASCRIPT,
     "tsx": _ECMASCRIPT,
+    "go": _GO,
+    "rust": _RUST,
 }
 
 NO_RULES = ReceiverRules()

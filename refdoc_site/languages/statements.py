@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-
 RETURN_STATEMENT = re.compile(r"^\s*return\s+(.+?);?\s*$")
 """`return EXPR` (an optional `;` after it), as most languages write it."""
 

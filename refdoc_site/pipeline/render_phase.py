@@ -104,7 +104,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
     facts = from_json(Facts, store.read_json(FACTS_NAME))
     written = (("decisions", WRITTEN_DECISIONS, WrittenDecisions), ("milestones", WRITTEN_MILESTONES, WrittenMilestones))
     return SiteData(
-        site_name=workspace.config.site_name or workspace.repo.name,
+        site_name=workspace.config.site_name or facts.project_name or workspace.repo.name,
         documents=workspace.load_state().documents,
         hierarchy=from_json(Hierarchy, store.read_json(HIERARCHY_NAME)),
         graph=from_json(RepoGraph, store.read_json(GRAPH_NAME)),

@@ -28,9 +28,11 @@ from ..indexing.summarize import Summarizer
 from ..languages.imports import MANIFESTS, module_roots
 from ..understanding.evidence import collect_decisions
 from ..understanding.evidence.manifests import DECLARATIONS, declared_package
-from ..understanding.graph import build_graph
+from ..understanding.graph import RepoGraph, build_graph, store_call_graph
 from ..understanding.hierarchy import build_hierarchy
 from ..understanding.milestones import plan_milestones
+from ..understanding.project_name import project_title
+from ..understanding.roles import classify_files, own_files, roles_inputs
 from ..writing.doc_writers import DocWriter
 from .index_phase import skipped_by_reason
 from .write_phase import write_pages
@@ -43,9 +45,17 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     state = workspace.indexed_state()
     commit = workspace.head_commit()
     facts = workspace.record(FACTS_NAME)
-    declared = declared_package(manifest_texts(workspace, {*state.files, *package_metadata(workspace)}, DECLARATIONS))
-    inputs = workspace.inputs_digest("summarize", commit, repr(declared), *summarizer.hierarchy_inputs(state.documents))
-    if facts.unchanged(inputs) and (store.directory / HIERARCHY_NAME).exists():
+    top = manifest_texts(workspace, package_metadata(workspace), DECLARATIONS)
+    declared = declared_package(manifest_texts(workspace, state.files, DECLARATIONS) | top)
+    project_name = project_title(declared_package(top))
+    inputs = workspace.inputs_digest(
+        "summarize", commit, repr(declared), project_name, roles_inputs(workspace.repo), *summarizer.hierarchy_inputs(state.documents)
+    )
+    if facts.unchanged(inputs) and all((store.directory / name).exists() for name in (HIERARCHY_NAME, GRAPH_NAME)):
+        # an index run that analysed a file again without changing it (a deferred language
+        # server) stored its documents without the graph: put it back
+        if store_call_graph(state.documents, from_json(RepoGraph, store.read_json(GRAPH_NAME))):
+            store.save(state)
         return from_json(Hierarchy, store.read_json(HIERARCHY_NAME))
     mark = summarizer.mark()
     graph = build_graph(
@@ -55,8 +65,16 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         workspace.config.module_depth or None,
         module_roots(manifest_texts(workspace, state.files, MANIFESTS)),
     )
-    hierarchy = summarizer.summarize_hierarchy(build_hierarchy(state.files, state.documents, graph, declared), state.documents)
-    decisions = collect_decisions(workspace.repo, state.files, graph, workspace.redactor)
+    if store_call_graph(state.documents, graph):
+        store.save(state)
+    roles = classify_files(workspace.repo, state.files, workspace.redactor)
+    hierarchy = summarizer.summarize_hierarchy(
+        build_hierarchy(state.files, state.documents, graph, declared, roles), state.documents
+    )
+    own = own_files(roles)
+    decisions = collect_decisions(
+        workspace.repo, {path: entry for path, entry in state.files.items() if path in own}, graph, workspace.redactor
+    )
     milestones = plan_milestones(state.documents, hierarchy, graph)
     outputs = {
         GRAPH_NAME: to_json(graph),
@@ -80,6 +98,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         secrets_redacted=sum(entry.secrets_redacted for entry in state.files.values()),
         files_with_secrets=sum(1 for entry in state.files.values() if entry.secrets_redacted),
         commit=commit,
+        project_name=project_name,
     )
     return hierarchy
 

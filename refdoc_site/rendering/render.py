@@ -32,8 +32,12 @@ from ..core.records import Document, Hierarchy
 from ..core.resources import templates_dir
 from ..core.serial import to_json
 from ..understanding.graph import RepoGraph
-from ..writing.links import Link
+from ..writing.docstring_links import DocstringNames
+from ..writing.docstrings import Docstring, parse_docstring
 from ..writing.grounding import Citation, Grounded, TextSegment
+from ..writing.links import Link
+from ..writing.names import NameIndex
+from ..writing.sections import page_sections
 from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones
 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
@@ -111,8 +115,8 @@ class _Pages:
             yield page, title, self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
         for path, summary in sorted(data.hierarchy.files.items()):
             page = file_page(path)
-            documents = sorted(self.by_path.get(path, []), key=lambda d: (d.chunk.start_line, d.chunk.part))
-            yield page, path, self.render("file.md.jinja2", page, file=summary, documents=documents)
+            sections = page_sections(self.by_path.get(path, []))
+            yield page, path, self.render("file.md.jinja2", page, file=summary, sections=sections)
 
     @property
     def labels(self) -> Labels:
@@ -132,8 +136,12 @@ class _Pages:
         pages.update((file_page(path), set()) for path in self.data.hierarchy.files)
         for document in self.data.documents:
             chunk = document.chunk
-            pages.setdefault(file_page(chunk.path), set()).add(chunk_anchor(chunk.symbol, chunk.part))
+            pages.setdefault(file_page(chunk.path), set()).add(chunk_anchor(chunk.symbol))
         return pages
+
+    @cached_property
+    def docstring_names(self) -> DocstringNames:
+        return DocstringNames(NameIndex(self.data.documents, self.data.hierarchy))
 
     def exists(self, page: str, anchor: str = "") -> bool:
         """Whether a stored link still points into this site: a plan written before the code
@@ -163,7 +171,12 @@ class _Pages:
             if document is None:
                 return ""
             chunk = document.chunk
-            return link(file_page(chunk.path), chunk_anchor(chunk.symbol, chunk.part))
+            return link(file_page(chunk.path), chunk_anchor(chunk.symbol))
+
+        def name_url(name: str, symbol: str, path: str) -> str:
+            """The link of a code name in `symbol`'s docstring, or "" where it names nothing here."""
+            target = self.docstring_names.target(name, symbol, path) if name else None
+            return url(target) or "" if target else ""
 
         return self.env.get_template(template).render(
             data=self.data,
@@ -171,6 +184,9 @@ class _Pages:
             page=page,
             link=link,
             chunk_link=chunk_link,
+            name_url=name_url,
+            docstring=docstring_parts,
+            related=self.related,
             cite_link=cite_link,
             grounded=grounded,
             chunk=lambda chunk_id: self.by_id.get(chunk_id),
@@ -179,6 +195,18 @@ class _Pages:
             source_url=self.source_url,
             **context,
         )
+
+    def related(self, chunk_ids: list[str], edges: dict[str, list[str]]) -> list[str]:
+        """The definitions a definition's windows call (or are called by), once each (a split
+        one by its first window: all share one section), not the definition itself."""
+        own = set(chunk_ids)
+        shown: dict[tuple[str, str], str] = {}
+        for chunk_id in chunk_ids:
+            for other in edges.get(chunk_id, []):
+                document = self.by_id.get(other)
+                if other not in own and document is not None:
+                    shown.setdefault((document.chunk.path, document.chunk.symbol), other)
+        return list(shown.values())
 
     def source_url(self, path: str, start: int, end: int) -> str:
         if not self.data.repo_url or not self.data.commit:
@@ -197,6 +225,14 @@ class _Pages:
             if name in deps:
                 edges.setdefault(other, []).append(name)
         return _mermaid_graph(edges, {name})
+
+
+@lru_cache(maxsize=4096)
+def docstring_parts(text: str) -> Docstring:
+    """A docstring's prose, tables and examples (writing/docstrings.py), for the file page."""
+    return parse_docstring(text)
+
+
 
 
 @lru_cache(maxsize=65536)
@@ -228,6 +264,7 @@ def _environment() -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["text"] = escape_text
+    env.filters["inline_text"] = _escape_inline
     env.filters["code"] = code_span
     env.filters["fence"] = code_fence
     env.filters["diagram"] = diagram_block
@@ -411,6 +448,7 @@ def link_target(url: str) -> str:
 
 _HIGHLIGHT = {
     "python": "python",
+    "pycon": "pycon",
     "javascript": "javascript",
     "typescript": "typescript",
     "tsx": "tsx",

@@ -83,7 +83,7 @@ def _chunk_row(document: Document) -> dict:
         "start_line": chunk.start_line,
         "end_line": chunk.end_line,
         "page": quote(page) + "/",
-        "anchor": chunk_anchor(chunk.symbol, chunk.part),
+        "anchor": chunk_anchor(chunk.symbol),
         "signature": chunk.signature,
         "summary": document.summary.responsibility,
     }

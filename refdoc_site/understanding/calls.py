@@ -4,18 +4,26 @@ the repository definitions it can mean, by its receiver.
 A language server's answer comes first. Without one, the receiver decides
 (`languages/receivers.py` holds what is per language):
 
-- `self`/`cls`/`this`: a method of the enclosing class or of its bases;
-- a bare name: a definition in the same file, else one imported into the file;
+- `self`/`cls`/`this`, and a Go method's receiver: a method of the owner (the enclosing
+  class, or the object or constructor a JavaScript function is assigned to: `this` in
+  `res.send = function` is `res`) or of its bases;
+- a bare name: a definition in the same file, else one imported into the file; a name
+  the file imports from outside the repository is never linked by name alone;
 - a module or class as receiver (`utils.parse`, `Config.load`): through the file's imports;
-- a local name bound to a class (`c = Client()`, `def f(c: Client)`): that class's method;
+- a local name bound to a class (`c = Client()`, `def f(c: Client)`, `t = make()` with
+  `make` annotated to return a class): that class's method;
+- an attribute of the owner (`self._transport`) typed in the class (`_t: Transport`, a Go
+  struct field, a TypeScript field) or by what its methods assign to it: its class's method;
 - any other receiver: only when exactly one repository definition bears the name and the
   name is no method of the language's built-in types (`", ".join`, `d.items`).
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 
 from ..core.records import Chunk, ChunkKind, Document
 from ..languages.receivers import ReceiverRules, receiver_rules
@@ -39,41 +47,166 @@ class CallResolver:
         self.by_path: dict[str, list[Chunk]] = defaultdict(list)
         self.top_level: dict[tuple[str, str], list[Chunk]] = defaultdict(list)
         self.members: dict[tuple[str, str], dict[str, Chunk]] = defaultdict(dict)
+        """(file, owner) → its methods by name; the owner is a class, or the object or
+        constructor a JavaScript function is assigned to (`res` of `res.send`)."""
         self.classes: dict[tuple[str, str], Chunk] = {}
+        self.owner_files: dict[tuple[str, str], list[str]] = defaultdict(list)
+        """(folder, owner) → the files declaring its methods (Go spreads them over a package)."""
+        self.folder_files: dict[str, list[str]] = defaultdict(list)
+        self._local_types: dict[str, dict[str, list[Chunk]]] = {}
+        self._attributes: dict[tuple[str, str], dict[str, list[Chunk]]] = {}
         for document in documents:
             chunk = document.chunk
             if chunk.kind not in DEFINITIONS or chunk.part > 1:
                 continue
             self.by_name[chunk.name].append(chunk)
+            if chunk.path not in self.by_path:
+                self.folder_files[_folder(chunk.path)].append(chunk.path)
             self.by_path[chunk.path].append(chunk)
-            if chunk.parent:
-                self.members[(chunk.path, chunk.parent)].setdefault(chunk.name, chunk)
-            else:
+            owner = _owner(chunk)
+            if owner:
+                self.members[(chunk.path, owner)].setdefault(chunk.name, chunk)
+                files = self.owner_files[(_folder(chunk.path), owner)]
+                if chunk.path not in files:
+                    files.append(chunk.path)
+            if not owner or owner in receiver_rules(chunk.language).module_objects:
                 self.top_level[(chunk.path, chunk.name)].append(chunk)
             if chunk.kind is ChunkKind.CLASS:
                 self.classes[(chunk.path, chunk.symbol)] = chunk
 
-    def resolve(self, chunk: Chunk, callee: str, bindings: dict[str, str]) -> list[Chunk]:
-        """The definitions a call as written in `chunk` means; none when unsure."""
+    def resolve_call(self, chunk: Chunk, callee: str, definitions: dict[str, list[str]]) -> list[str]:
+        """The chunk ids a call as written in `chunk` means: where a language server placed
+        its definition when every place it named is a chunk (or outside the repository),
+        else by the receiver."""
+        short = callee.rsplit(".", 1)[-1]
+        locations = definitions.get(callee)
+        if locations:
+            defined = [_defined_at(self.by_path, location, short) for location in locations]
+            if all(target is not None for target in defined):
+                return [t for t in defined if t]
+        return [c.id for c in self.resolve(chunk, callee, self.local_types(chunk))]
+
+    def resolve(self, chunk: Chunk, callee: str, bindings: dict[str, list[Chunk]]) -> list[Chunk]:
+        """The definitions a call as written in `chunk` means; none when unsure. `bindings`:
+        the classes the chunk's local names hold."""
         rules = receiver_rules(chunk.language)
         receiver, _, name = callee.rpartition(".")
-        enclosing = self.classes.get((chunk.path, chunk.parent))
-        if receiver in rules.self_names or (not receiver and rules.implicit_self and enclosing):
-            members = self.method_of(enclosing, name, rules) if enclosing else []
+        owner = _owner(chunk)
+        self_names = _self_names(chunk, rules)
+        if receiver in self_names or (not receiver and rules.implicit_self and (chunk.path, owner) in self.classes):
+            members = self.member_of(chunk.path, owner, name, rules) if owner else []
             if receiver or members:
                 return members
         if not receiver:
             # a name neither defined nor imported here is a built-in, a local, or the
             # method of a call's result (`make().run` is kept as `run`)
-            return self.visible(chunk.path, name) or self.unique(name, rules)
-        typed = bindings.get(receiver) or (receiver if "." not in receiver else "")
-        classes = [c for c in self.visible(chunk.path, typed) if c.kind is ChunkKind.CLASS] if typed else []
+            found = self.visible(chunk.path, name)
+            return found or ([] if self.imports_name(chunk.path, name) else self.unique(name, rules))
+        head, _, attribute = receiver.partition(".")
+        if receiver in bindings:
+            classes = bindings[receiver]
+        elif head in self_names and owner and attribute.isidentifier():
+            classes = self.attribute_classes(chunk.path, owner, attribute, rules)
+        else:
+            classes = self.classes_named(chunk.path, receiver, rules) if not attribute else []
         if classes:
-            return [m for c in classes for m in self.method_of(c, name, rules)]
+            return [m for c in classes for m in self.member_of(c.path, c.symbol, name, rules)]
         in_modules = [d for path in self.modules(chunk.path, receiver) for d in self.visible(path, name)]
         if in_modules:
             return in_modules
         return self.unique(name, rules)
+
+    def local_types(self, chunk: Chunk) -> dict[str, list[Chunk]]:
+        """Local name → the repository classes it holds in the chunk: declared or
+        constructed (`c = Client()`, `c: Client`), else the annotated return type of the
+        one call assigned to it (`t = make()`); a name bound two ways is left out."""
+        if chunk.id in self._local_types:
+            return self._local_types[chunk.id]
+        self._local_types[chunk.id] = {}  # a call resolved below may ask again
+        rules = receiver_rules(chunk.language)
+        declared = _matches(rules.bindings, chunk.content, "type")
+        called = _matches(rules.call_bindings, chunk.content, "call")
+        types: dict[str, list[Chunk]] = {}
+        for name, written in declared.items():
+            if len(written) == 1:
+                types[name] = self.classes_named(chunk.path, next(iter(written)), rules)
+        for name, written in called.items():
+            if name not in declared and len(written) == 1:
+                types[name] = self.returned_classes(chunk, next(iter(written)))
+        self._local_types[chunk.id] = {name: classes for name, classes in types.items() if classes}
+        return self._local_types[chunk.id]
+
+    def returned_classes(self, chunk: Chunk, call: str) -> list[Chunk]:
+        """The classes a call in `chunk` returns: the class it constructs, or the
+        annotated return type of the function it calls."""
+        found: dict[str, Chunk] = {}
+        for target in self.resolve(chunk, call, {}):
+            if target.kind is ChunkKind.CLASS:
+                found[target.id] = target
+                continue
+            rules = receiver_rules(target.language)
+            match = rules.returns.search(target.signature) if rules.returns else None
+            if match:
+                found.update((c.id, c) for c in self.classes_named(target.path, match.group("type"), rules))
+        return list(found.values())
+
+    def attribute_classes(self, path: str, owner: str, attribute: str, rules: ReceiverRules) -> list[Chunk]:
+        """The classes an attribute of the owner (`self._transport`) holds, from the owner
+        or the nearest base that types it."""
+        for current_path, current in self.lineage(path, owner, rules):
+            classes = self.attributes(current_path, current).get(attribute)
+            if classes:
+                return classes
+        return []
+
+    def attributes(self, path: str, owner: str) -> dict[str, list[Chunk]]:
+        """Attribute → class for one owner: its declared fields, and what its methods
+        assign (`self._t: T`, `self._t = T()`, `self._t = make()`, `self._t = t`)."""
+        key = (path, owner)
+        if key in self._attributes:
+            return self._attributes[key]
+        self._attributes[key] = {}  # a method's call resolved below may ask again
+        cls = self.classes.get(key)
+        rules = receiver_rules(cls.language if cls else self.by_path[path][0].language)
+        declared: dict[str, dict[str, Chunk]] = defaultdict(dict)
+        inferred: dict[str, dict[str, Chunk]] = defaultdict(dict)
+        if cls:
+            for name, written in _matches(rules.fields, cls.content, "type").items():
+                declared[name].update((c.id, c) for t in written for c in self.classes_named(path, t, rules))
+        for member in self.owned(path, owner, rules):
+            for pattern in rules.attributes:
+                for match in pattern.finditer(member.content):
+                    found = match.groupdict()
+                    if found.get("type"):
+                        classes, into = self.classes_named(member.path, found["type"], rules), declared
+                    elif found.get("call"):
+                        classes, into = self.returned_classes(member, found["call"]), inferred
+                    else:
+                        classes, into = self.local_types(member).get(found["local"], []), inferred
+                    into[match.group("name")].update((c.id, c) for c in classes)
+        typed = {name: list(classes.values()) for name, classes in inferred.items() if len(classes) == 1}
+        typed.update({name: list(classes.values()) for name, classes in declared.items() if len(classes) == 1})
+        self._attributes[key] = typed
+        return typed
+
+    def owned(self, path: str, owner: str, rules: ReceiverRules) -> list[Chunk]:
+        """The methods of an owner, in its file or, where the language allows, its folder."""
+        return [m for where in self.declaring_files(path, owner, rules) for m in self.members.get((where, owner), {}).values()]
+
+    def declaring_files(self, path: str, owner: str, rules: ReceiverRules) -> list[str]:
+        """The file itself, then the other files of its folder declaring methods of the
+        owner when the language spreads a type's methods over its package."""
+        if not rules.package_members:
+            return [path]
+        return [path, *(f for f in self.owner_files.get((_folder(path), owner), ()) if f != path)]
+
+    def classes_named(self, path: str, name: str, rules: ReceiverRules) -> list[Chunk]:
+        """The repository classes a type name written in `path` means."""
+        found = [c for c in self.visible(path, name) if c.kind is ChunkKind.CLASS]
+        if not found and rules.package_members:
+            siblings = self.folder_files.get(_folder(path), [])
+            found = [c for f in siblings for c in self.top_level.get((f, name), ()) if c.kind is ChunkKind.CLASS]
+        return found
 
     def unique(self, name: str, rules: ReceiverRules) -> list[Chunk]:
         """For a receiver of unknown type: the one repository definition of that name,
@@ -105,6 +238,12 @@ class CallResolver:
             found = found if len(found) == 1 else []
         return list({c.id: c for c in found}.values())
 
+    def imports_name(self, path: str, name: str) -> bool:
+        """Whether the file imports `name` itself (`var accepts = require('accepts')`,
+        `from os.path import join`): a bare call of it is that import, whatever the
+        repository defines elsewhere."""
+        return any(written == name or written.endswith(("." + name, "/" + name)) for written in self.imports.get(path, ()))
+
     def modules(self, path: str, receiver: str) -> list[str]:
         """The repository files a receiver names as an imported module (`utils`,
         `pkg.utils`, `from . import utils`)."""
@@ -114,20 +253,28 @@ class CallResolver:
                 files.extend(t for t in self.resolve_import(path, written) if t != path and _is_module_of(t, receiver))
         return list(dict.fromkeys(files))
 
-    def method_of(self, cls: Chunk, name: str, rules: ReceiverRules) -> list[Chunk]:
-        """`name` on the class or the nearest of its bases that defines it."""
-        seen: set[str] = set()
-        pending = [cls]
+    def member_of(self, path: str, owner: str, name: str, rules: ReceiverRules) -> list[Chunk]:
+        """`name` on the owner or the nearest of its bases that defines it."""
+        for current_path, current in self.lineage(path, owner, rules):
+            for where in self.declaring_files(current_path, current, rules):
+                member = self.members.get((where, current), {}).get(name)
+                if member is not None:
+                    return [member]
+        return []
+
+    def lineage(self, path: str, owner: str, rules: ReceiverRules) -> Iterator[tuple[str, str]]:
+        """The owner, then its bases breadth first, each as (file, qualified name)."""
+        seen: set[tuple[str, str]] = set()
+        pending = [(path, owner)]
         while pending:
             current = pending.pop(0)
-            if current.id in seen:
+            if current in seen:
                 continue
-            seen.add(current.id)
-            member = self.members.get((current.path, current.symbol), {}).get(name)
-            if member is not None:
-                return [member]
-            pending.extend(self.bases(current, rules))
-        return []
+            seen.add(current)
+            yield current
+            cls = self.classes.get(current)
+            if cls is not None:
+                pending.extend((base.path, base.symbol) for base in self.bases(cls, rules))
 
     def bases(self, cls: Chunk, rules: ReceiverRules) -> list[Chunk]:
         """The repository classes a class's signature names as its bases."""
@@ -145,40 +292,68 @@ class CallResolver:
         return found
 
 
-def call_graph(
-    documents: list[Document], imports: dict[str, list[str]], resolve_import: ResolveImport
-) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Chunk id → chunk ids it calls, and chunk id → chunk ids calling it."""
+@dataclass
+class CallGraph:
+    """Who calls whom, by chunk id, and what each chunk calls that means no chunk."""
+
+    calls: dict[str, list[str]] = field(default_factory=dict)
+    """Chunk id → chunk ids it calls."""
+    callers: dict[str, list[str]] = field(default_factory=dict)
+    """Chunk id → chunk ids calling it."""
+    unresolved: dict[str, list[str]] = field(default_factory=dict)
+    """Chunk id → its calls as written that resolved to no repository chunk (only chunks with any)."""
+
+
+def call_graph(documents: list[Document], imports: dict[str, list[str]], resolve_import: ResolveImport) -> CallGraph:
+    """Every chunk's calls as written (`Metadata.calls`), resolved across the repository."""
     resolver = CallResolver(documents, imports, resolve_import)
-    calls: dict[str, list[str]] = {}
+    graph = CallGraph()
     callers: dict[str, list[str]] = defaultdict(list)
     for document in documents:
         chunk = document.chunk
-        bindings = local_bindings(chunk)
         targets: list[str] = []
-        for callee in document.metadata.callees:
-            short = callee.rsplit(".", 1)[-1]
-            locations = document.metadata.definitions.get(callee)
-            if locations:
-                defined = [_defined_at(resolver.by_path, location, short) for location in locations]
-                if all(target is not None for target in defined):
-                    targets.extend(t for t in defined if t and t != chunk.id)
-                    continue
-            targets.extend(c.id for c in resolver.resolve(chunk, callee, bindings) if c.id != chunk.id)
-        calls[chunk.id] = list(dict.fromkeys(targets))
-        for target in calls[chunk.id]:
+        unresolved: list[str] = []
+        for callee in document.metadata.calls:
+            found = resolver.resolve_call(chunk, callee, document.metadata.definitions)
+            if not found:
+                unresolved.append(callee)
+            targets.extend(t for t in found if t != chunk.id)
+        graph.calls[chunk.id] = list(dict.fromkeys(targets))
+        if unresolved:
+            graph.unresolved[chunk.id] = unresolved
+        for target in graph.calls[chunk.id]:
             callers[target].append(chunk.id)
-    return calls, {k: list(dict.fromkeys(v)) for k, v in callers.items()}
+    graph.callers = {k: list(dict.fromkeys(v)) for k, v in callers.items()}
+    return graph
 
 
-def local_bindings(chunk: Chunk) -> dict[str, str]:
-    """Local name → the class it is constructed from or annotated with in the chunk's
-    source; a name bound to two different classes is left out."""
+def _matches(patterns: Iterable[re.Pattern[str]], text: str, group: str) -> dict[str, set[str]]:
+    """Group `name` → the values of `group` the patterns find for it in the text."""
     found: dict[str, set[str]] = defaultdict(set)
-    for pattern in receiver_rules(chunk.language).bindings:
-        for match in pattern.finditer(chunk.content):
-            found[match.group("name")].add(match.group("type"))
-    return {name: next(iter(types)) for name, types in found.items() if len(types) == 1}
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            found[match.group("name")].add(match.group(group))
+    return found
+
+
+def _owner(chunk: Chunk) -> str:
+    """What `self`/`this` means in a chunk: its class, or for a method assigned outside
+    one (`res.send = function`, `Foo.prototype.bar`, Go's `func (c *Client) Do`) the
+    object, constructor or type before its name."""
+    if chunk.parent:
+        return chunk.parent
+    return chunk.symbol.rpartition(".")[0] if chunk.kind is ChunkKind.METHOD else ""
+
+
+def _self_names(chunk: Chunk, rules: ReceiverRules) -> frozenset[str]:
+    """The receivers naming the chunk's owner: the language's, and a receiver its
+    signature declares (Go)."""
+    match = rules.receiver.search(chunk.signature) if rules.receiver else None
+    return rules.self_names | {match.group("name")} if match else rules.self_names
+
+
+def _folder(path: str) -> str:
+    return path.rpartition("/")[0]
 
 
 def _module_importing(written: str, name: str) -> str | None:

@@ -33,6 +33,8 @@ class RepoGraph:
     """Chunk id → chunk ids it calls."""
     callers: dict[str, list[str]] = field(default_factory=dict)
     """Chunk id → chunk ids that call it."""
+    unresolved_calls: dict[str, list[str]] = field(default_factory=dict)
+    """Chunk id → its calls as written that mean no repository chunk (only chunks with any)."""
     module_of: dict[str, str] = field(default_factory=dict)
     """File path → module name."""
     module_deps: dict[str, list[str]] = field(default_factory=dict)
@@ -58,7 +60,8 @@ def build_graph(
         resolved, external = resolve_imports(repo_files, path, imports.get(path, []))
         graph.file_imports[path] = resolved
         graph.external_imports[path] = external
-    graph.calls, graph.callers = call_graph(documents, imports, _import_resolver(repo_files))
+    calls = call_graph(documents, imports, _import_resolver(repo_files))
+    graph.calls, graph.callers, graph.unresolved_calls = calls.calls, calls.callers, calls.unresolved
     graph.module_of = assign_modules(sorted(files), module_depth)
     deps: dict[str, set[str]] = defaultdict(set)
     for path, targets in graph.file_imports.items():
@@ -70,6 +73,24 @@ def build_graph(
     graph.module_deps = {m: sorted(deps.get(m, ())) for m in sorted(set(graph.module_of.values()))}
     graph.cycles = strongly_connected(graph.module_deps)
     return graph
+
+
+def store_call_graph(documents: Iterable[Document], graph: RepoGraph) -> bool:
+    """Write the graph's resolved calls into each document's `callers`, `callees` and
+    `unresolvedCalls`, so a tool reading the store's JSONL gets them; whether any changed
+    (the store is then saved again)."""
+    changed = False
+    for document in documents:
+        metadata, chunk_id = document.metadata, document.chunk.id
+        resolved = (
+            graph.callers.get(chunk_id, []),
+            graph.calls.get(chunk_id, []),
+            graph.unresolved_calls.get(chunk_id, []),
+        )
+        if resolved != (metadata.callers, metadata.callees, metadata.unresolvedCalls):
+            metadata.callers, metadata.callees, metadata.unresolvedCalls = (list(ids) for ids in resolved)
+            changed = True
+    return changed
 
 
 def assign_modules(paths: list[str], depth: int | None) -> dict[str, str]:

@@ -12,9 +12,18 @@ import posixpath
 import re
 from collections import defaultdict
 
-from ..core.records import ChunkKind, Document, FileSummary, Hierarchy, ModuleSummary, SystemSummary
+from ..core.records import (
+    ChunkKind,
+    Document,
+    FileRole,
+    FileSummary,
+    Hierarchy,
+    ModuleSummary,
+    SystemSummary,
+)
 from ..core.store import FileEntry
 from ..core.text import clip, first_sentences
+from ..languages.exports import API_KIND_ORDER, EXPORT_RULES
 from .evidence.manifests import Declaration
 from .graph import RepoGraph
 
@@ -31,14 +40,22 @@ README = re.compile(r"(?i)^readme(?:\.\w+)?$")
 
 
 def build_hierarchy(
-    files: dict[str, FileEntry], documents: list[Document], graph: RepoGraph, declared: Declaration = Declaration()
+    files: dict[str, FileEntry],
+    documents: list[Document],
+    graph: RepoGraph,
+    declared: Declaration = Declaration(),
+    roles: dict[str, FileRole] | None = None,
 ) -> Hierarchy:
-    """The three levels of prose; `declared` is what the package's metadata says it is."""
+    """The summaries of every file and module; `declared` is what the package's metadata
+    says it is. The system's summary comes from the project's own files only (`roles`; all
+    files when not given), as do the modules' public APIs."""
+    roles = roles or {}
     by_path: dict[str, list[Document]] = defaultdict(list)
     for document in documents:
         by_path[document.chunk.path].append(document)
     file_summaries = {
-        path: summarize_file(entry, by_path.get(path, []), graph) for path, entry in files.items()
+        path: summarize_file(entry, by_path.get(path, []), graph, roles.get(path, FileRole.SOURCE))
+        for path, entry in files.items()
     }
     modules: dict[str, list[str]] = defaultdict(list)
     for path in sorted(files):
@@ -58,17 +75,18 @@ def build_hierarchy(
         )
         for name, paths in modules.items()
     }
-    system = summarize_system(files, module_summaries, graph, declared.description or _readme_lead(by_path))
+    own = {path: entry for path, entry in files.items() if file_summaries[path].file_role is FileRole.SOURCE}
+    own_modules = {name: module for name, module in module_summaries.items() if any(p in own for p in module.files)}
+    system = summarize_system(own, own_modules, graph, declared.description or _readme_lead(by_path))
     return Hierarchy(system=system, modules=module_summaries, files=file_summaries)
 
 
-def summarize_file(entry: FileEntry, documents: list[Document], graph: RepoGraph) -> FileSummary:
+def summarize_file(
+    entry: FileEntry, documents: list[Document], graph: RepoGraph, file_role: FileRole = FileRole.SOURCE
+) -> FileSummary:
     chunks = [d.chunk for d in documents]
     module_chunk = next((c for c in chunks if c.kind is ChunkKind.MODULE), None)
-    definitions = [c for c in chunks if c.kind in (ChunkKind.FUNCTION, ChunkKind.CLASS) and not c.parent and c.part <= 1]
-    public = list(dict.fromkeys(s for d in documents for s in d.metadata.exports if "." not in s))
-    if not public:
-        public = [c.symbol for c in definitions if not c.name.startswith("_")]
+    public = public_api(entry.language, documents)
     role = first_sentences(module_chunk.docstring, 160) if module_chunk and module_chunk.docstring else ""
     declared = DESCRIPTION_ASSIGNMENT.search(module_chunk.content) if module_chunk and not role else None
     if declared:
@@ -95,7 +113,27 @@ def summarize_file(entry: FileEntry, documents: list[Document], graph: RepoGraph
         lines=entry.lines,
         chunk_ids=[c.id for c in chunks],
         has_docs=any(c.docstring for c in chunks),
+        file_role=file_role,
     )
+
+
+def public_api(language: str, documents: list[Document]) -> list[str]:
+    """What a user of the file calls, as they write it: the exported definitions (classes,
+    then functions, then members assigned to an exported object, as `API_KIND_ORDER` says),
+    then the names the file only re-exports. A method inside a class is reached through
+    its class and is no entry of its own; nor are private helpers and dunders, which the
+    analysis does not export. A language without an export rule lists every top-level
+    definition whose name has no leading underscore."""
+    classes = {d.chunk.symbol for d in documents if d.chunk.kind is ChunkKind.CLASS}
+    definitions = [
+        d for d in documents
+        if d.chunk.kind.value in API_KIND_ORDER and d.chunk.part <= 1 and d.chunk.parent not in classes
+    ]
+    if language not in EXPORT_RULES:
+        return [d.chunk.symbol for d in definitions if not d.chunk.parent and not d.chunk.name.startswith("_")]
+    ordered = sorted(definitions, key=lambda d: API_KIND_ORDER.index(d.chunk.kind.value))
+    reexported = [name for d in documents if d.chunk.kind is ChunkKind.MODULE for name in d.metadata.exports]
+    return list(dict.fromkeys([name for d in ordered for name in d.metadata.exports] + reexported))
 
 
 def _role_from_chunks(entry: FileEntry, documents: list[Document]) -> str:
@@ -144,7 +182,7 @@ def summarize_module(
         name=name,
         text=clip(text, MODULE_PROSE),
         files=paths,
-        public_api=[api for s in summaries for api in s.public_api],
+        public_api=list(dict.fromkeys(api for s in summaries if s.file_role is FileRole.SOURCE for api in s.public_api)),
         depends_on=depends_on,
         used_by=used_by,
         lines=lines,
@@ -159,7 +197,7 @@ def summarize_system(
     languages: dict[str, int] = defaultdict(int)
     for entry in files.values():
         languages[entry.language] += 1
-    layers = layer_modules(graph.module_deps)
+    layers = layer_modules({m: deps for m, deps in graph.module_deps.items() if m in modules})
     code_languages = [lang for lang, _ in sorted(languages.items(), key=lambda kv: -kv[1]) if lang not in ("markdown", "text", "config", "restructuredtext")]
     lead = first_sentences(description, 160).rstrip(" .") if description.strip() else ""
     parts = [f"{lead}."] if lead else []

@@ -17,6 +17,7 @@ from ..core.records import (
     Chunk,
     ChunkSummary,
     Document,
+    FileRole,
     FileSummary,
     Hierarchy,
     Metadata,
@@ -118,13 +119,14 @@ def system_messages(hierarchy: Hierarchy, language: str) -> list[dict]:
     system = hierarchy.system
     task = summary_task(SYSTEM_PROSE, "the system's layers and domain boundaries, from entry points to foundations")
     languages = ", ".join(f"{name} ({count})" for name, count in sorted(system.languages.items(), key=lambda kv: -kv[1]))
-    modules = sorted(hierarchy.modules.values(), key=lambda m: -m.lines)[:LISTED]
+    own = {path for path, f in hierarchy.files.items() if f.file_role is FileRole.SOURCE}
+    modules = sorted((m for m in hierarchy.modules.values() if own.intersection(m.files)), key=lambda m: -m.lines)
     return conversation(language, task, [
-        f"Repository: {sum(system.languages.values())} files in {len(hierarchy.modules)} modules; files per language: {languages}",
+        f"Repository: {sum(system.languages.values())} files in {len(modules)} modules; files per language: {languages}",
         *(listed(f"Layer {n + 1} (entry first)", layer) for n, layer in enumerate(system.layers)),
         *(listed("Dependency cycle", cycle, " → ") for cycle in system.cycles[:LISTED]),
         "Modules, as summarized (largest first):",
-        *(f"- {m.name or '(root)'}: {m.text}" for m in modules),
+        *(f"- {m.name or '(root)'}: {m.text}" for m in modules[:LISTED]),
     ])
 
 

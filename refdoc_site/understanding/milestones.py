@@ -11,12 +11,12 @@ Phases are `Milestone` records (core/findings.py), saved as `plans.json` and ren
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
+from dataclasses import replace
 
 from ..core.findings import Milestone, MilestoneItem
 from ..core.pages import chunk_anchor
-from ..core.records import Chunk, ChunkKind, Document, Hierarchy
+from ..core.records import Chunk, ChunkKind, Document, FileRole, Hierarchy
 from .graph import RepoGraph
 
 MAX_ITEMS = 10
@@ -33,16 +33,16 @@ MAX_CYCLE_IMPORTS = 3
 DEFINITION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS})
 NOT_CODE_LANGUAGES = frozenset({"markdown", "restructuredtext", "text", "config"})
 """Long prose or configuration is not a file to split."""
-TEST_PATH = re.compile(
-    r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:test|spec)\.\w+$"
-)
-"""Test files: their public functions are test cases, not API to document."""
 
 
 def plan_milestones(
     documents: list[Document], hierarchy: Hierarchy, graph: RepoGraph
 ) -> list[Milestone]:
-    """The phases whose facts exist: cycles, then size, coupling and documentation."""
+    """The phases whose facts exist: cycles, then size, coupling and documentation.
+
+    Only the project's own files count (`FileSummary.file_role`): tests, fixtures,
+    vendored and generated code are not what its refactoring works on."""
+    documents, hierarchy, graph = own_facts(documents, hierarchy, graph)
     phases = (
         _cycles_phase(graph),
         _size_phase(documents, hierarchy),
@@ -215,7 +215,7 @@ def _documentation_phase(hierarchy: Hierarchy) -> Milestone | None:
         (
             f
             for f in hierarchy.files.values()
-            if not f.has_docs and f.public_api and not TEST_PATH.search(f.path)
+            if not f.has_docs and f.public_api
         ),
         key=lambda f: (-f.lines, f.path),
     )
@@ -241,6 +241,30 @@ def _documentation_phase(hierarchy: Hierarchy) -> Milestone | None:
     )
 
 
+def own_facts(
+    documents: list[Document], hierarchy: Hierarchy, graph: RepoGraph
+) -> tuple[list[Document], Hierarchy, RepoGraph]:
+    """The facts without the files that are not the project's own (tests, fixtures,
+    examples, vendored and generated code), nor the modules made of nothing else, nor the
+    dependencies on those modules."""
+    others = {path for path, f in hierarchy.files.items() if f.file_role is not FileRole.SOURCE}
+    foreign = {name for name, m in hierarchy.modules.items() if m.files and others.issuperset(m.files)}
+    files = {path: f for path, f in hierarchy.files.items() if path not in others}
+    modules = {
+        name: replace(m, used_by=[u for u in m.used_by if u not in foreign])
+        for name, m in hierarchy.modules.items()
+        if name not in foreign
+    }
+    module_deps = {
+        m: [d for d in deps if d not in foreign] for m, deps in graph.module_deps.items() if m not in foreign
+    }
+    return (
+        [d for d in documents if d.chunk.path not in others],
+        Hierarchy(hierarchy.system, modules, files),
+        replace(graph, module_deps=module_deps),
+    )
+
+
 def _item(label: str, text: str, path: str = "", anchor: str = "", module: str = "") -> MilestoneItem:
     return MilestoneItem(label, path, anchor, module, text)
 
@@ -250,7 +274,7 @@ def _chunk_item(chunk: Chunk, text: str) -> MilestoneItem:
         f"{chunk.symbol} in {chunk.path}",
         text,
         path=chunk.path,
-        anchor=chunk_anchor(chunk.symbol, chunk.part),
+        anchor=chunk_anchor(chunk.symbol),
     )
 
 

@@ -24,7 +24,7 @@ class Link:
 
 def chunk_link(document: Document) -> Link:
     chunk = document.chunk
-    return Link(f"{chunk.path}:{chunk.start_line}–{chunk.end_line}", file_page(chunk.path), chunk_anchor(chunk.symbol, chunk.part))
+    return Link(f"{chunk.path}:{chunk.start_line}–{chunk.end_line}", file_page(chunk.path), chunk_anchor(chunk.symbol))
 
 
 def file_link(path: str) -> Link:

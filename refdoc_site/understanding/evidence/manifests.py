@@ -1,4 +1,5 @@
-"""Dependency manifests of six formats, read into the requirements they declare directly.
+"""Dependency manifests of six formats, read into the requirements they declare directly,
+and into the project's declared name and test folders.
 
 pyproject.toml (PEP 621, dependency groups, Poetry), requirements files, setup.cfg,
 package.json, go.mod and Cargo.toml. TOML goes through `tomllib` (the `tomli` backport
@@ -115,24 +116,13 @@ def _pyproject(text: str) -> list[Requirement]:
 
 
 def _setup_cfg(text: str) -> list[Requirement]:
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return []
-    values = [parser.get("options", "install_requires", fallback="")]
-    if parser.has_section("options.extras_require"):
-        values.extend(value for _, value in parser.items("options.extras_require"))
+    values = [_config_section(text, "options").get("install_requires", "")]
+    values.extend(_config_section(text, "options.extras_require").values())
     return _requirements_txt("\n".join(values))
 
 
 def _package_json(text: str) -> list[Requirement]:
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return []
-    if not isinstance(data, dict):
-        return []
+    data = _json_object(text)
     return [
         Requirement(name, _version_of(version))
         for key in ("dependencies", "devDependencies")
@@ -169,6 +159,45 @@ MANIFESTS: dict[str, tuple[str, Callable[[str], list[Requirement]]]] = {
 """Manifest kind → (ecosystem, parser)."""
 
 
+GO_MODULE = re.compile(r"^module\s+\"?([^\s\"]+)", re.MULTILINE)
+GO_MAJOR_VERSION = re.compile(r"^v\d+$")
+"""A Go module path's major-version suffix (`example.com/tool/v2`), which names no project."""
+
+
+def declared_test_paths(kind: str, text: str) -> list[str]:
+    """Folders a manifest says hold the tests, relative to the manifest's folder: pytest's
+    `testpaths` (pyproject.toml, setup.cfg) and package.json's `directories.test`."""
+    try:
+        if kind == "pyproject":
+            options = _table(_table(_table(tomllib.loads(text), "tool"), "pytest"), "ini_options")
+            return _strings(options.get("testpaths"))
+        if kind == "setup.cfg":
+            return _config_section(text, "tool:pytest").get("testpaths", "").split()
+        if kind == "package.json":
+            test = _table(_json_object(text), "directories").get("test")
+            return [test] if isinstance(test, str) else []
+    except ValueError:
+        return []
+    return []
+
+
+def _config_section(text: str, section: str) -> dict[str, str]:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return {}
+    return dict(parser.items(section)) if parser.has_section(section) else {}
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _table(data: Any, key: str) -> dict[str, Any]:
     value = data.get(key) if isinstance(data, dict) else None
     return value if isinstance(value, dict) else {}
@@ -199,7 +228,6 @@ class Declaration:
 
 
 METADATA_HEADER = re.compile(r"^(Name|Summary):[ \t]*(.*)$", re.MULTILINE)
-GO_MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
 
 
 def _pyproject_declaration(text: str) -> Declaration:
@@ -209,19 +237,12 @@ def _pyproject_declaration(text: str) -> Declaration:
 
 
 def _setup_cfg_declaration(text: str) -> Declaration:
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return Declaration()
-    return Declaration(parser.get("metadata", "name", fallback=""), parser.get("metadata", "description", fallback=""))
+    metadata = _config_section(text, "metadata")
+    return Declaration(metadata.get("name", ""), metadata.get("description", ""))
 
 
 def _package_json_declaration(text: str) -> Declaration:
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return Declaration()
+    data = _json_object(text)
     return Declaration(_text(data, "name"), _text(data, "description"))
 
 
@@ -237,9 +258,13 @@ def _core_metadata_declaration(text: str) -> Declaration:
 
 
 def _go_mod_declaration(text: str) -> Declaration:
-    """go.mod names the module and describes nothing (the README does)."""
+    """go.mod names the module and describes nothing (the README does); the name is the
+    module path's last element that is not a major-version suffix (`/v2`)."""
     match = GO_MODULE.search(text)
-    return Declaration(match.group(1) if match else "")
+    parts = [part for part in match.group(1).split("/") if part] if match else []
+    while len(parts) > 1 and GO_MAJOR_VERSION.match(parts[-1]):
+        parts.pop()
+    return Declaration(parts[-1] if parts else "")
 
 
 DECLARATIONS: dict[str, Callable[[str], Declaration]] = {
