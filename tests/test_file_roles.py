@@ -62,6 +62,8 @@ GENERATED_GO = """
         ("spec/models/user_spec.rb", FileRole.TEST),
         ("django/test/client.py", FileRole.SOURCE),
         ("numpy/testing/utils.py", FileRole.SOURCE),
+        ("click-8.1.7.dist-info/LICENSE.rst", FileRole.GENERATED),
+        ("shop.egg-info/PKG-INFO", FileRole.GENERATED),
     ],
 )
 def test_paths_by_convention(path: str, role: FileRole) -> None:

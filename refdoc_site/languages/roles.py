@@ -42,6 +42,10 @@ ROLE_FILE_NAMES: dict[str, re.Pattern[str]] = {
 each ecosystem's naming rule). A generated name wins over every folder; a test name gives
 way to a vendored or fixture folder."""
 
+GENERATED_FOLDERS = re.compile(r"\.(?:dist-info|egg-info)$", re.IGNORECASE)
+"""Folders a packaging tool writes (an unpacked wheel's `click-8.1.7.dist-info/`, an
+sdist's `*.egg-info/`): metadata about the package, not its code."""
+
 GENERATED_MARKERS = re.compile(
     r"^\s*(?:#|//|/?\*+|--|;|<!--|\{-|%)\s*.{0,80}?(?:"
     r"\bCode generated\b.*\bDO NOT EDIT\b"

@@ -23,6 +23,7 @@ from ..core.redact import Redactor
 from ..core.regular_files import read_regular
 from ..languages.roles import (
     GENERATED_MARKERS,
+    GENERATED_FOLDERS,
     GITATTRIBUTES_ROLES,
     MARKER_LINES,
     ROLE_DIRECTORIES,
@@ -61,9 +62,9 @@ def own_files(roles: dict[str, FileRole]) -> set[str]:
 def role_by_path(path: str, test_folders: tuple[str, ...] = ()) -> FileRole:
     """The role that folder and file-name conventions alone give a path."""
     name = posixpath.basename(path)
-    if ROLE_FILE_NAMES["generated"].search(name):
-        return FileRole.GENERATED
     folders = {part.lower() for part in posixpath.dirname(path).split("/") if part}
+    if ROLE_FILE_NAMES["generated"].search(name) or any(GENERATED_FOLDERS.search(folder) for folder in folders):
+        return FileRole.GENERATED
     for role in ("vendored", "fixture"):
         if folders & ROLE_DIRECTORIES[role]:
             return FileRole(role)
