@@ -226,3 +226,39 @@ def test_file_module_and_system_summaries_use_the_declared_description(tmp_path:
     invoice = hierarchy.files["shop/invoice.js"].role
     assert "about" not in invoice and "2 functions" not in invoice
     assert invoice.startswith("Defines sendfile and stringify")
+
+
+def test_a_file_role_names_its_api_before_its_helpers(tmp_path: Path) -> None:
+    """express's response.js: the res.* members it exports, not its two local helpers."""
+    repo = write_repo(
+        tmp_path / "repo",
+        {
+            "lib/response.js": """
+                var res = Object.create(null);
+                module.exports = res;
+
+                /** Send a response body. */
+                res.send = function send(body) {
+                  this.end(stringify(body));
+                  return this;
+                };
+
+                res.json = function json(obj) {
+                  return this.send(stringify(obj));
+                };
+
+                function sendfile(res, file) {
+                  return res.pipe(file);
+                }
+
+                function stringify(value) {
+                  return JSON.stringify(value);
+                }
+                """,
+        },
+    )
+    workspace = Workspace.create(repo, Config(site_name="Web"), tmp_path / "store", tmp_path / "site")
+    index(workspace)
+    role = summarize(workspace).files["lib/response.js"].role
+    assert role.startswith("Defines res.send and res.json: Send a response body."), role
+    assert "sendfile" not in role and "stringify" not in role

@@ -136,19 +136,31 @@ def public_api(language: str, documents: list[Document]) -> list[str]:
     return list(dict.fromkeys([name for d in ordered for name in d.metadata.exports] + reexported))
 
 
+MAIN_KINDS = (ChunkKind.CLASS, ChunkKind.FUNCTION, ChunkKind.METHOD)
+"""Kinds a file's role may name: a method only when it is assigned outside any class (`res.send`)."""
+
+
 def _role_from_chunks(entry: FileEntry, documents: list[Document]) -> str:
     """A file without a docstring: its main definitions by name, with the first sentence of
     what the main one does; a file of sections, its first section's lead."""
     if all(d.chunk.kind is ChunkKind.SECTION for d in documents):  # a document: its lead, else its title
         lead = documents[0].summary.responsibility if documents else ""
         return first_sentences(lead or (documents[0].chunk.signature if documents else ""), 160)
-    definitions = [
+    classes = {d.chunk.symbol for d in documents if d.chunk.kind is ChunkKind.CLASS}
+    exported = [  # the file's API first: express's response.js is its res.* members
+        d for d in documents
+        if d.metadata.exports and d.chunk.kind in MAIN_KINDS and d.chunk.parent not in classes and d.chunk.part <= 1
+    ]
+    definitions = exported or [
         d for d in documents if d.chunk.kind in (ChunkKind.FUNCTION, ChunkKind.CLASS) and not d.chunk.parent and d.chunk.part <= 1
     ]
     if not definitions:
         return next((first_sentences(d.summary.responsibility, 160) for d in documents if d.summary.responsibility), "")
-    ranked = sorted(definitions, key=lambda d: (d.chunk.name.startswith("_"), -(d.chunk.end_line - d.chunk.start_line)))
-    distinct = list(dict.fromkeys(d.chunk.name for d in ranked))  # overloads and redefinitions once
+    ranked = sorted(
+        definitions,
+        key=lambda d: (d.chunk.name.startswith("_"), MAIN_KINDS.index(d.chunk.kind), -(d.chunk.end_line - d.chunk.start_line)),
+    )
+    distinct = list(dict.fromkeys(d.chunk.symbol if exported else d.chunk.name for d in ranked))  # overloads once
     names = distinct[:DEFINITIONS_NAMED]
     more = len(distinct) - len(names)
     named = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 and not more else ", ".join(names)
