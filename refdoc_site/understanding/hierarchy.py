@@ -187,7 +187,8 @@ def summarize_module(
     )
     largest = sorted(summaries, key=lambda s: -s.lines)[:2]
     responsibilities = description or package_doc or " ".join(first_sentences(s.role, 90) for s in largest if s.role)
-    text = f"{name} ({len(paths)} file{'s' if len(paths) != 1 else ''}, {lines} lines)" + (f": {responsibilities}" if responsibilities else ".")
+    # the name is the link or heading the text stands under: not said again
+    text = responsibilities or f"{len(paths)} file{'s' if len(paths) != 1 else ''}, {lines} lines."
     if depends_on:
         text += " Uses " + ", ".join(depends_on[:4]) + "."
     return ModuleSummary(
@@ -228,7 +229,7 @@ def summarize_system(
         parts.append(f"Modules without dependencies on each other: {', '.join(layers[0][:5])}.")
     biggest = sorted(modules.values(), key=lambda m: -m.lines)[:1]
     if biggest and not lead:
-        parts.append(f"Largest: {biggest[0].text}")
+        parts.append(f"Largest: {biggest[0].name}: {biggest[0].text}")
     if graph.cycles:
         parts.append(f"{len(graph.cycles)} dependency cycle(s) between modules.")
     return SystemSummary(
