@@ -225,7 +225,7 @@ def summarize_system(
         if len(layers) > 2:
             middle = [m for layer in layers[1:-1] for m in layer]
             parts.append(f"In between: {', '.join(middle[:4])}.")
-    elif layers:
+    elif layers and len(layers[0]) > 1:  # one module depends on nothing, said of itself
         parts.append(f"Modules without dependencies on each other: {', '.join(layers[0][:5])}.")
     biggest = sorted(modules.values(), key=lambda m: -m.lines)[:1]
     if biggest and not lead:
