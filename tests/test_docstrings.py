@@ -126,6 +126,13 @@ def test_jsdoc_tags_become_tables_and_examples() -> None:
     assert parsed.blocks[-2:] == [Title("examples"), CodeBlock("send('/a').then(show);")]
 
 
+def test_jsdoc_access_tags_are_not_shown() -> None:
+    """`@public` and `@api private` say what the page's API lists already say."""
+    parsed = parse("Send a response.\n\n@param {string} body\n@public\n@api private\n")
+    assert [block for block in parsed.blocks if isinstance(block, Paragraph)] == [Paragraph(["Send a response."])]
+    assert tables("Send a response.\n@param {string} body\n@public\n") == {"parameters": [row("body", "string", "")]}
+
+
 def test_rest_roles_and_backticks_become_code_names() -> None:
     [paragraph] = parse_docstring(
         "Wraps :class:`~click.core.Context`, :func:`run`, :py:meth:`the call <Runner.call>`, "

@@ -80,6 +80,9 @@ JSDOC_TAGS = {
     "exception": "raises",
 }
 """JSDoc tags by the table they fill; `@example` is a code block."""
+JSDOC_ACCESS_TAGS = frozenset({"public", "private", "protected", "package", "api", "access", "internal", "ignore"})
+"""JSDoc tags that say who may call a definition (`@public`, `@api private`): the page's API
+lists already say it, so the line is not shown."""
 TABLE_ORDER = ("parameters", "attributes", "returns", "yields", "raises")
 """Where the types of a field list's rows live: the exception of a `raises` row is its type."""
 
@@ -292,6 +295,10 @@ def _blocks(lines: list[str], tables: dict[str, FieldTable]) -> list[Block]:
             flush()
             rest, index = _continued(lines, index)
             _add_sphinx_field(tables, SPHINX_FIELDS[sphinx[1].lower()], (sphinx[2] or "").strip(), " ".join([sphinx[3] or "", rest]).strip())
+            continue
+        if (tag := JSDOC_TAG.match(stripped)) and tag[1] in JSDOC_ACCESS_TAGS:
+            flush()
+            index += 1
             continue
         if (tag := JSDOC_TAG.match(stripped)) and (tag[1] in JSDOC_TAGS or tag[1] == "example"):
             flush()
