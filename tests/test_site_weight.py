@@ -19,7 +19,7 @@ from helpers import write_repo
 from refdoc_site.cli import main
 from refdoc_site.core.pages import module_page
 from refdoc_site.rendering.nav import module_tree
-from refdoc_site.rendering.page_weight import UNSTYLED_TOKENS, unstyled_spans_removed
+from refdoc_site.rendering.page_weight import UNSTYLED_TOKENS, squeezed_white_space, unstyled_spans_removed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from site_weight import nav_bytes, site_weight  # noqa: E402
@@ -132,6 +132,13 @@ def test_code_keeps_its_text_without_unstyled_spans(sites: dict[int, Path]) -> N
     code = re.search(r"<code>(.*?)</code></pre></div></td></tr></table>", page, re.S)[1]
     assert "return value + 1" in html.unescape(re.sub(r"<[^>]+>", "", code))
     assert unstyled_spans_removed('<span class="n">a&lt;b</span><span class="k">def</span>') == 'a&lt;b<span class="k">def</span>'
+
+
+def test_indentation_goes_but_code_and_scripts_keep_their_white_space() -> None:
+    page = '<nav>\n    <a href="x">\n      X\n    </a>\n</nav>\n  <PRE class="a">  x\n\n    y</PRE>\n  <script>\n  var a\n  b()\n</script>\n  <p>a  b</p>'
+    assert squeezed_white_space(page) == (
+        '<nav>\n<a href="x">\nX\n</a>\n</nav>\n<PRE class="a">  x\n\n    y</PRE>\n<script>\n  var a\n  b()\n</script>\n<p>a  b</p>'
+    )
 
 
 def test_the_left_out_spans_have_no_style_of_their_own_in_material() -> None:
