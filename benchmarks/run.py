@@ -24,10 +24,14 @@ import sys
 import tempfile
 import time
 import zipfile
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from site_weight import SiteWeight, describe, site_weight  # noqa: E402
+
 DEFAULT_CACHE = HERE / ".cache"
 
 THROUGHPUT_TARGET_KBPS = 500.0
@@ -211,13 +215,14 @@ def bench_corpus(name: str, repo: Path, mkdocs: bool, keep: bool) -> dict:
     store, out, log = work / "store", work / "site", work / "child.log"
     try:
         full = measure(repo, store, out, mkdocs, log)
+        weight = asdict(site_weight(out)) if mkdocs and full["error"] is None else None
         rebuild = measure(repo, store, out, mkdocs, log)
     finally:
         if keep:
             print(f"  kept store and site in {work}", flush=True)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    return {"name": name, "full": full, "rebuild": rebuild, "mkdocs": mkdocs}
+    return {"name": name, "full": full, "rebuild": rebuild, "mkdocs": mkdocs, "site": weight}
 
 
 def summarize_result(result: dict) -> dict:
@@ -260,6 +265,14 @@ def _s(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _mb(value: float) -> str:
+    return f"{value / 1e6:.1f}"
+
+
+def _kb(value: float) -> str:
+    return f"{value / 1000:.1f}"
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
 
@@ -289,6 +302,9 @@ def print_corpus(info: dict, result: dict, derived: dict) -> None:
         rows.append([label, _s(derived[f"{key}_full"]), _s(derived[f"{key}_rebuild"]), _pct(ratio)])
     rows.append(["peak RSS MB", f"{full['peak_rss_mb']:.0f}", f"{rebuild['peak_rss_mb']:.0f}", "-"])
     print(_table(["phase (wall s)", "full", "no-change rebuild", "rebuild/full"], rows))
+    site = result.get("site")
+    if site:
+        print(describe(SiteWeight(**site)))
     verdict = "PASS" if derived["throughput_pass"] else "FAIL"
     print(
         f"throughput excl. mkdocs: {derived['throughput_kbps']:.0f} KB/s "
@@ -302,10 +318,21 @@ def print_corpus(info: dict, result: dict, derived: dict) -> None:
     )
 
 
+def _site_cells(site: dict | None) -> list[str]:
+    """The built site's weight (site_weight.py): total MB, files, mean page KB, nav KB mean and max."""
+    if not site:
+        return ["-"] * 5
+    return [
+        _mb(site["total_bytes"]), str(site["files"]), _kb(site["page_bytes_mean"]),
+        _kb(site["nav_bytes_mean"]), _kb(site["nav_bytes_max"]),
+    ]
+
+
 def print_summary(entries: list[tuple[dict, dict, dict]]) -> None:
     headers = [
         "corpus", "files", "chunks", "src KB", "index s", "summ. s", "render s", "mkdocs s",
         "total excl s", "KB/s", "peak RSS MB", "rebuild/full excl", "rebuild/full incl",
+        "site MB", "site files", "KB/page", "nav KB/page", "nav KB max",
         f">={THROUGHPUT_TARGET_KBPS:.0f}KB/s", f"rebuild<{REBUILD_TARGET_RATIO * 100:.0f}%",
     ]
     rows = []
@@ -326,6 +353,7 @@ def print_summary(entries: list[tuple[dict, dict, dict]]) -> None:
             f"{max(full['peak_rss_mb'], result['rebuild']['peak_rss_mb']):.0f}",
             _pct(derived["ratio_core"]),
             _pct(derived["ratio_all"]),
+            *_site_cells(result.get("site")),
             "PASS" if derived["throughput_pass"] else "FAIL",
             "PASS" if derived["rebuild_pass"] else "FAIL",
         ])

@@ -19,8 +19,12 @@ from jinja2 import Environment, StrictUndefined
 from ..core.errors import SiteBuildError
 from ..core.resources import mkdocs_template, templates_dir
 from ..core.trust import is_inside
+from .nav import module_nav_yaml
+from .page_weight import HOOK_SOURCE
 from .render import html_text, page_labels, yaml_string
 
+HOOK_FILE = "hooks/refdoc_pages.py"
+"""Relative to the MkDocs project; `mkdocs.yml.template` names it under `hooks:`."""
 MERMAID_ENV = "REFDOC_MERMAID_JS"
 MERMAID_ASSET = "assets/javascripts/mermaid.min.js"
 REPOSITORY_MERMAID = Path("node_modules/mermaid/dist/mermaid.min.js")
@@ -73,6 +77,9 @@ def write_project(
     overrides = project_dir / "overrides"
     overrides.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(templates_dir() / "material" / "main.html", overrides / "main.html")
+    hook = project_dir / HOOK_FILE
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text(HOOK_SOURCE, encoding="utf-8")
     scripts = []
     if mermaid_script is not None:
         target = docs_dir / MERMAID_ASSET
@@ -82,6 +89,7 @@ def write_project(
     environment = Environment(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     environment.filters.update(html_text=html_text, yaml_string=yaml_string)
     template = environment.from_string(mkdocs_template().read_text(encoding="utf-8"))
+    labels = page_labels(language)
     config_path = project_dir / "mkdocs.yml"
     config_path.write_text(
         template.render(
@@ -89,10 +97,11 @@ def write_project(
             site_url=site_url,
             site_dir=str(site_dir.resolve()),
             language=language,
-            t=page_labels(language),
-            modules=modules,
+            t=labels,
+            module_nav=module_nav_yaml(modules, labels, indent=4),
             plans=plans,
             extra_javascript=scripts,
+            hook_file=HOOK_FILE,
         ),
         encoding="utf-8",
     )

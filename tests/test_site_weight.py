@@ -1,0 +1,162 @@
+"""A site linear in the code: a page's navigation does not grow with the number of modules,
+every page is still reachable from the home page, and code carries no markup the theme
+draws no differently."""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import material
+import pytest
+from helpers import write_repo
+
+from refdoc_site.cli import main
+from refdoc_site.core.pages import module_page
+from refdoc_site.rendering.nav import module_tree
+from refdoc_site.rendering.page_weight import UNSTYLED_TOKENS, squeezed_white_space, unstyled_spans_removed
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from site_weight import nav_bytes, site_weight  # noqa: E402
+
+GROUP = 3
+"""Modules per folder: `app/g0/m0`, `app/g0/m1`, `app/g0/m2`, `app/g1/m3`, …"""
+
+
+def nested_repo(root: Path, modules: int) -> Path:
+    """`modules` modules nested two folders deep, one small Python file each."""
+    files = {
+        f"app/g{index // GROUP}/m{index}/work.py": f'''
+            def step_{index}(value):
+                """Step {index} of the work."""
+                return value + {index}
+        '''
+        for index in range(modules)
+    }
+    return write_repo(root, files)
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory) -> dict[int, Path]:
+    built = {}
+    for count in (3, 30):
+        work = tmp_path_factory.mktemp(f"nested{count}")
+        repo = nested_repo(work / "repo", count)
+        assert main(["build", str(repo), "--out", str(work / "out")]) == 0
+        built[count] = work / "out"
+    return built
+
+
+def page_html(site: Path, page: str) -> str:
+    return (site / page / "index.html").read_text(encoding="utf-8")
+
+
+def nav_links(page: str) -> list[str]:
+    start = page.index('<nav class="md-nav md-nav--primary"')
+    return re.findall(r'href="([^"]+)"', page[start:start + nav_bytes(page)])
+
+
+def test_a_file_page_navigation_does_not_grow_with_the_modules(sites: dict[int, Path]) -> None:
+    small, large = (page_html(sites[n], "files/app/g0/m0/work.py") for n in (3, 30))
+    assert nav_links(small) == nav_links(large)
+    # Only a folder's title (`app/g0` merged when it is app's only folder) and Material's
+    # blank lines per hidden entry differ.
+    assert nav_bytes(large) < nav_bytes(small) * 1.05
+
+
+def test_a_module_page_navigation_holds_its_own_branch_only(sites: dict[int, Path]) -> None:
+    page = page_html(sites[30], "modules/app/g0/m0")
+    links = [unquote(link) for link in nav_links(page)]
+    modules_linked = {link for link in links if "/modules/" in link or link.startswith("../m")}
+    # Its own folder's modules (m0..m2) and one link per other folder, not all 30 modules.
+    assert len(modules_linked) <= GROUP + 30 // GROUP + 1, links
+    assert not any(link.rstrip("/").endswith("m29") for link in links), links
+    assert any(link.rstrip("/").endswith("m1") for link in links), links
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            self.links += [value for name, value in attrs if name == "href" and value]
+
+
+def reachable_pages(site: Path) -> set[str]:
+    """Every page reached from the home page by following its links, and theirs."""
+    seen, queue = {"index.html"}, ["index.html"]
+    while queue:
+        page = queue.pop()
+        parser = _Links()
+        parser.feed((site / page).read_text(encoding="utf-8"))
+        for link in parser.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or not parts.path:
+                continue
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(parts.path)))
+            if not target.endswith(".html"):
+                target = posixpath.join(target, "index.html")
+            if target not in seen and (site / target).is_file():
+                seen.add(target)
+                queue.append(target)
+    return seen
+
+
+def test_every_page_is_reachable_from_the_home_page(sites: dict[int, Path]) -> None:
+    site = sites[30]
+    pages = {path.relative_to(site).as_posix() for path in site.rglob("*.html")} - {"404.html"}
+    assert len(pages) > 60
+    assert reachable_pages(site) >= pages
+
+
+def test_folders_nest_and_chains_without_a_module_merge() -> None:
+    names = ["(root)", "lib", "lib/db", "lib/db/models", "src/main/java/app", "src/main/java/cli"]
+    tree = module_tree([(name, module_page(name)) for name in names])
+    assert [node.title for node in tree] == ["(root)", "lib", "src/main/java"]
+    lib, merged = tree[1], tree[2]
+    assert lib.page == module_page("lib") and list(lib.children) == ["db"]
+    assert lib.children["db"].children["models"].page == module_page("lib/db/models")
+    assert merged.page is None and list(merged.children) == ["app", "cli"]
+
+
+def test_code_keeps_its_text_without_unstyled_spans(sites: dict[int, Path]) -> None:
+    page = page_html(sites[3], "files/app/g0/m1/work.py")
+    assert not re.search(r'<span class="(?:' + "|".join(UNSTYLED_TOKENS) + ')">', page)
+    code = re.search(r"<code>(.*?)</code></pre></div></td></tr></table>", page, re.S)[1]
+    assert "return value + 1" in html.unescape(re.sub(r"<[^>]+>", "", code))
+    assert unstyled_spans_removed('<span class="n">a&lt;b</span><span class="k">def</span>') == 'a&lt;b<span class="k">def</span>'
+
+
+def test_indentation_goes_but_code_and_scripts_keep_their_white_space() -> None:
+    page = '<nav>\n    <a href="x">\n      X\n    </a>\n</nav>\n  <PRE class="a">  x\n\n    y</PRE>\n  <script>\n  var a\n  b()\n</script>\n  <p>a  b</p>'
+    assert squeezed_white_space(page) == (
+        '<nav>\n<a href="x">\nX\n</a>\n</nav>\n<PRE class="a">  x\n\n    y</PRE>\n<script>\n  var a\n  b()\n</script>\n<p>a  b</p>'
+    )
+
+
+def test_the_left_out_spans_have_no_style_of_their_own_in_material() -> None:
+    stylesheets = Path(material.__file__).parent / "templates" / "assets" / "stylesheets"
+    css = "".join(path.read_text(encoding="utf-8") for path in stylesheets.glob("*.min.css"))
+    for token in UNSTYLED_TOKENS:
+        rules = re.findall(r"([^{}]*\.highlight \." + token + r"(?=[,{])[^{}]*)\{([^}]*)\}", css)
+        if token == "n":
+            # Names are drawn in the code's own colour, in both palettes.
+            assert {body for _, body in rules} == {"color:var(--md-code-hl-name-color)"}
+            assert set(re.findall(r"--md-code-hl-name-color:([^;}]+)", css)) == {"var(--md-code-fg-color)"}
+        else:
+            assert rules == [], token
+
+
+def test_the_benchmark_measures_site_and_navigation(sites: dict[int, Path]) -> None:
+    weight = site_weight(sites[30])
+    assert weight.pages > 60 and weight.files > weight.pages
+    assert 0 < weight.nav_bytes_mean <= weight.nav_bytes_max < 10_000
+    assert weight.file_page_bytes_mean > 0
+    assert weight.total_bytes == sum(path.stat().st_size for path in sites[30].rglob("*") if path.is_file())
