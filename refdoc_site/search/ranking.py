@@ -13,7 +13,8 @@ and a parity test keeps them in step. The steps:
    clause and, for longer terms, an edit-distance-1 clause;
 3. dense: cosine between the query's vector and every chunk vector;
 4. fusion: each side's scores min-max normalised over its top candidates, then weighted;
-   chunks that name no symbol (module rest, Markdown sections, windows) weigh less;
+   chunks that name no symbol (module rest, Markdown sections, windows) and sections of
+   the site's own pages (overview, modules, decisions, plans) weigh less;
 5. chunks of one symbol (windows of a long function) collapse into their best.
 """
 
@@ -176,6 +177,8 @@ def sparse_fields(document: Document) -> dict[str, list[str]]:
     return fields
 
 
+TEXT_KINDS = (ChunkKind.SECTION, ChunkKind.WINDOW, ChunkKind.PAGE)
+"""Chunks of text rather than code: all their words are indexed, none is a message."""
 STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|' + r"'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`")
 PHRASE_WORD_RE = re.compile(r"[a-z0-9]+")
 
@@ -189,7 +192,7 @@ def phrase_terms(text: str) -> list[str]:
 
 def _message_phrases(document: Document) -> list[str]:
     """Word pairs of the one-line string literals in a chunk's code (messages, not docstrings)."""
-    if document.chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW):
+    if document.chunk.kind in TEXT_KINDS:
         return []
     pairs: list[str] = []
     for literal in STRING_RE.findall(document.chunk.content):
@@ -200,7 +203,7 @@ def _message_phrases(document: Document) -> list[str]:
 def _body_words(document: Document) -> str:
     """Identifiers, string words and Japanese comments of the code, each once: what keyword
     queries quote."""
-    if document.chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW):
+    if document.chunk.kind in TEXT_KINDS:
         return document.chunk.content
     return " ".join(dict.fromkeys(WORD_RE.findall(document.chunk.content)))
 
