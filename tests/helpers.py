@@ -72,6 +72,17 @@ def served_folder(root: Path) -> Iterator[str]:
         server.shutdown()
 
 
+@contextmanager
+def served_build(repo: Path, root: Path, sub_path: str) -> Iterator[str]:
+    """Build `repo`'s site into `root/sub_path` and serve `root`, as a pull request preview
+    is served; yields the site's URL."""
+    from refdoc_site.cli import main
+
+    assert main(["build", str(repo), "--out", str(root / sub_path)]) == 0
+    with served_folder(root) as url:
+        yield f"{url}{sub_path}/"
+
+
 def dedent(text: str) -> str:
     """Inline source: dedented, without the leading newline of the triple quote."""
     return textwrap.dedent(text).lstrip("\n")

@@ -28,6 +28,9 @@ class ChunkKind(str, Enum):
     """A heading-delimited part of a Markdown document."""
     WINDOW = "window"
     """A token window of a file that no grammar splits."""
+    PAGE = "page"
+    """A section of a rendered page (overview, module page, decision log, plan): made for the
+    site's search index at render time, never stored."""
 
 
 class SkipReason(str, Enum):

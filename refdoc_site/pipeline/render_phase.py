@@ -15,7 +15,7 @@ from pathlib import Path
 from ..core.findings import Decision, Facts, Milestone
 from ..core.pages import module_page, plan_page
 from ..core.processes import alongside
-from ..core.records import Hierarchy
+from ..core.records import Document, Hierarchy
 from ..core.resources import mkdocs_template, templates_dir
 from ..core.reuse import files_digest
 from ..core.serial import from_json
@@ -41,9 +41,10 @@ from ..rendering.outputs import (
     staging_folder,
     swap_in,
 )
-from ..rendering.render import SiteData, render_pages
+from ..rendering.render import RenderedPage, SiteData, prose_pages, render_pages
 from ..rendering.site import build_site, find_mermaid, write_project
-from ..search.embed import matching_embedder
+from ..search.embed import StaticEmbedder, embed_documents, matching_embedder
+from ..search.prose import ProsePage, page_documents
 from ..search.site_search import write_search_data
 from ..understanding.graph import RepoGraph
 from ..writing.written import WrittenDecisions, WrittenMilestones
@@ -76,8 +77,12 @@ def render(workspace: Workspace) -> list[str]:
     query_embedder = matching_embedder(workspace.load_state())
     model_dir = query_embedder.directory if query_embedder else None
     parallel = len(data.documents) >= PARALLEL_MIN_CHUNKS
-    with alongside(write_search_data, (data.documents, docs_dir, model_dir, data.publish_source), parallel):
-        pages = render_pages(data, docs_dir)
+    # The overview, decisions, plans and module pages are rendered first: their sections
+    # are searched with the code (the file pages, most of the work, render meanwhile).
+    prose = prose_pages(data)
+    searched = data.documents + searched_sections(prose, query_embedder)
+    with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
+        pages = render_pages(data, docs_dir, prose)
     write_project(
         workspace.project_dir,
         workspace.project_dir / "site",  # where a hand-run `mkdocs build` writes; publish picks its own folder
@@ -90,6 +95,17 @@ def render(workspace: Workspace) -> list[str]:
     )
     rendered.save(inputs, pages=pages)
     return pages
+
+
+def searched_sections(prose: list[RenderedPage], embedder: StaticEmbedder | None) -> list[Document]:
+    """The prose pages' sections as search documents, embedded by the model that embedded
+    the chunks (when it ships with the site); the site ships vectors for all or none, so a
+    section the model failed on is left out."""
+    sections = page_documents([ProsePage(page, title or "", text) for page, title, text in prose])
+    if embedder is None:
+        return sections
+    embed_documents(sections, embedder)
+    return [section for section in sections if section.embedding]
 
 
 def templates_digest() -> str:

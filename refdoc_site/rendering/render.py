@@ -17,9 +17,10 @@ import json
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from itertools import chain
 from pathlib import Path
 from urllib.parse import quote
 
@@ -72,11 +73,23 @@ class SiteData:
     """False: file pages show no code (refdoc.yml's `publish_source`)."""
 
 
-def render_pages(data: SiteData, docs_dir: Path) -> list[str]:
-    """Write every page under `docs_dir`; returns the page paths written, sorted."""
+RenderedPage = tuple[str, str | None, str]
+"""(page path, title, Markdown); the title is None where the page's own heading is fixed
+text (the site name shows in the overview's heading)."""
+
+
+def prose_pages(data: SiteData) -> list[RenderedPage]:
+    """The pages written as prose: the overview, decision log, plans and module pages (the
+    site's search indexes their sections)."""
+    return list(_Pages(data).prose())
+
+
+def render_pages(data: SiteData, docs_dir: Path, prose: list[RenderedPage] | None = None) -> list[str]:
+    """Write every page under `docs_dir`; returns the page paths written, sorted. The prose
+    pages are rendered here unless given (already rendered by `prose_pages`)."""
     pages = _Pages(data)
     written = []
-    for page, title, text in pages.all():
+    for page, title, text in chain(pages.prose() if prose is None else prose, pages.reference()):
         target = docs_dir / page
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(front_matter(title) + text, encoding="utf-8")
@@ -95,9 +108,7 @@ class _Pages:
             self.by_path[document.chunk.path].append(document)
         self.by_id = {d.chunk.id: d for d in data.documents}
 
-    def all(self):
-        """(page, title, Markdown) of every page; the title is None where the page's own
-        heading is fixed text (the site name shows in the overview's heading)."""
+    def prose(self) -> Iterator[RenderedPage]:
         data = self.data
         yield "index.md", None, self.render("index.md.jinja2", "index.md", module_map=self.module_map())
         yield "decisions.md", None, self.written_or_offline("decisions", "decisions.md.jinja2", "decisions.md")
@@ -106,13 +117,17 @@ class _Pages:
             page = plan_page(plan.slug)
             title = f"{self.labels['plan']}: {plan.query}"
             yield page, title, self.render("written/plan.md.jinja2", page, plan=plan)
-        yield "summaries/system.md", None, self.render("summaries/system.md.jinja2", "summaries/system.md")
-        yield "summaries/modules.md", None, self.render("summaries/modules.md.jinja2", "summaries/modules.md")
-        yield "summaries/files.md", None, self.render("summaries/files.md.jinja2", "summaries/files.md")
         for name, module in sorted(data.hierarchy.modules.items()):
             page = module_page(name)
             title = fill(self.labels["module_title"], name=name)
             yield page, title, self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
+
+    def reference(self) -> Iterator[RenderedPage]:
+        """The summaries and the file pages."""
+        data = self.data
+        yield "summaries/system.md", None, self.render("summaries/system.md.jinja2", "summaries/system.md")
+        yield "summaries/modules.md", None, self.render("summaries/modules.md.jinja2", "summaries/modules.md")
+        yield "summaries/files.md", None, self.render("summaries/files.md.jinja2", "summaries/files.md")
         for path, summary in sorted(data.hierarchy.files.items()):
             page = file_page(path)
             sections = page_sections(self.by_path.get(path, []))

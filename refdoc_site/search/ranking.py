@@ -4,7 +4,8 @@ The same ranking runs in the CLI (`refdoc-site query`) and, in JavaScript, in th
 published site; `browser/` holds the scripts and the data both sides share (stop words, weights),
 and a parity test keeps them in step. The steps:
 
-1. query terms: lower-cased words and identifier parts, stop words dropped; a query in
+1. query terms: lower-cased words and identifier parts, stop words dropped, Japanese runs
+   as character pairs (japanese.py, the same for the indexed text); a query in
    Japanese first gets the English words of the programming terms it contains
    (`browser/glossary-ja.tsv`), since the code and its summaries are in English; such a
    query, and one made only of code names, leans on the sparse side in the fusion;
@@ -12,7 +13,8 @@ and a parity test keeps them in step. The steps:
    clause and, for longer terms, an edit-distance-1 clause;
 3. dense: cosine between the query's vector and every chunk vector;
 4. fusion: each side's scores min-max normalised over its top candidates, then weighted;
-   chunks that name no symbol (module rest, Markdown sections, windows) weigh less;
+   chunks that name no symbol (module rest, Markdown sections, windows) and sections of
+   the site's own pages (overview, modules, decisions, plans) weigh less;
 5. chunks of one symbol (windows of a long function) collapse into their best.
 """
 
@@ -29,11 +31,13 @@ from typing import Protocol
 import numpy as np
 
 from ..core.records import ChunkKind, Document
+from .japanese import JAPANESE_RUN, japanese_terms
 from .lunr_index import serialized_index
 
 ASSETS = Path(__file__).parent / "browser"
 MAX_QUERY_CHARS = 1000
-IDENTIFIER_RE = re.compile(r"[A-Za-z0-9_]+")
+WORD_RE = re.compile(f"[A-Za-z0-9_]+|{JAPANESE_RUN}")
+"""An identifier, or a run of Japanese characters (split into pairs by `japanese_terms`)."""
 CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
@@ -102,23 +106,27 @@ def identifier_parts(word: str) -> list[str]:
 
 
 def terms(text: str) -> list[str]:
-    """Words of a text as the index sees them: each identifier whole and split, lower-cased."""
+    """Words of a text as the index sees them: each identifier whole and split, lower-cased;
+    Japanese as character pairs."""
     out: list[str] = []
-    for word in IDENTIFIER_RE.findall(text):
+    for word in WORD_RE.findall(text):
         out.extend(_word_terms(word))
     return out
 
 
 @lru_cache(maxsize=200_000)
 def _word_terms(word: str) -> tuple[str, ...]:
+    if not word.isascii():
+        return tuple(japanese_terms(word))
     parts = identifier_parts(word)
     return (word.lower(), *parts) if len(parts) > 1 else (word.lower(),)
 
 
 def query_terms(text: str) -> list[str]:
-    """Distinct query terms in order, without stop words and single characters."""
+    """Distinct query terms in order, without stop words and single letters or digits (a
+    single kanji is a word)."""
     stop = stop_words()
-    return list(dict.fromkeys(t for t in terms(text) if len(t) > 1 and t not in stop))
+    return list(dict.fromkeys(t for t in terms(text) if (len(t) > 1 or not t.isascii()) and t not in stop))
 
 
 @lru_cache(maxsize=200_000)
@@ -141,7 +149,7 @@ def _word_index_terms(word: str) -> tuple[str, ...]:
 def index_terms(text: str) -> list[str]:
     """A field's terms as Lunr stores them: split identifiers, no stop words, stemmed."""
     out: list[str] = []
-    for word in IDENTIFIER_RE.findall(text):
+    for word in WORD_RE.findall(text):
         out.extend(_word_index_terms(word))
     return out
 
@@ -169,6 +177,8 @@ def sparse_fields(document: Document) -> dict[str, list[str]]:
     return fields
 
 
+TEXT_KINDS = (ChunkKind.SECTION, ChunkKind.WINDOW, ChunkKind.PAGE)
+"""Chunks of text rather than code: all their words are indexed, none is a message."""
 STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|' + r"'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`")
 PHRASE_WORD_RE = re.compile(r"[a-z0-9]+")
 
@@ -182,7 +192,7 @@ def phrase_terms(text: str) -> list[str]:
 
 def _message_phrases(document: Document) -> list[str]:
     """Word pairs of the one-line string literals in a chunk's code (messages, not docstrings)."""
-    if document.chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW):
+    if document.chunk.kind in TEXT_KINDS:
         return []
     pairs: list[str] = []
     for literal in STRING_RE.findall(document.chunk.content):
@@ -191,15 +201,17 @@ def _message_phrases(document: Document) -> list[str]:
 
 
 def _body_words(document: Document) -> str:
-    """Identifiers and string words of the code, each once: what keyword queries quote."""
-    if document.chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW):
+    """Identifiers, string words and Japanese comments of the code, each once: what keyword
+    queries quote."""
+    if document.chunk.kind in TEXT_KINDS:
         return document.chunk.content
-    return " ".join(dict.fromkeys(IDENTIFIER_RE.findall(document.chunk.content)))
+    return " ".join(dict.fromkeys(WORD_RE.findall(document.chunk.content)))
 
 
 def code_words(document: Document) -> list[str]:
-    """The code's identifiers and string words, split into index terms, first use first."""
-    return terms(_body_words(document))
+    """The code's identifiers and string words, split into index terms, first use first
+    (no Japanese pairs: the embedding model reads these words, not the index)."""
+    return [term for term in terms(_body_words(document)) if term.isascii()]
 
 
 # --- the index ----------------------------------------------------------------------------
@@ -323,8 +335,9 @@ class SearchIndex:
             return {}
         boosts = settings()["clauses"]
         # Prefix and typo matching help short, identifier-like queries; on long
-        # natural-language ones they only add noise (and time).
-        expand = len(wanted) <= boosts["expand_max_terms"]
+        # natural-language ones they only add noise (and time). Japanese pairs, many to a
+        # word and too short to expand, are not counted.
+        expand = sum(term.isascii() for term in wanted) <= boosts["expand_max_terms"]
 
         phrases = [p for p in phrase_terms(phrase_text or text)] if "phrases" in self.fields else []
 

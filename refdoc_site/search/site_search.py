@@ -1,7 +1,8 @@
 """Search data for the published site: what the browser needs to rank like the CLI.
 
 Written into the MkDocs project's `docs/` next to the pages: the serialised Lunr index,
-the chunk table (page, anchor, signature, summary), the shared settings, stop words and
+the chunk table (page, anchor, signature, summary; for a section of a prose page, its
+page's title), the shared settings, stop words and
 Japanese glossary, and, when the chunks carry vectors, the vectors and the static model
 that embeds the query. The worker scripts go to `docs/assets/refdoc/`.
 """
@@ -17,8 +18,9 @@ import numpy as np
 import orjson
 
 from ..core.pages import chunk_anchor, file_page
-from ..core.records import Document
+from ..core.records import ChunkKind, Document
 from .embed import MODEL_FILE, VOCAB_FILE
+from .prose import page_anchor
 from .ranking import ASSETS, SearchIndex, glossary, settings, stop_words
 
 DATA_DIR = "search/refdoc"
@@ -75,6 +77,8 @@ def write_search_data(
 
 def _chunk_row(document: Document) -> dict:
     chunk = document.chunk
+    if chunk.kind is ChunkKind.PAGE:
+        return _page_section_row(document)
     page = file_page(chunk.path).removesuffix(".md")
     return {
         "path": chunk.path,
@@ -85,6 +89,27 @@ def _chunk_row(document: Document) -> dict:
         "page": quote(page) + "/",
         "anchor": chunk_anchor(chunk.symbol),
         "signature": chunk.signature,
+        "summary": document.summary.responsibility,
+    }
+
+
+def _page_section_row(document: Document) -> dict:
+    """A prose page's section: its page's URL (`modules/app.md` → `modules/app/`, `index.md`
+    → `./`), the heading's anchor, the page title and the start of the section's text."""
+    chunk = document.chunk
+    page = chunk.path.removesuffix(".md")
+    if page == "index" or page.endswith("/index"):
+        page = page.removesuffix("index").rstrip("/")
+    return {
+        "path": chunk.path,
+        "symbol": chunk.symbol,
+        "kind": chunk.kind.value,
+        "start_line": 0,
+        "end_line": 0,
+        "page": quote(page) + "/" if page else "./",
+        "anchor": page_anchor(document),
+        "title": document.summary.notes,
+        "signature": "",
         "summary": document.summary.responsibility,
     }
 

@@ -14,7 +14,11 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  var IDENTIFIER_RE = /[A-Za-z0-9_]+/g;
+  // An identifier, or a run of Japanese characters (ranges as in search/japanese.py).
+  var WORD_RE = /[A-Za-z0-9_]+|[\u3041-\u309f\u30a0-\u30ff\u3005\u3006\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
+  var SCRIPT_PART_RE = /[\u30a0-\u30ff]+|[\u3041-\u309f\u3005\u3006\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
+  var HIRAGANA_ONLY = /^[\u3041-\u309f]+$/;
+  var ASCII = /^[\x00-\x7f]*$/;
   var CAMEL_RE = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
 
   function identifierParts(word) {
@@ -29,11 +33,38 @@
     return parts;
   }
 
-  /* Words as the index sees them: each identifier whole and split, lower-cased. */
+  /* A run of Japanese characters as index terms (search/japanese.py): cut where katakana
+     meets kanji or hiragana, each part as overlapping character pairs, pairs of hiragana
+     only dropped, a part of one kanji or katakana character kept. */
+  function japaneseTerms(run) {
+    var out = [];
+    (run.match(SCRIPT_PART_RE) || []).forEach(function (part) {
+      if (part.length === 1) {
+        if (!HIRAGANA_ONLY.test(part)) {
+          out.push(part);
+        }
+        return;
+      }
+      for (var i = 0; i + 1 < part.length; i++) {
+        var pair = part.substr(i, 2);
+        if (!HIRAGANA_ONLY.test(pair)) {
+          out.push(pair);
+        }
+      }
+    });
+    return out;
+  }
+
+  /* Words as the index sees them: each identifier whole and split, lower-cased; Japanese
+     as character pairs. */
   function terms(text) {
     var out = [];
-    var words = text.match(IDENTIFIER_RE) || [];
+    var words = text.match(WORD_RE) || [];
     words.forEach(function (word) {
+      if (!ASCII.test(word)) {
+        out.push.apply(out, japaneseTerms(word));
+        return;
+      }
       out.push(word.toLowerCase());
       var parts = identifierParts(word);
       if (parts.length > 1) {
@@ -90,12 +121,13 @@
     });
   }
 
-  /* Distinct query terms in order, without stop words and single characters. */
+  /* Distinct query terms in order, without stop words and single letters or digits (a
+     single kanji is a word). */
   function queryTerms(text, stopWords) {
     var seen = Object.create(null);
     var out = [];
     terms(text).forEach(function (term) {
-      if (term.length > 1 && !stopWords[term] && !seen[term]) {
+      if ((term.length > 1 || !ASCII.test(term)) && !stopWords[term] && !seen[term]) {
         seen[term] = true;
         out.push(term);
       }
@@ -185,7 +217,8 @@
       return {};
     }
     var clauses = this.settings.clauses;
-    var expand = wanted.length <= clauses.expand_max_terms;
+    // Japanese pairs, many to a word and too short to expand, are not counted.
+    var expand = wanted.filter(function (term) { return ASCII.test(term); }).length <= clauses.expand_max_terms;
     var phrases = this.index.fields.indexOf("phrases") >= 0 ? phraseTerms(phraseText || text, this.stopWords) : [];
     var results = this.index.query(function (query) {
       phrases.forEach(function (pair) {
@@ -303,6 +336,7 @@
 
   return {
     terms: terms,
+    japaneseTerms: japaneseTerms,
     queryTerms: queryTerms,
     phraseTerms: phraseTerms,
     isIdentifierLookup: isIdentifierLookup,

@@ -92,7 +92,9 @@
   }
 
   /* Material renders a group as a page (no '#' in its location) followed by its sections;
-     hits are grouped by file, best file first, each chunk a section with its summary. */
+     hits are grouped by file, best file first, each chunk a section with its summary. A
+     section of a prose page (overview, module, decisions, plan) is grouped under its
+     page's title and shows its heading and the start of its text. */
   function toItems(hits, chunks, terms) {
     var groups = [];
     var byPath = Object.create(null);
@@ -101,9 +103,19 @@
       var group = byPath[hit.path];
       if (!group) {
         group = byPath[hit.path] = [
-          { location: chunk.page, title: escapeHtml(hit.path), text: "", score: hit.score, terms: terms }
+          { location: chunk.page, title: escapeHtml(chunk.title || hit.path), text: "", score: hit.score, terms: terms }
         ];
         groups.push(group);
+      }
+      if (chunk.kind === "page") {
+        group.push({
+          location: chunk.anchor ? chunk.page + "#" + chunk.anchor : chunk.page,
+          title: escapeHtml(hit.symbol),
+          text: "<p>" + escapeHtml(chunk.summary) + "</p>",
+          score: group[0].score,
+          terms: terms
+        });
+        return;
       }
       group.push({
         location: chunk.page + "#" + chunk.anchor,

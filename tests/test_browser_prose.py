@@ -1,0 +1,72 @@
+"""The search box finds the site's own prose (a decision, a module page's section) and
+Japanese docstrings and Markdown, in headless Chromium, under a sub-path, with no request
+leaving 127.0.0.1."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+from helpers import require_chromium, served_build, write_repo
+from test_browser_search import FIXTURE, SUB_PATH, browser, search
+from test_japanese_search import JAPANESE_REPO
+
+require_chromium()
+
+
+@pytest.fixture(scope="module")
+def site_url(tmp_path_factory):
+    """The shop with a Japanese module, built and served under the sub-path."""
+    work = tmp_path_factory.mktemp("browser-prose")
+    shutil.copytree(FIXTURE, work / "shop")
+    with served_build(write_repo(work / "shop", JAPANESE_REPO), work / "served", SUB_PATH) as url:
+        yield url
+
+
+__all__ = ["browser"]  # the Chromium fixture, shared with test_browser_search
+
+
+def outside(requests: list[str]) -> list[str]:
+    return [url for url in requests if not url.startswith("http://127.0.0.1:")]
+
+
+def found(links: list[tuple[str, str]]) -> dict[str, str]:
+    """Result text by link, without the `?h=` Material adds to highlight the query."""
+    return {re.sub(r"\?h=[^#]*", "", href): text for href, text in links}
+
+
+def test_a_decision_is_found_and_its_result_lands_on_its_heading(browser, site_url) -> None:
+    links, requests = search(browser, site_url, "order server concurrent requests")
+    target = f"{site_url}decisions/#1-use-go-for-the-order-server"
+    texts = found(links)
+    assert target in texts, links
+    assert "1. Use Go for the order server" in texts[target]
+    assert "Decisions" in texts[f"{site_url}decisions/"]  # the page's title heads its sections
+    assert not outside(requests), outside(requests)
+
+    page = browser.new_page()
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(site_url)
+    page.click(".md-search__input")
+    page.keyboard.type("order server concurrent requests", delay=10)
+    page.click(f'.md-search-result__link[href^="{site_url}decisions/"][href$="#1-use-go-for-the-order-server"]')
+    page.wait_for_url(lambda url: url.startswith(f"{site_url}decisions/") and url.endswith("#1-use-go-for-the-order-server"))
+    assert page.locator('[id="1-use-go-for-the-order-server"]').is_visible()
+    page.close()
+    assert not outside(requests), outside(requests)
+
+
+def test_a_module_page_section_is_found(browser, site_url) -> None:
+    links, requests = search(browser, site_url, "Module app boundary")
+    assert f"{site_url}modules/app/#boundary" in found(links), links
+    assert not outside(requests), outside(requests)
+
+
+def test_a_japanese_query_finds_japanese_docstrings_and_markdown(browser, site_url) -> None:
+    links, requests = search(browser, site_url, "請求書の発行")
+    assert any(href.endswith("#chunk-issue-invoice") for href, _ in links), links
+    links, _ = search(browser, site_url, "バックアップの復元")
+    assert any("/files/docs/" in href for href, _ in links), links
+    assert not outside(requests), outside(requests)
