@@ -50,6 +50,15 @@ QUERIES = [
     "base class for the analyzers",
     "the function that splits identifiers",
     "identifier_parts query_terms",
+    # names first: whole, any case, dotted through owners and folders, spelled in words
+    "SearchIndex",
+    "searchindex",
+    "ranking.SearchIndex",
+    "search.ranking.SearchIndex.search()",
+    "search index",
+    "__init__",
+    "to_dict",
+    "_collapse",
 ]
 
 

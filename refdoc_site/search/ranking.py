@@ -15,7 +15,9 @@ and a parity test keeps them in step. The steps:
 4. fusion: each side's scores min-max normalised over its top candidates, then weighted;
    chunks that name no symbol (module rest, Markdown sections, windows) and sections of
    the site's own pages (overview, modules, decisions, plans) weigh less;
-5. chunks of one symbol (windows of a long function) collapse into their best.
+5. on equal scores public definitions rank above private (`_x`) and dunder ones; a query
+   that is a definition's name puts the definitions it names first (`names.py`);
+6. chunks of one symbol (windows of a long function) collapse into their best.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import numpy as np
 from ..core.records import ChunkKind, Document
 from .japanese import JAPANESE_RUN, japanese_terms
 from .lunr_index import serialized_index
+from .names import is_public, match_order, name_key, query_name
 
 ASSETS = Path(__file__).parent / "browser"
 MAX_QUERY_CHARS = 1000
@@ -304,6 +307,14 @@ class SearchIndex:
             term for term, posting in self.serialized["invertedIndex"] if sum(len(posting[f]) for f in fields) > limit
         )
 
+    @cached_property
+    def definitions_by_name(self) -> dict[str, list[int]]:
+        """Positions of the chunks of each definition, by the key of its own (last) name."""
+        table: dict[str, list[int]] = {}
+        for position, document in enumerate(self.documents):
+            table.setdefault(name_key(document.chunk.symbol.rsplit(".", 1)[-1]), []).append(position)
+        return table
+
     @property
     def lunr_index(self):
         """The `lunr` package's index over the serialised form, loaded on first query."""
@@ -378,7 +389,32 @@ class SearchIndex:
             combined = self._weigh_kinds(fuse(sparse, dense, weights), query_terms(text))
         else:
             combined = sparse or dense
-        return self._collapse(combined, sparse, dense, top)
+        order = self._by_score(combined)
+        if mode == "fused":
+            order = self._names_first(original, combined, order)
+        return self._collapse(order, combined, sparse, dense, top)
+
+    def _by_score(self, scores: dict[int, float]) -> list[int]:
+        """Positions best first; on equal scores public definitions before private and
+        dunder ones (a tie often is a method and its `__init__` with the same words)."""
+        documents = self.documents
+        return sorted(scores, key=lambda p: (-scores[p], not is_public(documents[p].chunk.symbol), p))
+
+    def _names_first(self, query: str, combined: dict[int, float], order: list[int]) -> list[int]:
+        """`order` with the definitions a name query names moved to the front (names.py);
+        those no side scored join `combined` at 0."""
+        name = query_name(query)
+        if name is None:
+            return order
+        named = []
+        for position in self.definitions_by_name.get(name_key(name[-1]), []):
+            chunk = self.documents[position].chunk
+            rank = match_order(name, chunk.symbol, chunk.path, chunk.kind.value)
+            if rank is not None:
+                named.append((rank, -combined.setdefault(position, 0.0), position))
+        first = [position for *_, position in sorted(named)]
+        moved = set(first)
+        return first + [position for position in order if position not in moved]
 
     def _weigh_kinds(self, scores: dict[int, float], terms: list[str]) -> dict[int, float]:
         """Chunks that name no symbol (a file's top-level rest, Markdown sections, windows)
@@ -393,9 +429,11 @@ class SearchIndex:
                     weights[kind] = weights.get(kind, 1.0) * fusion["kind_cue_weight"]
         return {p: score * weights.get(self.documents[p].chunk.kind.value, 1.0) for p, score in scores.items()}
 
-    def _collapse(self, combined: dict[int, float], sparse: dict[int, float], dense: dict[int, float], top: int) -> list[Hit]:
+    def _collapse(self, order: list[int], combined: dict[int, float], sparse: dict[int, float], dense: dict[int, float], top: int) -> list[Hit]:
+        """The first `top` distinct symbols of `order`, best chunk of each."""
         best: dict[tuple[str, str], Hit] = {}
-        for position, score in sorted(combined.items(), key=lambda item: (-item[1], item[0])):
+        for position in order:
+            score = combined[position]
             chunk = self.documents[position].chunk
             key = (chunk.path, chunk.symbol)
             if key in best:

@@ -181,6 +181,75 @@
     return fused;
   }
 
+  /* Names first (search/names.py, rule for rule): a query that is a definition's name
+     puts the definitions it names first. */
+  var DEFINITION_KINDS = ["class", "function", "method"];
+  var DOTTED_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*$/;
+  var PLAIN_WORD = /^[A-Za-z][A-Za-z0-9]*$/;
+  var MAX_SPELLED_WORDS = 3;
+
+  /* Case and inner underscores ignored; leading ones kept (echo is not _echo). */
+  function nameKey(name) {
+    var bare = name.replace(/^_+/, "");
+    return name.slice(0, name.length - bare.length) + bare.replace(/_/g, "").toLowerCase();
+  }
+
+  /* The parts of a query written as a name (click.Context → click, Context), else null. */
+  function queryName(text) {
+    text = text.trim();
+    if (text.slice(-2) === "()") {
+      text = text.slice(0, -2).trim();
+    }
+    if (DOTTED_NAME.test(text)) {
+      return text.split(".");
+    }
+    var words = text.split(/\s+/).filter(Boolean);
+    if (words.length >= 2 && words.length <= MAX_SPELLED_WORDS && words.every(function (word) { return PLAIN_WORD.test(word); })) {
+      return [words.join("")];
+    }
+    return null;
+  }
+
+  /* No part of the qualified name is private (_x) or a dunder (__x__). */
+  function isPublic(symbol) {
+    return !symbol.split(".").some(function (part) {
+      return part.charAt(0) === "_";
+    });
+  }
+
+  /* Where a definition ranks among those the query names (smaller first), or null. */
+  function matchOrder(query, symbol, path, kind) {
+    var parts = symbol.split(".");
+    var last = query[query.length - 1];
+    if (DEFINITION_KINDS.indexOf(kind) < 0 || nameKey(parts[parts.length - 1]) !== nameKey(last)) {
+      return null;
+    }
+    var qualifiers = query.slice(0, -1);
+    var owners = parts.slice(0, -1);
+    while (qualifiers.length && owners.length && nameKey(qualifiers[qualifiers.length - 1]) === nameKey(owners[owners.length - 1])) {
+      qualifiers.pop();
+      owners.pop();
+    }
+    if (qualifiers.length) {
+      var pieces = path.split("/").filter(Boolean);
+      pieces[pieces.length - 1] = pieces[pieces.length - 1].replace(/(.)\.[^.]*$/, "$1");
+      var folders = new Set(pieces.map(nameKey));
+      if (!qualifiers.every(function (qualifier) { return folders.has(nameKey(qualifier)); })) {
+        return null;
+      }
+    }
+    return [owners.length ? 1 : 0, isPublic(symbol) ? 0 : 1, parts[parts.length - 1] === last ? 0 : 1, DEFINITION_KINDS.indexOf(kind)];
+  }
+
+  function compareLists(a, b) {
+    for (var i = 0; i < a.length; i++) {
+      if (a[i] !== b[i]) {
+        return a[i] < b[i] ? -1 : 1;
+      }
+    }
+    return 0;
+  }
+
   /* data: {index (a lunr.Index), chunks, settings, stopWords, commonTerms (arrays),
      glossary?, vectors?, embedder?}. Common terms are stemmed and left out of the sparse
      query; the glossary maps Japanese terms to English words. */
@@ -292,6 +361,61 @@
     return scores;
   };
 
+  /* Positions best first; on equal scores public definitions before private and dunder ones. */
+  Searcher.prototype.byScore = function (scores) {
+    var chunks = this.chunks;
+    return Object.keys(scores)
+      .map(Number)
+      .sort(function (a, b) {
+        return scores[b] - scores[a] || !isPublic(chunks[a].symbol) - !isPublic(chunks[b].symbol) || a - b;
+      });
+  };
+
+  /* Positions of each definition's chunks by the key of its own (last) name, built once. */
+  Searcher.prototype.definitionsByName = function () {
+    if (!this.nameTable) {
+      var table = Object.create(null);
+      this.chunks.forEach(function (chunk, position) {
+        var parts = chunk.symbol.split(".");
+        var key = nameKey(parts[parts.length - 1]);
+        (table[key] = table[key] || []).push(position);
+      });
+      this.nameTable = table;
+    }
+    return this.nameTable;
+  };
+
+  /* order with the definitions a name query names moved to the front; those no side
+     scored join combined at 0. */
+  Searcher.prototype.namesFirst = function (query, combined, order) {
+    var name = queryName(query);
+    if (!name) {
+      return order;
+    }
+    var chunks = this.chunks;
+    var named = [];
+    (this.definitionsByName()[nameKey(name[name.length - 1])] || []).forEach(function (position) {
+      var chunk = chunks[position];
+      var rank = matchOrder(name, chunk.symbol, chunk.path, chunk.kind);
+      if (rank) {
+        if (combined[position] === undefined) {
+          combined[position] = 0;
+        }
+        named.push(rank.concat([-combined[position], position]));
+      }
+    });
+    named.sort(compareLists);
+    var moved = Object.create(null);
+    var first = named.map(function (entry) {
+      var position = entry[entry.length - 1];
+      moved[position] = true;
+      return position;
+    });
+    return first.concat(order.filter(function (position) {
+      return !moved[position];
+    }));
+  };
+
   /* Ranked hits, one per symbol; mode is "sparse", "dense" or "fused". */
   Searcher.prototype.search = function (text, top, mode) {
     mode = mode || "fused";
@@ -311,10 +435,14 @@
     } else {
       combined = Object.keys(sparse).length ? sparse : dense;
     }
+    var order = this.byScore(combined);
+    if (mode === "fused") {
+      order = this.namesFirst(original, combined, order);
+    }
     var seen = Object.create(null);
     var hits = [];
     var chunks = this.chunks;
-    byScore(combined).some(function (position) {
+    order.some(function (position) {
       var chunk = chunks[position];
       var key = chunk.path + "\u0000" + chunk.symbol;
       if (!seen[key]) {
@@ -340,6 +468,8 @@
     queryTerms: queryTerms,
     phraseTerms: phraseTerms,
     isIdentifierLookup: isIdentifierLookup,
+    queryName: queryName,
+    matchOrder: matchOrder,
     withGlossary: withGlossary,
     identifierParts: identifierParts,
     fuse: fuse,
