@@ -103,16 +103,17 @@ def write_project(
 def _publish_mermaid(script: Path, docs_dir: Path) -> str:
     """Copy Mermaid into the site; returns the asset the theme override loads.
 
-    The module build is preferred when it sits beside the script; its files are copied
-    without source maps and without links (a link could point out of the repository).
+    The module build is preferred when it sits beside the script (links resolved); only
+    its files that resolve inside that folder are copied, without source maps: a link
+    could point out of the repository.
     """
-    entry = script.parent / MERMAID_MODULE
-    chunks = script.parent / MERMAID_MODULE_CHUNKS
-    if entry.is_file() and not entry.is_symlink() and chunks.is_dir():
+    dist = Path(os.path.realpath(script)).parent
+    entry = dist / MERMAID_MODULE
+    if entry.is_file() and is_inside(dist, entry) and (dist / MERMAID_MODULE_CHUNKS).is_dir():
         target = docs_dir / MERMAID_MODULE_DIR
-        for source in [entry, *sorted(chunks.rglob("*.mjs"))]:
-            if source.is_file() and not source.is_symlink():
-                destination = target / source.relative_to(script.parent)
+        for source in [entry, *sorted((dist / MERMAID_MODULE_CHUNKS).rglob("*.mjs"))]:
+            if source.is_file() and is_inside(dist, source):
+                destination = target / source.relative_to(dist)
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source, destination)
         return f"{MERMAID_MODULE_DIR}/{MERMAID_MODULE}"

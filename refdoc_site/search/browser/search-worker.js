@@ -25,9 +25,9 @@
   var WARM = "refdoc-warm";
   var STATE = "refdoc-state";
   var TOP = 10;
-  var KEPT_ON_SETTLE = 3;
   // The results a reader sees first in the dropdown (on a phone, the whole first screen):
   // when the vectors arrive they keep their places and only the rest is re-ranked.
+  var KEPT_ON_SETTLE = 3;
 
   var dataUrl = new URL("../../search/refdoc/", self.location.href);
   var keyword = null;
