@@ -5,6 +5,7 @@ fixture is the local OpenAI API server of the API tests, accepting the key `TEST
 from __future__ import annotations
 
 import pytest
+from helpers import launched_chromium
 from openai_server import TEST_KEY, OpenAIServer
 
 API_VARIABLES = (
@@ -24,3 +25,10 @@ def no_api_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 def server():
     with OpenAIServer(api_key=TEST_KEY) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium for a browser test module (which calls require_chromium first)."""
+    with launched_chromium() as chromium:
+        yield chromium

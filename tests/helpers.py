@@ -15,6 +15,8 @@ from pathlib import Path
 
 SHOP_FIXTURE = Path(__file__).parent / "fixtures" / "golden_repo"
 """The golden test's small multi-language repository."""
+TESTS_MERMAID = Path(__file__).parent / "js" / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
+"""Mermaid as npm installs it for the tests (its module build beside it), when it is."""
 
 CHROMIUM = "/usr/bin/chromium"
 """Debian's Chromium, which the browser tests and the search benchmark drive (never a download)."""
@@ -81,6 +83,24 @@ def served_build(repo: Path, root: Path, sub_path: str) -> Iterator[str]:
     assert main(["build", str(repo), "--out", str(root / sub_path)]) == 0
     with served_folder(root) as url:
         yield f"{url}{sub_path}/"
+
+
+@contextmanager
+def served_shop_site(work: Path, sub_path: str) -> Iterator[str]:
+    """The shop fixture built into `work` (its diagrams drawn by the tests' Mermaid, when
+    npm installed it) and served under `sub_path`; yields the site's URL."""
+    # lazy: helpers is imported by tests that never build a site
+    import pytest
+
+    from refdoc_site.rendering.site import MERMAID_ENV
+
+    repo = work / "shop"
+    shutil.copytree(SHOP_FIXTURE, repo)
+    with pytest.MonkeyPatch.context() as patch:
+        if TESTS_MERMAID.is_file():
+            patch.setenv(MERMAID_ENV, str(TESTS_MERMAID))
+        with served_build(repo, work / "served", sub_path) as url:
+            yield url
 
 
 def dedent(text: str) -> str:

@@ -8,8 +8,8 @@ import re
 import shutil
 
 import pytest
-from helpers import require_chromium, served_build, write_repo
-from test_browser_search import FIXTURE, SUB_PATH, browser, search
+from helpers import SHOP_FIXTURE, require_chromium, served_build, write_repo
+from test_browser_search import SUB_PATH, search
 from test_japanese_search import JAPANESE_REPO
 
 require_chromium()
@@ -19,12 +19,9 @@ require_chromium()
 def site_url(tmp_path_factory):
     """The shop with a Japanese module, built and served under the sub-path."""
     work = tmp_path_factory.mktemp("browser-prose")
-    shutil.copytree(FIXTURE, work / "shop")
+    shutil.copytree(SHOP_FIXTURE, work / "shop")
     with served_build(write_repo(work / "shop", JAPANESE_REPO), work / "served", SUB_PATH) as url:
         yield url
-
-
-__all__ = ["browser"]  # the Chromium fixture, shared with test_browser_search
 
 
 def outside(requests: list[str]) -> list[str]:

@@ -4,15 +4,9 @@ request leaving localhost."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
-from helpers import launched_chromium, require_chromium, served_folder
+from helpers import require_chromium, served_shop_site
 
-from refdoc_site.cli import main
-
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "golden_repo"
 SUB_PATH = "pr-123"
 
 require_chromium()
@@ -20,19 +14,8 @@ require_chromium()
 
 @pytest.fixture(scope="module")
 def site_url(tmp_path_factory):
-    work = tmp_path_factory.mktemp("browser")
-    repo = work / "shop"
-    shutil.copytree(FIXTURE, repo)
-    root = work / "served"
-    assert main(["build", str(repo), "--out", str(root / SUB_PATH)]) == 0
-    with served_folder(root) as url:
-        yield f"{url}{SUB_PATH}/"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launched_chromium() as chromium:
-        yield chromium
+    with served_shop_site(tmp_path_factory.mktemp("browser"), SUB_PATH) as url:
+        yield url
 
 
 def search(browser, url: str, query: str) -> tuple[list[tuple[str, str]], list[str]]:
@@ -48,6 +31,8 @@ def search(browser, url: str, query: str) -> tuple[list[tuple[str, str]], list[s
         # a user's input method ends with a key press, which Material's keyup listener sees.
         page.keyboard.press("Space")
     page.wait_for_selector(".md-search-result__item", timeout=10_000)
+    # Keyword results show first; the list settles once the vectors are in.
+    page.wait_for_selector("html[data-refdoc-search=settled]", state="attached", timeout=10_000)
     links = [(a.get_attribute("href"), a.inner_text()) for a in page.query_selector_all(".md-search-result__link")]
     page.close()
     return links, requests

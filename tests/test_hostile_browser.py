@@ -5,17 +5,15 @@ module maps, so their labels are checked as Mermaid renders them."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from helpers import launched_chromium, require_chromium, served_folder
+from helpers import TESTS_MERMAID, require_chromium, served_folder
 from hostile import HOSTILE_PLAN, SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, build_hostile_site
 
 from refdoc_site.rendering.site import MERMAID_ENV
 
 SUB_PATH = "pr-9"
-MERMAID = Path(__file__).resolve().parent / "js" / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
 OPEN_SHADOWS = """(() => {
   const attach = Element.prototype.attachShadow;
   Element.prototype.attachShadow = function (options) { return attach.call(this, {...options, mode: "open"}); };
@@ -41,18 +39,12 @@ def served(tmp_path_factory):
     work = tmp_path_factory.mktemp("hostile-browser")
     root = work / "served"
     with pytest.MonkeyPatch.context() as patch:
-        if MERMAID.is_file():  # the operator's script, from the environment; the repository's own
-            patch.setenv(MERMAID_ENV, str(MERMAID))  # mermaid_js points out of it and is refused
+        if TESTS_MERMAID.is_file():  # the operator's script, from the environment; the repository's own
+            patch.setenv(MERMAID_ENV, str(TESTS_MERMAID))  # mermaid_js points out of it and is refused
         _, exit_code = build_hostile_site(work, root / SUB_PATH)
     assert exit_code == 0
     with served_folder(root) as url:
         yield f"{url}{SUB_PATH}/", root / SUB_PATH
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launched_chromium() as chromium:
-        yield chromium
 
 
 @pytest.fixture()
@@ -83,7 +75,7 @@ def test_every_page_opens_with_nothing_injected(tab, served) -> None:
         tab.wait_for_load_state("load")
         assert_nothing_ran(tab)
     tab.goto(url)
-    if MERMAID.is_file():
+    if TESTS_MERMAID.is_file():
         tab.wait_for_function(f"({DIAGRAM_TEXT})().length > 0", timeout=15_000)
         labels = tab.evaluate(DIAGRAM_TEXT)
         assert SCRIPT_IN_FOLDER in labels and "x</title><script>alert(1)<" in labels, labels

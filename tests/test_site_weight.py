@@ -19,7 +19,11 @@ from helpers import write_repo
 from refdoc_site.cli import main
 from refdoc_site.core.pages import module_page
 from refdoc_site.rendering.nav import module_tree
-from refdoc_site.rendering.page_weight import UNSTYLED_TOKENS, squeezed_white_space, unstyled_spans_removed
+from refdoc_site.rendering.page_weight import (
+    UNSTYLED_TOKENS,
+    squeezed_white_space,
+    unstyled_spans_removed,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from site_weight import nav_bytes, site_weight  # noqa: E402

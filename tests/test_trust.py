@@ -309,3 +309,23 @@ def test_a_default_store_linked_out_of_the_repository_is_refused(dangling: bool,
     assert not elsewhere.exists() or not any(elsewhere.iterdir())
     run(caplog, "index", str(repo), "--trust-config")
     assert (elsewhere / "index.jsonl").exists()
+
+
+def test_mermaids_module_build_is_published_without_its_links_out(outside_file: Path, tmp_path: Path, caplog) -> None:
+    dist = site.REPOSITORY_MERMAID.parent
+    chunks = dist / site.MERMAID_MODULE_CHUNKS
+    files = {
+        str(site.REPOSITORY_MERMAID): "/* classic */\n",
+        str(dist / site.MERMAID_MODULE): "export default {};\n",
+        str(chunks / "flowDiagram.mjs"): "export const flow = 1;\n",
+        str(chunks / "flowDiagram.mjs.map"): "{}\n",
+    }
+    repo = write_repo(tmp_path / "repo", {**SHOP_SOURCES, **files})
+    (repo / chunks / "chunk-secret.mjs").symlink_to(outside_file)
+    out, warnings = build_site(repo, caplog)
+    published = out / site.MERMAID_MODULE_DIR
+    assert sorted(p.relative_to(published).as_posix() for p in published.rglob("*") if p.is_file()) == [
+        f"{site.MERMAID_MODULE_CHUNKS.as_posix()}/flowDiagram.mjs",
+        site.MERMAID_MODULE.as_posix(),
+    ]
+    assert not (out / ASSET).exists() and not published_anywhere(out, SECRET) and warnings == []

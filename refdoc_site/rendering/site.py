@@ -3,7 +3,8 @@
 `mkdocs.yml` comes from `mkdocs.yml.template`, its navigation titled in the configured
 language. Every asset is local: Material's web fonts are off, and Mermaid diagrams are
 drawn only when a local Mermaid script is available (else they show as text), so a
-published site requests nothing from another host.
+published site requests nothing from another host. The theme override loads that script
+only on a page that draws a diagram.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ HOOK_FILE = "hooks/refdoc_pages.py"
 """Relative to the MkDocs project; `mkdocs.yml.template` names it under `hooks:`."""
 MERMAID_ENV = "REFDOC_MERMAID_JS"
 MERMAID_ASSET = "assets/javascripts/mermaid.min.js"
+MERMAID_MODULE = Path("mermaid.esm.min.mjs")
+MERMAID_MODULE_CHUNKS = Path("chunks/mermaid.esm.min")
+"""Mermaid's module build, beside `mermaid.min.js` in its `dist/`: a small entry that
+imports only the parts a diagram needs (a flowchart: ~240 KB gzipped, not ~1 MB)."""
+MERMAID_MODULE_DIR = "assets/javascripts/mermaid"
 REPOSITORY_MERMAID = Path("node_modules/mermaid/dist/mermaid.min.js")
 """The repository's own copy, relative to its root."""
 CACHED_MERMAID = Path.home() / ".cache/refdoc-site/node_modules/mermaid/dist/mermaid.min.js"
@@ -80,12 +86,7 @@ def write_project(
     hook = project_dir / HOOK_FILE
     hook.parent.mkdir(exist_ok=True)
     hook.write_text(HOOK_SOURCE, encoding="utf-8")
-    scripts = []
-    if mermaid_script is not None:
-        target = docs_dir / MERMAID_ASSET
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(mermaid_script, target)
-        scripts.append(MERMAID_ASSET)
+    mermaid_asset = _publish_mermaid(mermaid_script, docs_dir) if mermaid_script is not None else ""
     environment = Environment(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     environment.filters.update(html_text=html_text, yaml_string=yaml_string)
     template = environment.from_string(mkdocs_template().read_text(encoding="utf-8"))
@@ -100,12 +101,35 @@ def write_project(
             t=labels,
             module_nav=module_nav_yaml(modules, labels, indent=4),
             plans=plans,
-            extra_javascript=scripts,
+            mermaid_asset=mermaid_asset,
             hook_file=HOOK_FILE,
         ),
         encoding="utf-8",
     )
     return config_path
+
+
+def _publish_mermaid(script: Path, docs_dir: Path) -> str:
+    """Copy Mermaid into the site; returns the asset the theme override loads.
+
+    The module build is preferred when it sits beside the script (links resolved); only
+    its files that resolve inside that folder are copied, without source maps: a link
+    could point out of the repository.
+    """
+    dist = Path(os.path.realpath(script)).parent
+    entry = dist / MERMAID_MODULE
+    if entry.is_file() and is_inside(dist, entry) and (dist / MERMAID_MODULE_CHUNKS).is_dir():
+        target = docs_dir / MERMAID_MODULE_DIR
+        for source in [entry, *sorted((dist / MERMAID_MODULE_CHUNKS).rglob("*.mjs"))]:
+            if source.is_file() and is_inside(dist, source):
+                destination = target / source.relative_to(dist)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, destination)
+        return f"{MERMAID_MODULE_DIR}/{MERMAID_MODULE}"
+    target = docs_dir / MERMAID_ASSET
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(script, target)
+    return MERMAID_ASSET
 
 
 def build_site(config_path: Path, site_dir: Path | None = None) -> None:

@@ -22,8 +22,8 @@ from ..core.records import FileRole
 from ..core.redact import Redactor
 from ..core.regular_files import read_regular
 from ..languages.roles import (
-    GENERATED_MARKERS,
     GENERATED_FOLDERS,
+    GENERATED_MARKERS,
     GITATTRIBUTES_ROLES,
     MARKER_LINES,
     ROLE_DIRECTORIES,

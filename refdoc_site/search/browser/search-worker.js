@@ -4,6 +4,14 @@
  * theme override points it here and passes Material's own worker URL as `material`.
  * Protocol (Material's): in {type: 0, setup} → out {type: 1, ready};
  * in {type: 2, data: query} → out {type: 3, data: {items, total}}.
+ * refdoc-site's own: in {type: "refdoc-warm"} (the page saw the search box about to be
+ * used) → out {type: "refdoc-state", data: "keyword"} once keyword search works, then
+ * {type: "refdoc-state", data: "settled"} once the vectors and the model are in too.
+ *
+ * Nothing is fetched before the page asks for it (a query or a warm-up), so a page that
+ * is only read costs no search data. The keyword side (Lunr index and chunk table) loads
+ * first and answers at once; the vectors and the model follow, and the answer on screen
+ * is then re-ranked below the results the user is reading (see settle).
  * Everything is fetched from the site itself, relative to this script, so the site works
  * under any sub-path.
  */
@@ -14,75 +22,138 @@
   var READY = 1;
   var QUERY = 2;
   var RESULT = 3;
+  var WARM = "refdoc-warm";
+  var STATE = "refdoc-state";
   var TOP = 10;
-
-  // lunr.js 2.3.9 ships inside Material's own search worker, which exposes it as
-  // self.lunr. Load it from there for lunr alone: the message listener that script
-  // registers is swallowed, so only this worker answers.
-  var materialWorker = new URL(self.location.href).searchParams.get("material");
-  var addListener = self.addEventListener;
-  self.addEventListener = function () {};
-  try {
-    importScripts(materialWorker);
-  } finally {
-    self.addEventListener = addListener;
-  }
-  importScripts("refdoc-search.js");
+  // The results a reader sees first in the dropdown (on a phone, the whole first screen):
+  // when the vectors arrive they keep their places and only the rest is re-ranked.
+  var KEPT_ON_SETTLE = 3;
 
   var dataUrl = new URL("../../search/refdoc/", self.location.href);
-  var loading = null;
+  var keyword = null;
+  var latest = "";
+  var shown = null;
 
-  function fetchJson(name) {
+  /* lunr.js 2.3.9 ships inside Material's own search worker, which exposes it as
+     self.lunr. Load it from there for lunr alone: the message listener that script
+     registers is swallowed, so only this worker answers. */
+  function importRanking() {
+    var materialWorker = new URL(self.location.href).searchParams.get("material");
+    var addListener = self.addEventListener;
+    self.addEventListener = function () {};
+    try {
+      importScripts(materialWorker);
+    } finally {
+      self.addEventListener = addListener;
+    }
+    importScripts("refdoc-search.js");
+  }
+
+  function fetched(name) {
     return fetch(new URL(name, dataUrl)).then(function (response) {
       if (!response.ok) {
         throw new Error(name + ": HTTP " + response.status);
       }
+      return response;
+    });
+  }
+
+  function fetchJson(name) {
+    return fetched(name).then(function (response) {
       return response.json();
     });
   }
 
   function fetchBytes(name) {
-    return fetch(new URL(name, dataUrl)).then(function (response) {
-      if (!response.ok) {
-        throw new Error(name + ": HTTP " + response.status);
-      }
+    return fetched(name).then(function (response) {
       return response.arrayBuffer();
     });
   }
 
-  function load() {
-    if (loading) {
-      return loading;
+  /* The keyword searcher; once it works, the vectors and the model start loading. */
+  function loadKeyword() {
+    if (keyword) {
+      return keyword;
     }
-    loading = Promise.all([fetchJson("config.json"), fetchJson("index.json"), fetchJson("chunks.json")]).then(
-      function (parts) {
-        var config = parts[0];
-        var data = {
-          index: self.lunr.Index.load(parts[1]),
-          chunks: parts[2],
-          settings: config.settings,
-          stopWords: config.stopWords,
-          commonTerms: config.commonTerms,
-          glossary: config.glossary
-        };
-        if (!config.model) {
-          return new RefdocSearch.Searcher(self.lunr, data);
-        }
-        importScripts("refdoc-embed.js");
-        return Promise.all([
-          fetchBytes(config.model.file),
-          fetch(new URL(config.model.vocab, dataUrl)).then(function (r) {
-            return r.text();
-          }),
-          fetchBytes(config.vectors)
-        ]).then(function (binary) {
-          data.embedder = RefdocEmbed.StaticEmbedder.fromBytes(binary[0], binary[1]);
-          data.vectors = RefdocEmbed.VectorTable.fromBytes(binary[2]);
-          return new RefdocSearch.Searcher(self.lunr, data);
-        });
+    // The data is on its way while the scripts load (importScripts waits for each).
+    var data = Promise.all([fetchJson("config.json"), fetchJson("index.json"), fetchJson("chunks.json")]);
+    importRanking();
+    keyword = data.then(function (parts) {
+      var config = parts[0];
+      var searcher = new RefdocSearch.Searcher(self.lunr, {
+        index: self.lunr.Index.load(parts[1]),
+        chunks: parts[2],
+        settings: config.settings,
+        stopWords: config.stopWords,
+        commonTerms: config.commonTerms,
+        glossary: config.glossary
+      });
+      self.postMessage({ type: STATE, data: "keyword" });
+      loadMeaning(searcher, config);
+      return searcher;
+    });
+    keyword.catch(function (error) {
+      console.error("refdoc-site search could not load its data: " + error.message);
+    });
+    return keyword;
+  }
+
+  /* The dense side, after the keyword side: its bytes never delay the first answer. */
+  function loadMeaning(searcher, config) {
+    if (!config.model) {
+      self.postMessage({ type: STATE, data: "settled" });
+      return;
+    }
+    importScripts("refdoc-embed.js");
+    Promise.all([
+      fetchBytes(config.model.file),
+      fetched(config.model.vocab).then(function (response) {
+        return response.text();
+      }),
+      fetchBytes(config.vectors)
+    ]).then(
+      function (binary) {
+        searcher.embedder = RefdocEmbed.StaticEmbedder.fromBytes(binary[0], binary[1]);
+        searcher.vectors = RefdocEmbed.VectorTable.fromBytes(binary[2]);
+        settle(searcher);
+        self.postMessage({ type: STATE, data: "settled" });
+      },
+      function (error) {
+        console.error("refdoc-site search answers by keyword only: " + error.message);
+        self.postMessage({ type: STATE, data: "settled" });
       }
     );
-    return loading;
+  }
+
+  /* Re-rank the answer on screen with the vectors: its first KEPT_ON_SETTLE results stay
+     where they are, the hybrid ranking fills the places below them. */
+  function settle(searcher) {
+    if (!shown || !shown.text || shown.text !== latest) {
+      return;
+    }
+    var kept = shown.hits.slice(0, KEPT_ON_SETTLE);
+    var keys = Object.create(null);
+    kept.forEach(function (hit) {
+      keys[hitKey(hit)] = true;
+    });
+    var below = searcher.search(shown.text, TOP + kept.length, "fused").filter(function (hit) {
+      return !keys[hitKey(hit)];
+    });
+    post(searcher, shown.text, kept.concat(below).slice(0, TOP), true);
+  }
+
+  function hitKey(hit) {
+    return hit.path + "\u0000" + hit.symbol;
+  }
+
+  function post(searcher, text, hits, settles) {
+    shown = { text: text, hits: hits };
+    var terms = {};
+    RefdocSearch.queryTerms(searcher.expand(text), searcher.stopWords).forEach(function (term) {
+      terms[term] = true;
+    });
+    var items = toItems(hits, searcher.chunks, terms);
+    self.postMessage({ type: RESULT, data: { items: items, total: items.length, settles: Boolean(settles) } });
   }
 
   function escapeHtml(text) {
@@ -91,64 +162,57 @@
     });
   }
 
-  /* Material renders a group as a page (no '#' in its location) followed by its sections;
-     hits are grouped by file, best file first, each chunk a section with its summary. A
-     section of a prose page (overview, module, decisions, plan) is grouped under its
-     page's title and shows its heading and the start of its text. */
+  /* One Material result per hit, in rank order, so the header's count ("7 matching
+     documents") is the number of results shown. Material renders a result as a page (no
+     '#' in its location: the file's path, or a prose page's title) followed by its
+     sections (the chunk, with its signature and summary; a prose section, with its heading
+     and the start of its text); equal scores keep the section out of the "more" fold. */
   function toItems(hits, chunks, terms) {
-    var groups = [];
-    var byPath = Object.create(null);
-    hits.forEach(function (hit) {
+    return hits.map(function (hit) {
       var chunk = chunks[hit.position];
-      var group = byPath[hit.path];
-      if (!group) {
-        group = byPath[hit.path] = [
-          { location: chunk.page, title: escapeHtml(chunk.title || hit.path), text: "", score: hit.score, terms: terms }
-        ];
-        groups.push(group);
-      }
       if (chunk.kind === "page") {
-        group.push({
-          location: chunk.anchor ? chunk.page + "#" + chunk.anchor : chunk.page,
-          title: escapeHtml(hit.symbol),
-          text: "<p>" + escapeHtml(chunk.summary) + "</p>",
-          score: group[0].score,
-          terms: terms
-        });
-        return;
+        return [
+          { location: chunk.page, title: escapeHtml(chunk.title || hit.path), text: "", score: hit.score, terms: terms },
+          {
+            location: chunk.anchor ? chunk.page + "#" + chunk.anchor : chunk.page,
+            title: escapeHtml(hit.symbol),
+            text: "<p>" + escapeHtml(chunk.summary) + "</p>",
+            score: hit.score,
+            terms: terms
+          }
+        ];
       }
-      group.push({
-        location: chunk.page + "#" + chunk.anchor,
-        title: escapeHtml(hit.symbol) + " <small>" + escapeHtml(hit.kind) + ", lines " + hit.start_line + "–" + hit.end_line + "</small>",
-        text: "<p><code>" + escapeHtml(chunk.signature) + "</code></p><p>" + escapeHtml(chunk.summary) + "</p>",
-        score: group[0].score,
-        terms: terms
-      });
+      return [
+        { location: chunk.page, title: escapeHtml(hit.path), text: "", score: hit.score, terms: terms },
+        {
+          location: chunk.page + "#" + chunk.anchor,
+          title: escapeHtml(hit.symbol) + " <small>" + escapeHtml(hit.kind) + ", lines " + hit.start_line + "–" + hit.end_line + "</small>",
+          text: "<p><code>" + escapeHtml(chunk.signature) + "</code></p><p>" + escapeHtml(chunk.summary) + "</p>",
+          score: hit.score,
+          terms: terms
+        }
+      ];
     });
-    return groups;
   }
 
   self.addEventListener("message", function (event) {
     var message = event.data;
     if (message.type === SETUP) {
-      load().then(
-        function () {
-          self.postMessage({ type: READY });
-        },
-        function (error) {
-          console.error("refdoc-site search could not load its data: " + error.message);
-        }
-      );
+      // Material sends its own index here; the search data loads on first use instead.
+      self.postMessage({ type: READY });
+    } else if (message.type === WARM) {
+      loadKeyword();
     } else if (message.type === QUERY) {
       var text = String(message.data || "").trim();
-      load().then(function (searcher) {
-        var hits = text ? searcher.search(text, TOP, "fused") : [];
-        var terms = {};
-        RefdocSearch.queryTerms(searcher.expand(text), searcher.stopWords).forEach(function (term) {
-          terms[term] = true;
-        });
-        var items = toItems(hits, searcher.chunks, terms);
-        self.postMessage({ type: RESULT, data: { items: items, total: hits.length } });
+      latest = text;
+      if (!text) {
+        // Material asks for the empty query as soon as the worker is ready.
+        self.postMessage({ type: RESULT, data: { items: [], total: 0, settles: false } });
+        shown = null;
+        return;
+      }
+      loadKeyword().then(function (searcher) {
+        post(searcher, text, searcher.search(text, TOP, "fused"), false);
       });
     }
   });

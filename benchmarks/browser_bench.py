@@ -1,0 +1,250 @@
+"""Benchmark what a cold visit to the site costs: bytes before any interaction, and the
+time from typing to the first search result on a throttled link.
+
+    python benchmarks/browser_bench.py [--corpus click=DIR ...] [--runs N] [--keep]
+
+Each corpus (default: click from benchmarks/.cache/corpus-click, as run.py fetches it) is
+built with this checkout into a temporary folder and served gzipped (level 9) from
+127.0.0.1 under a sub-path, with search_bench.py's server. Debian's Chromium, headless, in
+a fresh browser context per visit (nothing cached), measures:
+
+1. the bytes transferred (encoded body and headers, as DevTools counts them; the page's
+   workers included) by the home page and by one file page without a diagram, from
+   navigation until the network has been idle for IDLE_MS with nobody touching the page;
+2. on a link throttled to 10 Mbit/s each way with 40 ms latency (DevTools
+   Network.emulateNetworkConditions): the home page is loaded, the search box clicked and
+   the query typed right after the load event; the time from the click to the first
+   result in the list, and to the list settled (vectors and model in, the re-ranked list
+   shown), and the bytes of the whole visit.
+
+Any request that does not go to 127.0.0.1 fails the run. See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
+
+from helpers import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
+from run import DEFAULT_CACHE, _table  # noqa: E402
+from search_bench import FIRST_QUERY, SUB_PATH, Server, build_site, gzip_of  # noqa: E402
+
+THROTTLE = {"offline": False, "latency": 40, "downloadThroughput": 10e6 / 8, "uploadThroughput": 10e6 / 8}
+"""10 Mbit/s each way, 40 ms round trip added (DevTools' units: bytes per second, ms)."""
+IDLE_MS = 1500
+"""A visit counts as done when no request was in flight for this long."""
+TARGETS = {
+    "click": {"home_kb": 600, "file_kb": 200, "first_result_ms": 1000},
+    "django": {"home_kb": None, "file_kb": 200, "first_result_ms": 3000},
+}
+"""The issue's targets (KB = 1000 bytes); django's home page has none."""
+TIMEOUT_MS = 120_000
+MERMAID = HERE.parent / "tests" / "js" / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
+"""The test suite's Mermaid, shipped with the site when nothing else names one."""
+FIRST_RESULT = r"""
+(() => {
+  window.__lightBench = { click: null, firstResult: null, settled: null };
+  document.addEventListener("pointerdown", () => { window.__lightBench.click ??= performance.now(); }, true);
+  new MutationObserver(() => {
+    if (window.__lightBench.firstResult === null && document.querySelector(".md-search-result__item")) {
+      window.__lightBench.firstResult = performance.now();
+    }
+    if (window.__lightBench.settled === null && document.documentElement.getAttribute("data-refdoc-search") === "settled") {
+      window.__lightBench.settled = performance.now();
+    }
+  }).observe(document, { childList: true, subtree: true, attributes: true });
+})();
+"""
+
+
+class Visit:
+    """Every request of one browser context, with the bytes DevTools says it transferred."""
+
+    def __init__(self, browser, throttled: bool) -> None:
+        self.context = browser.new_context()
+        self.context.add_init_script(FIRST_RESULT)
+        self.page = self.context.new_page()
+        self.urls: list[str] = []
+        self.in_flight = 0
+        self.last_change = time.monotonic()
+        self.context.on("request", self._started)
+        self.context.on("requestfinished", self._ended)
+        self.context.on("requestfailed", self._ended)
+        self.finished: list = []
+        if throttled:
+            session = self.context.new_cdp_session(self.page)
+            session.send("Network.enable")
+            session.send("Network.emulateNetworkConditions", THROTTLE)
+
+    def _started(self, request) -> None:
+        self.urls.append(request.url)
+        self.in_flight += 1
+        self.last_change = time.monotonic()
+
+    def _ended(self, request) -> None:
+        self.finished.append(request)
+        self.in_flight -= 1
+        self.last_change = time.monotonic()
+
+    def wait_idle(self) -> None:
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(100)
+            if self.in_flight <= 0 and time.monotonic() - self.last_change > IDLE_MS / 1000:
+                return
+        raise SystemExit(f"browser_bench: the network never went idle ({self.in_flight} requests in flight)")
+
+    def transferred(self) -> int:
+        total = 0
+        for request in self.finished:
+            if request.failure is not None:
+                continue
+            sizes = request.sizes()
+            total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        return total
+
+    def foreign(self) -> list[str]:
+        return [u for u in self.urls if urlsplit(u).scheme in ("http", "https") and urlsplit(u).hostname != "127.0.0.1"]
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def file_page_without_diagram(site: Path) -> str:
+    """A file page's path under the site (the first, in name order, with no diagram)."""
+    for page in sorted((site / "files").rglob("index.html")):
+        if 'class="mermaid"' not in page.read_text(encoding="utf-8"):
+            return page.parent.relative_to(site).as_posix() + "/"
+    raise SystemExit(f"browser_bench: no file page without a diagram in {site}")
+
+
+def idle_visit(browser, url: str) -> tuple[int, list[str], list[str]]:
+    """(bytes, request URLs, foreign URLs) of a cold visit nobody interacts with."""
+    visit = Visit(browser, throttled=False)
+    try:
+        visit.page.goto(url, wait_until="load")
+        visit.wait_idle()
+        return visit.transferred(), list(visit.urls), visit.foreign()
+    finally:
+        visit.close()
+
+
+def typed_visit(browser, url: str, query: str) -> dict:
+    """A throttled cold visit with `query` typed right after the load event."""
+    visit = Visit(browser, throttled=True)
+    try:
+        visit.page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
+        visit.page.click(".md-search__input")
+        visit.page.keyboard.type(query)
+        visit.page.wait_for_selector(".md-search-result__item", timeout=TIMEOUT_MS)
+        marks = visit.page.evaluate("() => window.__lightBench")
+        settled = None
+        if visit.page.evaluate("() => document.documentElement.hasAttribute('data-refdoc-search')"):
+            # The lazy worker marks its progress (a site built before it has no such mark).
+            visit.page.wait_for_selector("html[data-refdoc-search=settled]", timeout=TIMEOUT_MS, state="attached")
+            settled = visit.page.evaluate("() => window.__lightBench.settled") - marks["click"]
+        visit.wait_idle()
+        return {
+            "first_result_ms": marks["firstResult"] - marks["click"],
+            "settled_ms": settled,
+            "bytes": visit.transferred(),
+            "foreign": visit.foreign(),
+        }
+    finally:
+        visit.close()
+
+
+def bench(name: str, site: Path, origin: str, browser, runs: int) -> dict:
+    base = f"{origin}/{SUB_PATH}/"
+    for path in site.rglob("*"):  # compressed ahead, as a static host serves them: no
+        if path.is_file():  # compression time in any visit
+            gzip_of(path)
+    file_page = file_page_without_diagram(site)
+    home = [idle_visit(browser, base) for _ in range(runs)]
+    files = [idle_visit(browser, base + file_page) for _ in range(runs)]
+    query = FIRST_QUERY.get(name, "read the configuration")
+    typed = [typed_visit(browser, base, query) for _ in range(runs)]
+    foreign = [u for visit in home + files for u in visit[2]] + [u for t in typed for u in t["foreign"]]
+    return {
+        "file_page": file_page,
+        "query": query,
+        "home_bytes": statistics.median(v[0] for v in home),
+        "home_requests": len(home[0][1]),
+        "file_bytes": statistics.median(v[0] for v in files),
+        "file_requests": len(files[0][1]),
+        "first_result_ms": statistics.median(t["first_result_ms"] for t in typed),
+        "settled_ms": statistics.median(t["settled_ms"] for t in typed) if all(t["settled_ms"] for t in typed) else None,
+        "typed_bytes": statistics.median(t["bytes"] for t in typed),
+        "foreign": foreign,
+    }
+
+
+def _verdict(value: float, target: float | None) -> str:
+    if target is None:
+        return "-"
+    return f"< {target:g}: {'PASS' if value < target else 'FAIL'}"
+
+
+def print_result(name: str, result: dict) -> None:
+    target = TARGETS.get(name, {})
+    settled = f"{result['settled_ms']:.0f}" if result["settled_ms"] is not None else "-"
+    rows = [
+        ["home page, idle", f"{result['home_bytes'] / 1000:.0f} KB ({result['home_requests']} requests)", _verdict(result["home_bytes"] / 1000, target.get("home_kb"))],
+        [f"{result['file_page']}, idle", f"{result['file_bytes'] / 1000:.0f} KB ({result['file_requests']} requests)", _verdict(result["file_bytes"] / 1000, target.get("file_kb"))],
+        [f"typing {result['query']!r} → first result", f"{result['first_result_ms']:.0f} ms", _verdict(result["first_result_ms"], target.get("first_result_ms"))],
+        ["typing → list settled (vectors in)", f"{settled} ms", "-"],
+        ["bytes of the typed visit", f"{result['typed_bytes'] / 1000:.0f} KB", "-"],
+    ]
+    print(f"\n{name} (gzipped, cold; typing at 10 Mbit/s, 40 ms)")
+    print(_table(["measure", "value", "target"], rows, right_from=1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", action="append", default=[], metavar="NAME=DIR", help="a corpus folder (default: click in benchmarks/.cache)")
+    parser.add_argument("--runs", type=int, default=3, help="cold visits per measure; the median is shown (default 3)")
+    parser.add_argument("--keep", action="store_true", help="keep each corpus's store and site")
+    args = parser.parse_args(argv)
+    corpora = dict(item.split("=", 1) for item in args.corpus) or {"click": str(DEFAULT_CACHE / "corpus-click")}
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"browser_bench: needs Debian's chromium at {CHROMIUM} (scripts/test.sh installs it)")
+    if MERMAID.is_file():
+        os.environ.setdefault("REFDOC_MERMAID_JS", str(MERMAID))
+
+    from playwright.sync_api import sync_playwright
+
+    foreign: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            for name, folder in corpora.items():
+                work = Path(tempfile.mkdtemp(prefix=f"browser-bench-{name}-"))
+                started = time.perf_counter()
+                build_site(Path(folder).resolve(), work)
+                print(f"{name}: built in {time.perf_counter() - started:.1f}s ({work})", flush=True)
+                with Server(work / "served") as server:
+                    result = bench(name, work / "served" / SUB_PATH, server.origin, browser, args.runs)
+                print_result(name, result)
+                foreign += result["foreign"]
+                if not args.keep:
+                    shutil.rmtree(work, ignore_errors=True)
+        finally:
+            browser.close()
+    if foreign:
+        print(f"FAIL: {len(foreign)} requests left 127.0.0.1: {foreign[:3]}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
