@@ -163,7 +163,7 @@ def test_a_quoted_message_finds_the_code_that_says_it(tmp_path: Path, capsys) ->
     assert json.loads(capsys.readouterr().out)[0]["symbol"] == "load"
 
 
-@pytest.mark.parametrize(("query", "kind"), [("the class that renders pages", "class"), ("the method that renders pages", "method")])
+@pytest.mark.parametrize(("query", "kind"), [("the class that renders pages", "class"), ("the function that renders pages", "function")])
 def test_a_query_that_names_a_kind_lifts_chunks_of_that_kind(tmp_path: Path, query: str, kind: str) -> None:
     from refdoc_site.core.store import Store
     from refdoc_site.search.embed import default_embedder
@@ -173,8 +173,9 @@ def test_a_query_that_names_a_kind_lifts_chunks_of_that_kind(tmp_path: Path, que
         pytest.skip("the embedding model is not shipped in this checkout")
     repo = write_repo(tmp_path / "repo", {
         "pages.py": (
-            'class PageRenderer:\n    """Renders pages."""\n\n'
-            '    def render(self, pages):\n        """Render each of the pages and return the rendered pages."""\n        return [p.upper() for p in pages]\n'
+            # The function is no member of the class: a class's vector reads its members' docstrings.
+            'class PageRenderer:\n    """Renders pages."""\n\n    style = "plain"\n\n\n'
+            'def render_pages(pages):\n    """Render each of the pages and return the rendered pages."""\n    return [p.upper() for p in pages]\n'
         ),
     })
     assert main(["index", str(repo)]) == 0

@@ -186,6 +186,9 @@ class Document:
     indexedAt: str
     file_sha256: str = field(default="", metadata=json_name("fileSha256"))
     """Hash of the file the chunk came from; decides what a rebuild reprocesses."""
+    model_words: list[str] = field(default_factory=list, metadata={**json_name("modelWords"), OMIT_DEFAULT: True})
+    """Words the static model puts nearest the chunk's vector that its text does not
+    contain (`search/model_words.py`): indexed with it, so a query in other words finds it."""
 
 
 @dataclass

@@ -87,13 +87,21 @@ def _parts(hint: Any) -> tuple[Any, tuple[Any, ...]]:
     return origin, typing.get_args(hint)
 
 
+def _omitted_value(field: dataclasses.Field) -> Any:
+    """The value at which an `OMIT_DEFAULT` field is left out: its default, or what its
+    factory makes (an empty list); `_KEEP` for every other field."""
+    if not field.metadata.get(OMIT_DEFAULT):
+        return _KEEP
+    return field.default_factory() if field.default is dataclasses.MISSING else field.default
+
+
 @cache
 def _encoder(hint: Any) -> Converter:
     """A function making JSON of a value of type `hint`, or None when the value is JSON already."""
     origin, args = _parts(hint)
     if dataclasses.is_dataclass(hint):
         fields = [
-            (f.name, key, encode, bool(f.metadata.get(SORTED_KEYS)), f.default if f.metadata.get(OMIT_DEFAULT) else _KEEP)
+            (f.name, key, encode, bool(f.metadata.get(SORTED_KEYS)), _omitted_value(f))
             for f, key, encode in _fields(hint, _encoder)
         ]
 

@@ -126,7 +126,8 @@ def index(
     revised = summarizer.revise(state.documents)
     if embeds_late and embedder is not None:
         fresh_ids = {id(d) for d in fresh}
-        report.failed += embed_documents(fresh + [d for d in revised if id(d) not in fresh_ids], embedder)
+        late = fresh + [d for d in revised if id(d) not in fresh_ids]
+        report.failed += embed_documents(late, embedder, context=state.documents)
     report.removed = len(set(previous.files) - set(state.files))
     report.chunks = len(state.documents)
     report.secrets_redacted = {path: e.secrets_redacted for path, e in state.files.items() if e.secrets_redacted}

@@ -165,6 +165,7 @@ def sparse_fields(document: Document) -> dict[str, list[str]]:
 
     Words are split, filtered and stemmed like a query's (queries go through Lunr's
     stemmer); the word pairs of `phrases` are matched as they are, so stay unstemmed.
+    The words the model puts near the chunk (`model_words`) join its notes.
     """
     chunk, summary = document.chunk, document.summary
     values = {
@@ -172,7 +173,7 @@ def sparse_fields(document: Document) -> dict[str, list[str]]:
         "signature": chunk.signature,
         "responsibility": summary.responsibility,
         "inputOutput": summary.inputOutput,
-        "notes": f"{summary.notes} {chunk.docstring}",
+        "notes": f"{summary.notes} {chunk.docstring} {' '.join(document.model_words)}",
         "body": _body_words(document),
     }
     fields = {name: index_terms(text) for name, text in values.items()}
