@@ -18,7 +18,8 @@ from refdoc_site.search.ranking import stem
 
 SEARCH_JS = Path(__file__).resolve().parent.parent / "refdoc_site" / "search" / "browser" / "refdoc-search.js"
 ENGLISH = ["snapshot", "patch", "pitch", "plain", "plan", "draft", "context", "progress", "freeze", "server",
-           "handler", "middleware", "option", "thread", "method", "number", "string", "stream", "message", "object"]
+           "handler", "middleware", "option", "thread", "method", "number", "string", "stream", "message", "object",
+           "overlap", "manager"]
 VOCABULARY = [stem(word) for word in ENGLISH] + ["no_such", "utf8", "ab", "読み", "2024"]
 KATAKANA = ["スナップショット", "パッチ", "プレーン", "ドラフト", "コンテキスト", "プログレスバー", "フリーズ", "サーバー",
             "ハンドラー", "ミドルウェア", "オプション", "スレッド", "メソッド", "ナンバー", "ストリング", "メッセージ",
@@ -66,7 +67,8 @@ def test_the_glossary_comes_first_and_other_katakana_is_read_by_sound() -> None:
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 def test_python_and_javascript_read_katakana_alike() -> None:
-    texts = ["スナップショットのファイルを削除", "パッチ・ドラフト", "プレーンなテキスト", "キー", "ascii only", ""]
+    texts = ["スナップショットのファイルを削除", "パッチ・ドラフト", "プレーンなテキスト", "キー", "ascii only", "",
+             "オーバーラップするプログレスバーとコンテキストマネージャー", "ファイルスナップショット", "ーパッチ"]
     script = (
         "const S = require(process.argv[1]); const input = JSON.parse(require('fs').readFileSync(0, 'utf-8'));"
         "const words = new S.Loanwords(input.rules, input.vocabulary);"
@@ -103,3 +105,10 @@ def test_a_katakana_query_finds_code_named_in_english(tmp_path: Path, capsys) ->
         capsys.readouterr()
         assert main(["query", query, str(repo), "--store", str(store), "--json", "--mode", "sparse"]) == 0
         assert json.loads(capsys.readouterr().out)[0]["symbol"] == symbol, query
+
+
+def test_a_katakana_word_is_read_whole_before_a_shorter_entry_inside_it() -> None:
+    assert glossary()["バー"] == "bar"
+    words = Loanwords.of([stem("overlap"), "window"])
+    assert with_glossary("ウィンドウのオーバーラップ", words) == "ウィンドウのオーバーラップ window overlap"
+    assert with_glossary("ウィンドウのオーバーラップ") == "ウィンドウのオーバーラップ bar"

@@ -34,7 +34,7 @@ KANJI = "\u3005\u3006\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 JAPANESE_RUN = f"[{HIRAGANA}{KATAKANA}{KANJI}]+"
 SCRIPT_PART_RE = re.compile(f"[{KATAKANA}]+|[{HIRAGANA}{KANJI}]+")
 HIRAGANA_ONLY_RE = re.compile(f"^[{HIRAGANA}]+$")
-LOANWORD_LETTER_RE = re.compile("[\u30a1-\u30fa\u30fc]")
+LOANWORD_RE = re.compile("[\u30a1-\u30fa\u30fc]+")
 """Katakana that spell a word: letters and the long-vowel mark, not the middle dot ・ (a
 word separator) nor the iteration marks."""
 
@@ -67,9 +67,10 @@ def with_glossary(text: str, loanwords: Loanwords | None = None) -> str:
     `loanwords`, of the katakana words the glossary does not know.
 
     The text is scanned left to right taking the longest entry that starts at each
-    position; katakana passed over in between gather into one word, looked up by sound
-    when the next entry or anything else ends it. Text without non-ASCII characters is
-    returned as it is.
+    position. A katakana word is taken whole when the index has terms it sounds like and
+    the glossary has no entry as long (so `バー` in `オーバーラップ` does not cut overlap in
+    two); katakana that neither explains is gathered and looked up by sound once the next
+    entry or anything else ends it. Text without non-ASCII characters is returned as it is.
     """
     if text.isascii():
         return text
@@ -85,15 +86,18 @@ def with_glossary(text: str, loanwords: Loanwords | None = None) -> str:
 
     position = 0
     while position < len(text):
-        for length in range(min(longest, len(text) - position), 0, -1):
-            english = entries.get(text[position : position + length])
-            if english is not None:
-                end_katakana_word()
-                found.append(english)
-                position += length
-                break
+        length = next((n for n in range(min(longest, len(text) - position), 0, -1) if text[position : position + n] in entries), 0)
+        word = LOANWORD_RE.match(text, position) if loanwords is not None and not katakana else None
+        english = loanwords.english(word.group()) if word is not None and word.end() - position > length else []
+        if english:
+            found.extend(english)
+            position = word.end()
+        elif length:
+            end_katakana_word()
+            found.append(entries[text[position : position + length]])
+            position += length
         else:
-            if LOANWORD_LETTER_RE.match(text[position]):
+            if LOANWORD_RE.match(text[position]):
                 katakana.append(text[position])
             else:
                 end_katakana_word()

@@ -20,9 +20,9 @@ import orjson
 from ..core.pages import chunk_anchor, file_page
 from ..core.records import ChunkKind, Document
 from .embed import MODEL_FILE, VOCAB_FILE
-from .prose import page_anchor
 from .japanese import glossary
 from .loanwords import rules as loanword_rules
+from .prose import page_anchor
 from .ranking import ASSETS, SearchIndex, settings, stop_words
 
 DATA_DIR = "search/refdoc"

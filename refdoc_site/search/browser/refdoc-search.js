@@ -75,10 +75,11 @@
   }
 
   /* The query followed by the English words of the glossary terms found in it and, with
-     loanwords, of the katakana words the glossary does not know: scanned left to right,
-     the longest entry starting at each position; katakana passed over in between gather
-     into one word (search/japanese.py: with_glossary). */
-  var LOANWORD_LETTER = /[\u30a1-\u30fa\u30fc]/;
+     loanwords, of the katakana words the glossary does not know (search/japanese.py:
+     with_glossary): scanned left to right, the longest entry starting at each position;
+     a katakana word taken whole when the index has terms it sounds like and no entry is
+     as long; other katakana gathered and looked up by sound when something ends it. */
+  var LOANWORD = /[\u30a1-\u30fa\u30fc]+/y;
 
   function withGlossary(text, glossary, longest, loanwords) {
     if (!(glossary || loanwords) || /^[\x00-\x7f]*$/.test(text)) {
@@ -96,17 +97,26 @@
     var position = 0;
     while (position < text.length) {
       var length = Math.min(longest, text.length - position);
-      for (; length > 0; length--) {
-        var english = glossary[text.substr(position, length)];
-        if (english !== undefined) {
-          endKatakanaWord();
-          found.push(english);
-          position += length;
-          break;
-        }
+      while (length > 0 && glossary[text.substr(position, length)] === undefined) {
+        length--;
       }
-      if (length === 0) {
-        if (LOANWORD_LETTER.test(text.charAt(position))) {
+      var word = null;
+      if (loanwords && !katakana) {
+        LOANWORD.lastIndex = position;
+        var match = LOANWORD.exec(text);
+        word = match ? match[0] : null;
+      }
+      var english = word !== null && word.length > length ? loanwords.english(word) : [];
+      if (english.length) {
+        found.push.apply(found, english);
+        position += word.length;
+      } else if (length > 0) {
+        endKatakanaWord();
+        found.push(glossary[text.substr(position, length)]);
+        position += length;
+      } else {
+        LOANWORD.lastIndex = position;
+        if (LOANWORD.test(text)) {
           katakana += text.charAt(position);
         } else {
           endKatakanaWord();
