@@ -77,3 +77,9 @@ def test_meaning_finds_what_no_keyword_names(browser, site_url) -> None:
 def test_a_japanese_query_finds_the_english_code(browser, site_url) -> None:
     links, _ = search(browser, site_url, "ユーザーを削除する")
     assert any(href.endswith("#chunk-UserService.delete-user") for href, _ in links), links
+
+
+def test_a_katakana_word_the_glossary_lacks_is_read_by_sound(browser, site_url) -> None:
+    links, _ = search(browser, site_url, "プライス")  # price: in no glossary entry
+    chunk_links = [href for href, _ in links if "#" in href]
+    assert chunk_links[0].endswith("#chunk-formatPrice"), chunk_links

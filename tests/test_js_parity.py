@@ -43,6 +43,10 @@ QUERIES = [
     "設定ファイルを読み込んでオプションの既定値を決める関数",
     "一時ファイルに書き込んでから置き換える処理",
     "認証トークンを検証するミドルウェア",
+    # katakana the glossary lacks, read by sound against the index's own terms
+    "ウィンドウのオーバーラップ",
+    "ミニファイされたスクリプト",
+    "ステミングのパイプライン",
     "🙂 絵文字のあとのファイル名 parse_args",
     "the of and",
     "not a labelled query",
@@ -125,7 +129,7 @@ def test_query_terms_match_javascript_on_tricky_text() -> None:
 def test_glossary_expansion_matches_javascript() -> None:
     if shutil.which("node") is None:
         pytest.skip("needs node")
-    from refdoc_site.search.ranking import glossary, with_glossary
+    from refdoc_site.search.japanese import glossary, with_glossary
 
     texts = ["設定ファイルを読み込む", "🙂一時ファイル🙂を削除", "plain ascii", "ｘ認証", "", "ユーザー名とパスワード"]
     longest = max(map(len, glossary()))

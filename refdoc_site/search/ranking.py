@@ -7,7 +7,8 @@ and a parity test keeps them in step. The steps:
 1. query terms: lower-cased words and identifier parts, stop words dropped, Japanese runs
    as character pairs (japanese.py, the same for the indexed text); a query in
    Japanese first gets the English words of the programming terms it contains
-   (`browser/glossary-ja.tsv`), since the code and its summaries are in English; such a
+   (`browser/glossary-ja.tsv`), since the code and its summaries are in English, and the
+   index's English terms its other katakana words sound like (loanwords.py); such a
    query, and one made only of code names, leans on the sparse side in the fusion;
 2. sparse: a Lunr query with, per term, an exact clause (through the stemmer), a prefix
    clause and, for longer terms, an edit-distance-1 clause;
@@ -33,7 +34,8 @@ from typing import Protocol
 import numpy as np
 
 from ..core.records import ChunkKind, Document
-from .japanese import JAPANESE_RUN, japanese_terms
+from .japanese import JAPANESE_RUN, japanese_terms, with_glossary
+from .loanwords import Loanwords
 from .lunr_index import serialized_index
 from .names import is_public, match_order, name_key, query_name
 
@@ -53,41 +55,6 @@ def settings() -> dict:
 @cache
 def stop_words() -> frozenset[str]:
     return frozenset((ASSETS / "stopwords.txt").read_text(encoding="utf-8").split())
-
-
-@cache
-def glossary() -> dict[str, str]:
-    """Japanese programming terms (or verb stems) → English words, from the shared TSV."""
-    entries: dict[str, str] = {}
-    for line in (ASSETS / "glossary-ja.tsv").read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            source, _, english = line.partition("\t")
-            entries[source] = english.strip()
-    return entries
-
-
-def with_glossary(text: str) -> str:
-    """The query followed by the English words of the glossary terms found in it.
-
-    The text is scanned left to right taking the longest entry that starts at each
-    position; text without non-ASCII characters is returned as it is.
-    """
-    if text.isascii():
-        return text
-    entries = glossary()
-    longest = max(map(len, entries))
-    found: list[str] = []
-    position = 0
-    while position < len(text):
-        for length in range(min(longest, len(text) - position), 0, -1):
-            english = entries.get(text[position : position + length])
-            if english is not None:
-                found.append(english)
-                position += length
-                break
-        else:
-            position += 1
-    return f"{text} {' '.join(found)}" if found else text
 
 
 IDENTIFIER_WORD_RE = re.compile(r"^[A-Za-z0-9_.]*(?:_[A-Za-z0-9]|[a-z][A-Z]|\.[A-Za-z])[A-Za-z0-9_.]*$")
@@ -309,6 +276,11 @@ class SearchIndex:
         )
 
     @cached_property
+    def loanwords(self) -> Loanwords:
+        """The index's English terms, for the katakana words of a Japanese query."""
+        return Loanwords.of([term for term, _ in self.serialized["invertedIndex"]])
+
+    @cached_property
     def definitions_by_name(self) -> dict[str, list[int]]:
         """Positions of the chunks of each definition, by the key of its own (last) name."""
         table: dict[str, list[int]] = {}
@@ -374,7 +346,7 @@ class SearchIndex:
 
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
-        original, text = text, with_glossary(text)
+        original, text = text, with_glossary(text, self.loanwords)
         sparse = self.sparse_scores(text, original) if mode in ("sparse", "fused") else {}
         dense: dict[int, float] = {}
         if mode in ("dense", "fused") and embedder is not None and self.rows is not None:

@@ -3,7 +3,7 @@
 Written into the MkDocs project's `docs/` next to the pages: the serialised Lunr index,
 the chunk table (page, anchor, signature, summary; for a section of a prose page, its
 page's title), the shared settings, stop words and
-Japanese glossary, and, when the chunks carry vectors, the vectors and the static model
+Japanese glossary and katakana reading rules, and, when the chunks carry vectors, the vectors and the static model
 that embeds the query. The worker scripts go to `docs/assets/refdoc/`.
 """
 
@@ -20,8 +20,10 @@ import orjson
 from ..core.pages import chunk_anchor, file_page
 from ..core.records import ChunkKind, Document
 from .embed import MODEL_FILE, VOCAB_FILE
+from .japanese import glossary
+from .loanwords import rules as loanword_rules
 from .prose import page_anchor
-from .ranking import ASSETS, SearchIndex, glossary, settings, stop_words
+from .ranking import ASSETS, SearchIndex, settings, stop_words
 
 DATA_DIR = "search/refdoc"
 SCRIPTS_DIR = "assets/refdoc"
@@ -53,6 +55,7 @@ def write_search_data(
         "stopWords": sorted(stop_words()),
         "commonTerms": sorted(index.common_terms),
         "glossary": glossary(),
+        "loanwords": loanword_rules(),
         "model": None,
         "vectors": None,
     }

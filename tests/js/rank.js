@@ -18,6 +18,7 @@ const data = {
   stopWords: config.stopWords,
   commonTerms: config.commonTerms,
   glossary: config.glossary,
+  loanwords: config.loanwords,
 };
 if (config.model) {
   const bytes = (name) => {

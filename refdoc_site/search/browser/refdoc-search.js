@@ -74,30 +74,183 @@
     return out;
   }
 
-  /* The query followed by the English words of the glossary terms found in it: scanned
-     left to right, the longest entry starting at each position (as search.py does). */
-  function withGlossary(text, glossary, longest) {
-    if (!glossary || /^[\x00-\x7f]*$/.test(text)) {
+  /* The query followed by the English words of the glossary terms found in it and, with
+     loanwords, of the katakana words the glossary does not know (search/japanese.py:
+     with_glossary): scanned left to right, the longest entry starting at each position;
+     a katakana word taken whole when the index has terms it sounds like and no entry is
+     as long; other katakana gathered and looked up by sound when something ends it. */
+  var LOANWORD = /[\u30a1-\u30fa\u30fc]+/y;
+
+  function withGlossary(text, glossary, longest, loanwords) {
+    if (!(glossary || loanwords) || /^[\x00-\x7f]*$/.test(text)) {
       return text;
     }
+    glossary = glossary || {};
     var found = [];
+    var katakana = "";
+    function endKatakanaWord() {
+      if (katakana && loanwords) {
+        found.push.apply(found, loanwords.english(katakana));
+      }
+      katakana = "";
+    }
     var position = 0;
     while (position < text.length) {
       var length = Math.min(longest, text.length - position);
-      for (; length > 0; length--) {
-        var english = glossary[text.substr(position, length)];
-        if (english !== undefined) {
-          found.push(english);
-          position += length;
-          break;
-        }
+      while (length > 0 && glossary[text.substr(position, length)] === undefined) {
+        length--;
       }
-      if (length === 0) {
+      var word = null;
+      if (loanwords && !katakana) {
+        LOANWORD.lastIndex = position;
+        var match = LOANWORD.exec(text);
+        word = match ? match[0] : null;
+      }
+      var english = word !== null && word.length > length ? loanwords.english(word) : [];
+      if (english.length) {
+        found.push.apply(found, english);
+        position += word.length;
+      } else if (length > 0) {
+        endKatakanaWord();
+        found.push(glossary[text.substr(position, length)]);
+        position += length;
+      } else {
+        LOANWORD.lastIndex = position;
+        if (LOANWORD.test(text)) {
+          katakana += text.charAt(position);
+        } else {
+          endKatakanaWord();
+        }
         position += 1;
       }
     }
+    endKatakanaWord();
     return found.length ? text + " " + found.join(" ") : text;
   }
+
+  /* Katakana loanwords matched by sound to the index's English terms (search/loanwords.py,
+     rule for rule): both folded to a consonant skeleton, the nearest terms kept. */
+  function compileFolds(pairs) {
+    return pairs.map(function (pair) {
+      return [new RegExp(pair[0], "g"), pair[1]];
+    });
+  }
+
+  function withoutRuns(letters) {
+    var out = "";
+    for (var i = 0; i < letters.length; i++) {
+      if (i === 0 || letters.charAt(i - 1) !== letters.charAt(i)) {
+        out += letters.charAt(i);
+      }
+    }
+    return out;
+  }
+
+  function editDistance(a, b) {
+    var previous = [];
+    for (var j = 0; j <= b.length; j++) {
+      previous.push(j);
+    }
+    for (var i = 1; i <= a.length; i++) {
+      var current = [i];
+      for (j = 1; j <= b.length; j++) {
+        current.push(Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a.charAt(i - 1) !== b.charAt(j - 1) ? 1 : 0)));
+      }
+      previous = current;
+    }
+    return previous[b.length];
+  }
+
+  function Loanwords(rules, vocabulary) {
+    this.rules = rules;
+    this.folds = {
+      japanese: compileFolds(rules.japanese_folds.concat(rules.shared_folds)),
+      english: compileFolds(rules.english_folds.concat(rules.shared_folds))
+    };
+    var table = Object.create(null);
+    var self = this;
+    var sorted = vocabulary.slice().sort();
+    sorted.forEach(function (term, i) {
+      if ((i > 0 && sorted[i - 1] === term) || term.length < rules.min_term_length || !/^[a-z]+$/.test(term)) {
+        return;
+      }
+      var sounds = self.folded(term, "english");
+      var key = self.skeleton(sounds);
+      (table[key] = table[key] || []).push([term, sounds]);
+    });
+    this.termsBySkeleton = table;
+  }
+
+  Loanwords.prototype.reading = function (katakana) {
+    var kana = this.rules.kana;
+    var out = "";
+    var position = 0;
+    while (position < katakana.length) {
+      var pair = position + 1 < katakana.length ? kana[katakana.substr(position, 2)] : undefined;
+      if (pair !== undefined) {
+        out += pair;
+        position += 2;
+        continue;
+      }
+      var single = kana[katakana.charAt(position)];
+      out += single === undefined ? "" : single;
+      position += 1;
+    }
+    return out;
+  };
+
+  Loanwords.prototype.folded = function (spelling, side) {
+    this.folds[side].forEach(function (fold) {
+      spelling = spelling.replace(fold[0], fold[1]);
+    });
+    return withoutRuns(spelling);
+  };
+
+  Loanwords.prototype.skeleton = function (sounds) {
+    var vowels = this.rules.vowels;
+    var consonants = "";
+    for (var i = 0; i < sounds.length; i++) {
+      if (vowels.indexOf(sounds.charAt(i)) < 0) {
+        consonants += sounds.charAt(i);
+      }
+    }
+    return withoutRuns(consonants);
+  };
+
+  Loanwords.prototype.english = function (katakana) {
+    var rules = this.rules;
+    var sounds = this.folded(this.reading(katakana), "japanese");
+    var wanted = this.skeleton(sounds);
+    if (wanted.length < rules.min_consonants) {
+      return [];
+    }
+    var allowed = Math.floor(rules.distance_share * wanted.length);
+    var ranked = [];
+    var table = this.termsBySkeleton;
+    Object.keys(table).forEach(function (candidate) {
+      if (Math.abs(candidate.length - wanted.length) > allowed) {
+        return;
+      }
+      var distance = editDistance(wanted, candidate);
+      if (distance <= allowed) {
+        table[candidate].forEach(function (entry) {
+          ranked.push([distance, editDistance(sounds, entry[1]), entry[0]]);
+        });
+      }
+    });
+    ranked.sort(function (a, b) {
+      return a[0] - b[0] || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0);
+    });
+    var best = ranked.length ? ranked[0][0] : 0;
+    return ranked
+      .filter(function (entry) {
+        return entry[0] === best;
+      })
+      .slice(0, rules.max_terms)
+      .map(function (entry) {
+        return entry[2];
+      });
+  };
 
   /* Pairs of neighbouring words (no_such, such_command): what finds a quoted message. */
   function phraseTerms(text, stopWords) {
@@ -251,8 +404,9 @@
   }
 
   /* data: {index (a lunr.Index), chunks, settings, stopWords, commonTerms (arrays),
-     glossary?, vectors?, embedder?}. Common terms are stemmed and left out of the sparse
-     query; the glossary maps Japanese terms to English words. */
+     glossary?, loanwords?, vectors?, embedder?}. Common terms are stemmed and left out of
+     the sparse query; the glossary maps Japanese terms to English words; loanwords holds
+     the rules that read other katakana words as the index's English terms. */
   function Searcher(lunr, data) {
     this.lunr = lunr;
     this.index = data.index;
@@ -272,6 +426,8 @@
       longest = Math.max(longest, source.length);
     });
     this.glossaryLongest = longest;
+    this.loanwordRules = data.loanwords || null;
+    this.loanwords = null;
     this.vectors = data.vectors || null;
     this.embedder = data.embedder || null;
   }
@@ -335,7 +491,11 @@
   };
 
   Searcher.prototype.expand = function (text) {
-    return withGlossary(text, this.glossaryLongest ? this.glossary : null, this.glossaryLongest);
+    if (this.loanwordRules && !this.loanwords && !ASCII.test(text)) {
+      // Read once, on the first query that is not plain ASCII: the index's own terms.
+      this.loanwords = new Loanwords(this.loanwordRules, Object.keys(this.index.invertedIndex));
+    }
+    return withGlossary(text, this.glossaryLongest ? this.glossary : null, this.glossaryLongest, this.loanwords);
   };
 
   /* Chunks that name no symbol rank below functions and classes on equal evidence; a
@@ -471,6 +631,7 @@
     queryName: queryName,
     matchOrder: matchOrder,
     withGlossary: withGlossary,
+    Loanwords: Loanwords,
     identifierParts: identifierParts,
     fuse: fuse,
     Searcher: Searcher

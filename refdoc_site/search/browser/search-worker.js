@@ -86,7 +86,8 @@
         settings: config.settings,
         stopWords: config.stopWords,
         commonTerms: config.commonTerms,
-        glossary: config.glossary
+        glossary: config.glossary,
+        loanwords: config.loanwords
       });
       self.postMessage({ type: STATE, data: "keyword" });
       loadMeaning(searcher, config);
