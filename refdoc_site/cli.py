@@ -1,4 +1,4 @@
-"""Command line: `refdoc-site build|index|summarize|render|stats|query|plan|eval`.
+"""Command line: `refdoc-site build|index|summarize|render|stats|query|plan|diff|eval`.
 
 Every error the user can cause ends in one line on stderr and exit code 2; a configuration
 with several problems prints one line per problem. The commands that write the store hold
@@ -22,6 +22,7 @@ from pathlib import Path
 from . import __version__
 from .core.config import Config, with_embedder, with_overrides
 from .core.errors import RefdocError
+from .core.serial import to_json
 from .core.store import store_lock
 from .core.trust import (
     TRUST_FLAG,
@@ -34,8 +35,10 @@ from .indexing.stats import chunk_stats, format_stats, redaction_summary
 from .llm import HOW_TO_TURN_ON, open_session
 from .pipeline import (
     FACTS_NAME,
+    Base,
     Workspace,
     build,
+    changes,
     index,
     plan,
     publish,
@@ -43,7 +46,9 @@ from .pipeline import (
     skipped_by_reason,
     summarize,
 )
+from .rendering.changes import comment_markdown, summary_line
 from .rendering.outputs import check_out_dir, check_store_dir
+from .rendering.render import page_labels
 from .search.api_vectors import api_search_index
 from .search.embed import matching_embedder
 from .search.evaluate import evaluate, format_table, load_queries
@@ -127,7 +132,14 @@ def _parser() -> argparse.ArgumentParser:
     summarize_command = command("summarize", _summarize, "Build the file, module and system summaries from the store.")
     planning = command("plan", _plan, "Write plans/{request}.md: how to carry out a request, from the code the search finds for it.", out=True, first=("request", "what to change, e.g. \"add rate limiting to the API\""))
     planning.add_argument("--site", action="store_true", help="also rebuild the HTML site (default: render the Markdown pages only)")
-    for writing in (build_command, index_command, summarize_command, planning):
+    difference = command("diff", _diff, "Compare with a base revision: definitions added, changed and removed, callers affected, security boundaries and cycles gained or lost.")
+    difference.add_argument("--markdown", type=Path, metavar="FILE", help="write the change map as a bounded Markdown summary for a pull request comment")
+    difference.add_argument("--site-url", default="", metavar="URL", help="the preview site's address: the comment links to its pages")
+    difference.add_argument("--json", action="store_true", help="print the change map as JSON")
+    for comparing in (build_command, difference):
+        comparing.add_argument("--base", metavar="REV", help="base revision to compare with (its store is built in a temporary folder)")
+        comparing.add_argument("--base-store", type=Path, metavar="DIR", help="the base's store, already built (e.g. the default branch's cached .refdoc/): skips building it")
+    for writing in (build_command, index_command, summarize_command, planning, difference):
         writing.add_argument("--no-llm", action="store_true", help="extractive summaries even when an LLM is configured")
     command("render", _render, "Render the Markdown pages and mkdocs.yml from the store.", out=True)
     command("stats", _stats, "Print chunking statistics of the store.", writes=False)
@@ -225,11 +237,45 @@ def _build(args: argparse.Namespace) -> int:
             summarize(workspace, llm)
             print("dry run: no request sent, no site built")
             return 0
-        report = build(workspace, llm=llm)
+        report = build(workspace, llm=llm, base=_base(args))
         _print_index(report.index)
         timings = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in report.seconds.items())
         print(f"site: {report.pages} pages built in {timings}")
         print(f"open {report.site_dir / 'index.html'}")
+    return 0
+
+
+def _base(args: argparse.Namespace) -> Base | None:
+    """What `--base` and `--base-store` name, or None; a store wins over a revision (it is the
+    revision's store, built already)."""
+    if args.base_store is not None:
+        if not args.base_store.is_dir():
+            raise RefdocError(f"--base-store {args.base_store}: not a directory; pass the base's .refdoc store folder")
+        return Base(args.base or "", args.base_store.resolve())
+    if args.base is not None:
+        if not args.base.strip() or args.base.startswith("-"):
+            raise RefdocError(f"--base {args.base!r}: not a revision; pass a branch, tag or commit, e.g. --base origin/main")
+        return Base(args.base)
+    return None
+
+
+def _diff(args: argparse.Namespace) -> int:
+    base = _base(args)
+    if base is None:
+        raise RefdocError("diff: say what to compare with: --base REV (e.g. origin/main) or --base-store DIR")
+    workspace = _workspace(args)
+    with _llm_session(args, workspace) as llm:  # the store's summaries stay the model's when it wrote them
+        change_map = changes(workspace, base, llm)
+    language = workspace.config.language
+    if args.markdown is not None:
+        try:
+            args.markdown.write_text(comment_markdown(change_map, language, args.site_url or workspace.config.site_url), encoding="utf-8")
+        except OSError as error:
+            raise RefdocError(f"--markdown {args.markdown}: cannot write it ({error.strerror}); pass a file in an existing folder") from None
+    if args.json:
+        print(json.dumps(to_json(change_map), ensure_ascii=False, indent=1))
+    else:
+        print(summary_line(change_map, page_labels(language), shown=str))
     return 0
 
 

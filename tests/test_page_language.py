@@ -57,8 +57,9 @@ def keys_used_by_templates() -> dict[str, set[str]]:
 
 
 def keys_used_by_renderer() -> set[str]:
-    source = Path(render_module.__file__).read_text(encoding="utf-8")
-    return set(PYTHON_LOOKUP.findall(source))
+    """The lookups of every rendering module (render.py, and changes.py for the change map)."""
+    sources = Path(render_module.__file__).parent.glob("*.py")
+    return set().union(*(PYTHON_LOOKUP.findall(source.read_text(encoding="utf-8")) for source in sources))
 
 
 def placeholders(text: str) -> set[str]:

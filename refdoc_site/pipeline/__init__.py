@@ -37,17 +37,19 @@ from ..llm import LlmSession
 from ..providers.openai_embed import OpenAIEmbedder
 from ..rendering.outputs import remove_leftovers
 from ..search.embed import Embedder
+from ..understanding.changes import ChangeMap
 from ..understanding.llm_hierarchy import LlmSummarizer
 from ..writing.doc_writers import DocWriter, ModelWriter, OfflineWriter
 from ..writing.written import Plan
 from . import index_phase, render_phase, summarize_phase
+from .diff_phase import Base, change_map, store_change_map
 from .index_phase import IndexReport, skipped_by_reason
 from .write_phase import Planner, names_for
 
 __all__ = [
     "DECISIONS_NAME", "DISCOVERY_NAME", "FACTS_NAME", "GRAPH_NAME", "PLANS_NAME", "RENDERED_NAME",
-    "WRITTEN_DECISIONS", "WRITTEN_MILESTONES", "BuildReport", "IndexReport", "Workspace",
-    "build", "index", "plan", "publish", "render", "skipped_by_reason", "summarize",
+    "WRITTEN_DECISIONS", "WRITTEN_MILESTONES", "Base", "BuildReport", "IndexReport", "Workspace",
+    "build", "changes", "index", "plan", "publish", "render", "skipped_by_reason", "summarize",
 ]
 
 T = TypeVar("T")
@@ -62,10 +64,17 @@ class BuildReport:
 
 
 @holding_store_lock
-def build(workspace: Workspace, analyzer: Analyzer | None = None, site: bool = True, llm: LlmSession | None = None) -> BuildReport:
+def build(
+    workspace: Workspace,
+    analyzer: Analyzer | None = None,
+    site: bool = True,
+    llm: LlmSession | None = None,
+    base: Base | None = None,
+) -> BuildReport:
     """The whole product: index the code, summarize it, render the pages, build the site.
 
-    With an LLM session (llm/), the model writes the summaries and pages; without, they are offline.
+    With an LLM session (llm/), the model writes the summaries and pages; without, they are
+    offline. With a `base`, the site has a "What changed" page (diff_phase.py).
     """
     summarizer, writer = summarizer_for(llm), writer_for(llm, workspace)
     seconds: dict[str, float] = {}
@@ -79,6 +88,7 @@ def build(workspace: Workspace, analyzer: Analyzer | None = None, site: bool = T
     remove_leftovers(workspace.out_dir)  # before discovery: an interrupted publish's folders are no source
     report = timed("index", lambda: index_phase.index(workspace, summarizer, analyzer))
     timed("summarize", lambda: summarize_phase.summarize(workspace, summarizer, writer))
+    store_change_map(workspace, timed("diff", lambda: change_map(workspace, base)) if base else None)
     pages = timed("render", lambda: render_phase.render(workspace))
     site_dir = timed("mkdocs", lambda: render_phase.publish(workspace)) if site else workspace.out_dir
     return BuildReport(report, len(pages), site_dir, seconds)
@@ -126,6 +136,14 @@ def render(workspace: Workspace) -> list[str]:
 def publish(workspace: Workspace) -> Path:
     """Phase 4 (render_phase.py): the MkDocs site, built, checked whole, swapped in."""
     return render_phase.publish(workspace)
+
+
+@holding_store_lock
+def changes(workspace: Workspace, base: Base, llm: LlmSession | None = None) -> ChangeMap:
+    """`refdoc-site diff`: the change map from `base` to the workspace, indexed and summarized first."""
+    index_phase.index(workspace, summarizer_for(llm))
+    summarize_phase.summarize(workspace, summarizer_for(llm), writer_for(llm, workspace))
+    return change_map(workspace, base)
 
 
 @holding_store_lock

@@ -32,6 +32,7 @@ from ..core.workspace import (
     WRITTEN_MILESTONES,
     Workspace,
 )
+from ..rendering.changes import CHANGES_PAGE, changes_page
 from ..rendering.outputs import (
     check_out_dir,
     is_refdoc_output,
@@ -48,6 +49,7 @@ from ..search.prose import ProsePage, page_documents
 from ..search.site_search import write_search_data
 from ..understanding.graph import RepoGraph
 from ..writing.written import WrittenDecisions, WrittenMilestones
+from .diff_phase import CHANGES_NAME, stored_change_map
 from .write_phase import stored_plans
 
 PARALLEL_MIN_CHUNKS = 200
@@ -63,7 +65,7 @@ def render(workspace: Workspace) -> list[str]:
     store = workspace.store
     mermaid = find_mermaid(workspace.repo, workspace.config.mermaid_js)
     rendered = workspace.record(RENDERED_NAME)
-    written = sorted((store.directory / WRITTEN_DIR).rglob("*.json"))
+    written = sorted((store.directory / WRITTEN_DIR).rglob("*.json")) + sorted(store.directory.glob(CHANGES_NAME))
     inputs = workspace.inputs_digest(
         "render", workspace.record(FACTS_NAME).inputs(), templates_digest(), files_digest(written, named=True), str(mermaid)
     )
@@ -83,6 +85,10 @@ def render(workspace: Workspace) -> list[str]:
     searched = data.documents + searched_sections(prose, query_embedder)
     with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
         pages = render_pages(data, docs_dir, prose)
+    changes = stored_change_map(store)
+    if changes is not None:
+        (docs_dir / CHANGES_PAGE).write_text(changes_page(changes, workspace.config.language, set(pages)), encoding="utf-8")
+        pages.append(CHANGES_PAGE)
     write_project(
         workspace.project_dir,
         workspace.project_dir / "site",  # where a hand-run `mkdocs build` writes; publish picks its own folder
@@ -92,6 +98,7 @@ def render(workspace: Workspace) -> list[str]:
         modules=[(name, module_page(name)) for name in sorted(data.hierarchy.modules)],
         plans=[(plan.query, plan_page(plan.slug)) for plan in data.plans],
         mermaid_script=mermaid,
+        changes_page=CHANGES_PAGE if changes is not None else "",
     )
     rendered.save(inputs, pages=pages)
     return pages

@@ -77,8 +77,10 @@ def write_project(
     modules: list[tuple[str, str]],
     mermaid_script: Path | None,
     plans: list[tuple[str, str]] = (),
+    changes_page: str = "",
 ) -> Path:
-    """Write `mkdocs.yml` (and local assets) next to the rendered `docs/`."""
+    """Write `mkdocs.yml` (and local assets) next to the rendered `docs/`; `changes_page`,
+    when given, is the "What changed" page of a build with `--base`."""
     docs_dir = project_dir / "docs"
     overrides = project_dir / "overrides"
     overrides.mkdir(parents=True, exist_ok=True)
@@ -101,6 +103,7 @@ def write_project(
             t=labels,
             module_nav=module_nav_yaml(modules, labels, indent=4),
             plans=plans,
+            changes_page=changes_page,
             mermaid_asset=mermaid_asset,
             hook_file=HOOK_FILE,
         ),

@@ -1,0 +1,244 @@
+"""The change map: what a revision changed against a base, read from the two stores.
+
+A reviewer sees the lines a pull request touches; the map says what they mean for the rest
+of the code: the definitions added, changed and removed, the modules they belong to, the
+callers that call a changed definition (through the call graph, so also from files the pull
+request did not touch), and the security boundaries and dependency cycles gained or lost.
+
+Both sides are stores an index and a summarize run wrote (the graph is needed for callers,
+modules and cycles), compared by chunk id (`path#Qualified.name`) and content: a definition
+that only moved keeps its content, so it is not changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from ..core.records import ChunkKind, Document
+from ..core.serial import from_json
+from ..core.store import Store
+from ..core.workspace import GRAPH_NAME
+from .graph import RepoGraph
+
+DEFINITION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS})
+"""What the map lists as definitions: module-level statements, Markdown sections and token
+windows have no callers and no name a reviewer would look for."""
+
+
+class ChangeStatus(str, Enum):
+    ADDED = "added"
+    CHANGED = "changed"
+    REMOVED = "removed"
+
+
+@dataclass
+class FileChange:
+    path: str
+    module: str
+    status: ChangeStatus
+
+
+@dataclass
+class DefinitionChange:
+    id: str
+    """`path#Qualified.name`, as in the store."""
+    path: str
+    symbol: str
+    kind: str
+    module: str
+    status: ChangeStatus
+    public: bool
+    """No part of its qualified name is private (`_name`; dunder names are public):
+    changing it can break code outside the repository."""
+
+
+@dataclass
+class AffectedCaller:
+    """A definition that calls a changed or removed one: its behaviour may change with it."""
+
+    id: str
+    path: str
+    symbol: str
+    calls: list[str]
+    """The changed or removed definitions it calls (chunk ids)."""
+    edited: bool
+    """The change edits the caller itself; an unedited one is what the diff does not show."""
+    present: bool = True
+    """Still in the revision (it calls a removed definition from the base otherwise)."""
+
+
+@dataclass
+class BoundaryChange:
+    """A definition that became, or stopped being, a security boundary (a subprocess,
+    a query, deserialisation, … as the analysis tiers detect them)."""
+
+    id: str
+    path: str
+    symbol: str
+    reason: str
+    gained: bool
+
+
+@dataclass
+class CycleChange:
+    """A strongly connected group of modules that appeared or disappeared."""
+
+    modules: list[str]
+    gained: bool
+
+
+@dataclass
+class ChangeMap:
+    """What the revision changed against `base`, each list in a stable order."""
+
+    base: str
+    """What the revision was compared with: a revision name, or the base store's folder."""
+    files: list[FileChange] = field(default_factory=list)
+    definitions: list[DefinitionChange] = field(default_factory=list)
+    modules: list[str] = field(default_factory=list)
+    """Modules holding a changed file."""
+    callers: list[AffectedCaller] = field(default_factory=list)
+    boundaries: list[BoundaryChange] = field(default_factory=list)
+    cycles: list[CycleChange] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.files or self.definitions or self.cycles)
+
+
+@dataclass
+class Snapshot:
+    """One side of the comparison: a store's documents, file hashes and graph."""
+
+    documents: list[Document]
+    file_hashes: dict[str, str]
+    graph: RepoGraph
+
+
+def load_snapshot(store_dir: Path) -> Snapshot:
+    """The store in `store_dir` as one side of the comparison; it must have been summarized
+    (the graph is read from it)."""
+    store = Store(store_dir)
+    state = store.load()
+    graph = from_json(RepoGraph, store.read_json(GRAPH_NAME))
+    return Snapshot(state.documents, {path: entry.sha256 for path, entry in state.files.items()}, graph)
+
+
+@dataclass
+class _Definition:
+    """A definition's windows taken together: one content hash, one boundary reason."""
+
+    document: Document
+    windows: list[str]
+    """Its chunk ids, one a window (`path#name~2` for the second)."""
+    digest: str
+    boundary: str
+
+
+def _definitions(documents: Iterable[Document]) -> dict[str, _Definition]:
+    parts: dict[str, list[Document]] = {}
+    for document in documents:
+        if document.chunk.kind in DEFINITION_KINDS:
+            parts.setdefault(_definition_id(document), []).append(document)
+    definitions = {}
+    for key, windows in parts.items():
+        windows.sort(key=lambda d: d.chunk.part)
+        digest = hashlib.sha256("\0".join(w.chunk.content for w in windows).encode("utf-8", "surrogatepass")).hexdigest()
+        boundary = next((w.metadata.securityBoundary for w in windows if w.metadata.securityBoundary), "")
+        definitions[key] = _Definition(windows[0], [w.chunk.id for w in windows], digest, boundary)
+    return definitions
+
+
+def _definition_id(document: Document) -> str:
+    """A definition's id without its window number: every window of it is one definition."""
+    return f"{document.chunk.path}#{document.chunk.symbol}"
+
+
+def is_public(symbol: str) -> bool:
+    return not any(part.startswith(("_", "#")) and not (part.startswith("__") and part.endswith("__")) for part in symbol.split("."))
+
+
+def compare(base: Snapshot, head: Snapshot, base_name: str) -> ChangeMap:
+    """The change map from `base` to `head`."""
+    changes = ChangeMap(base_name)
+    changes.files = _file_changes(base, head)
+    before, after = _definitions(base.documents), _definitions(head.documents)
+    statuses = {key: ChangeStatus.ADDED for key in after.keys() - before.keys()}
+    statuses |= {key: ChangeStatus.REMOVED for key in before.keys() - after.keys()}
+    statuses |= {key: ChangeStatus.CHANGED for key in after.keys() & before.keys() if after[key].digest != before[key].digest}
+    for key in sorted(statuses):
+        status = statuses[key]
+        definition = (before if status is ChangeStatus.REMOVED else after)[key]
+        graph = base.graph if status is ChangeStatus.REMOVED else head.graph
+        chunk = definition.document.chunk
+        changes.definitions.append(DefinitionChange(
+            key, chunk.path, chunk.symbol, chunk.kind.value, graph.module_of.get(chunk.path, ""), status, is_public(chunk.symbol)
+        ))
+    changes.modules = sorted({change.module for change in changes.files if change.module})
+    changes.callers = _affected_callers(statuses, before, after, base.graph, head.graph)
+    changes.boundaries = _boundary_changes(before, after)
+    changes.cycles = _cycle_changes(base.graph.cycles, head.graph.cycles)
+    return changes
+
+
+def _file_changes(base: Snapshot, head: Snapshot) -> list[FileChange]:
+    changes = []
+    for path in sorted(base.file_hashes.keys() | head.file_hashes.keys()):
+        old, new = base.file_hashes.get(path), head.file_hashes.get(path)
+        if old == new:
+            continue
+        status = ChangeStatus.ADDED if old is None else ChangeStatus.REMOVED if new is None else ChangeStatus.CHANGED
+        graph = base.graph if status is ChangeStatus.REMOVED else head.graph
+        changes.append(FileChange(path, graph.module_of.get(path, ""), status))
+    return changes
+
+
+def _affected_callers(
+    statuses: dict[str, ChangeStatus],
+    before: dict[str, _Definition],
+    after: dict[str, _Definition],
+    base_graph: RepoGraph,
+    head_graph: RepoGraph,
+) -> list[AffectedCaller]:
+    """Who calls a changed definition now, and who called a removed one; unedited callers
+    first (the diff does not show them), then by id."""
+    definition_of = {window: key for side in (before, after) for key, d in side.items() for window in d.windows}
+    called: dict[str, set[str]] = {}
+    for key, status in statuses.items():
+        if status is ChangeStatus.ADDED:
+            continue
+        side, graph = (before, base_graph) if status is ChangeStatus.REMOVED else (after, head_graph)
+        for window in side[key].windows:
+            for caller in graph.callers.get(window, ()):
+                caller_key = definition_of.get(caller)
+                if caller_key and caller_key != key:
+                    called.setdefault(caller_key, set()).add(key)
+    callers = []
+    for key, targets in called.items():
+        chunk = (after.get(key) or before[key]).document.chunk
+        callers.append(AffectedCaller(key, chunk.path, chunk.symbol, sorted(targets), key in statuses, key in after))
+    return sorted(callers, key=lambda c: (c.edited, not c.present, c.id))
+
+
+def _boundary_changes(before: dict[str, _Definition], after: dict[str, _Definition]) -> list[BoundaryChange]:
+    changes = []
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key), after.get(key)
+        old_reason, new_reason = old.boundary if old else "", new.boundary if new else ""
+        if bool(old_reason) == bool(new_reason):
+            continue
+        definition = new if new_reason else old
+        chunk = definition.document.chunk
+        changes.append(BoundaryChange(key, chunk.path, chunk.symbol, new_reason or old_reason, bool(new_reason)))
+    return sorted(changes, key=lambda c: (not c.gained, c.id))
+
+
+def _cycle_changes(before: list[list[str]], after: list[list[str]]) -> list[CycleChange]:
+    old, new = {frozenset(c) for c in before}, {frozenset(c) for c in after}
+    gained = [CycleChange(sorted(c), True) for c in new - old]
+    lost = [CycleChange(sorted(c), False) for c in old - new]
+    return sorted(gained, key=lambda c: c.modules) + sorted(lost, key=lambda c: c.modules)
