@@ -22,6 +22,7 @@ from refdoc_site.core.records import ChunkKind
 from refdoc_site.core.resources import mkdocs_template, templates_dir
 from refdoc_site.pipeline import Workspace, index, render, summarize
 from refdoc_site.rendering import render as render_module
+from refdoc_site.rendering import stamp as stamp_module
 from refdoc_site.rendering.render import page_labels, plural
 
 TABLES = templates_dir() / "labels"
@@ -57,8 +58,8 @@ def keys_used_by_templates() -> dict[str, set[str]]:
 
 
 def keys_used_by_renderer() -> set[str]:
-    source = Path(render_module.__file__).read_text(encoding="utf-8")
-    return set(PYTHON_LOOKUP.findall(source))
+    sources = (Path(module.__file__).read_text(encoding="utf-8") for module in (render_module, stamp_module))
+    return {key for source in sources for key in PYTHON_LOOKUP.findall(source)}
 
 
 def placeholders(text: str) -> set[str]:
