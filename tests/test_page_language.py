@@ -57,7 +57,8 @@ def keys_used_by_templates() -> dict[str, set[str]]:
 
 
 def keys_used_by_renderer() -> set[str]:
-    """The lookups of every rendering module (render.py, and changes.py for the change map)."""
+    """The lookups of every rendering module (render.py, changes.py for the change map,
+    stamp.py for the footer)."""
     sources = Path(render_module.__file__).parent.glob("*.py")
     return set().union(*(PYTHON_LOOKUP.findall(source.read_text(encoding="utf-8")) for source in sources))
 

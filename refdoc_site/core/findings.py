@@ -86,6 +86,13 @@ class Facts:
     files_with_secrets: int = 0
     commit: str = ""
     """The commit the site documents; "" outside a git work tree."""
+    source_prefix: str = ""
+    """Where the documented folder lies in the commit's tree (`sub/`, "" at the top)."""
+    commit_date: str = ""
+    """Its committer date (ISO 8601, UTC): the build stamp, never the wall clock."""
+    repo_url: str = ""
+    """The repository's browsable URL as the repository tells it (core/repository.py);
+    refdoc.yml's `repo_url` comes first."""
     project_name: str = ""
     """The name the repository's manifests declare; titles the site unless `site_name` is set."""
     inputs: str = ""

@@ -8,14 +8,15 @@ against the same store.
 from __future__ import annotations
 
 import functools
-import subprocess
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
 
 from .config import Config
 from .errors import StoreError
 from .redact import Redactor
+from .repository import git_output
 from .reuse import PhaseRecord, inputs_digest
 from .store import Store, StoreState, store_lock
 
@@ -94,13 +95,13 @@ class Workspace:
     def head_commit(self) -> str:
         """The commit the repository's work tree is at ('' outside git): the site links to
         the source at it."""
-        try:
-            result = subprocess.run(
-                ["git", "-C", str(self.repo), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=False
-            )
-        except (OSError, subprocess.SubprocessError):
-            return ""
-        return result.stdout.strip() if result.returncode == 0 else ""
+        return git_output(self.repo, "rev-parse", "HEAD")
+
+    def head_commit_date(self) -> str:
+        """The committer date of that commit (ISO 8601 in UTC, '' outside git): the site's
+        build stamp and sitemap date, so that a rebuild of the commit anywhere is the same."""
+        epoch = git_output(self.repo, "show", "-s", "--format=%ct", "HEAD")
+        return datetime.fromtimestamp(int(epoch), timezone.utc).isoformat() if epoch.isdigit() else ""
 
     def record(self, name: str) -> PhaseRecord:
         """The reuse record `name` in the store (reuse.py)."""

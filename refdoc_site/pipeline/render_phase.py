@@ -42,8 +42,9 @@ from ..rendering.outputs import (
     staging_folder,
     swap_in,
 )
-from ..rendering.render import RenderedPage, SiteData, prose_pages, render_pages
+from ..rendering.render import RenderedPage, SiteData, page_labels, prose_pages, render_pages
 from ..rendering.site import build_site, find_mermaid, write_project
+from ..rendering.stamp import build_stamp
 from ..search.embed import StaticEmbedder, embed_documents, matching_embedder
 from ..search.prose import ProsePage, page_documents
 from ..search.site_search import write_search_data
@@ -99,6 +100,8 @@ def render(workspace: Workspace) -> list[str]:
         plans=[(plan.query, plan_page(plan.slug)) for plan in data.plans],
         mermaid_script=mermaid,
         changes_page=CHANGES_PAGE if changes is not None else "",
+        build_stamp=build_stamp(page_labels(data.language), data.commit, data.stats.commit_date, data.repo_url),
+        commit_date=data.stats.commit_date[:10],
     )
     rendered.save(inputs, pages=pages)
     return pages
@@ -134,7 +137,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
         decisions=from_json(list[Decision], store.read_json(DECISIONS_NAME)),
         milestones=from_json(list[Milestone], store.read_json(PLANS_NAME)),
         stats=facts,
-        repo_url=workspace.config.repo_url,
+        repo_url=workspace.config.repo_url or facts.repo_url,
         commit=facts.commit,
         mermaid=find_mermaid(workspace.repo, workspace.config.mermaid_js) is not None,
         written={name: from_json(record, store.read_json(path)) for name, path, record in written if (store.directory / path).exists()},

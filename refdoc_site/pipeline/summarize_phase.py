@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterable
 
 from ..core.reading import read_text
 from ..core.records import Hierarchy
+from ..core.repository import checkout_prefix, repository_url
 from ..core.reuse import partial
 from ..core.serial import from_json, to_json
 from ..core.workspace import (
@@ -47,9 +48,13 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     facts = workspace.record(FACTS_NAME)
     top = manifest_texts(workspace, package_metadata(workspace), DECLARATIONS)
     declared = declared_package(manifest_texts(workspace, state.files, DECLARATIONS) | top)
-    project_name = project_title(declared_package(top))
+    top_declared = declared_package(top)
+    project_name = project_title(top_declared)
+    commit_date = workspace.head_commit_date()
+    repo_url = repository_url(workspace.repo, commit, top_declared.repository)
+    source_prefix = checkout_prefix(workspace.repo) if commit else ""
     inputs = workspace.inputs_digest(
-        "summarize", commit, repr(declared), project_name, roles_inputs(workspace.repo), *summarizer.hierarchy_inputs(state.documents)
+        "summarize", commit, commit_date, repo_url, source_prefix, repr(declared), project_name, roles_inputs(workspace.repo), *summarizer.hierarchy_inputs(state.documents)
     )
     if facts.unchanged(inputs) and all((store.directory / name).exists() for name in (HIERARCHY_NAME, GRAPH_NAME)):
         # an index run that analysed a file again without changing it (a deferred language
@@ -98,6 +103,9 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         secrets_redacted=sum(entry.secrets_redacted for entry in state.files.values()),
         files_with_secrets=sum(1 for entry in state.files.values() if entry.secrets_redacted),
         commit=commit,
+        commit_date=commit_date,
+        source_prefix=source_prefix,
+        repo_url=repo_url,
         project_name=project_name,
     )
     return hierarchy

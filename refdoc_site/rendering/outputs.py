@@ -143,9 +143,9 @@ def swap_in(staging: Path, out: Path) -> None:
     The previous output moves onto a fresh empty folder made for it (POSIX rename replaces
     an empty directory), so no existing `OUT.old` of anyone else is ever touched.
     """
-    _write_marker(staging, "site")
     if not out.exists():
         os.rename(staging, out)
+        _write_marker(out, "site")
         return
     foreign = _foreign_entry(out)
     if foreign:  # changed since the build began
@@ -158,6 +158,7 @@ def swap_in(staging: Path, out: Path) -> None:
         except OSError:
             os.rename(retired, out)
             raise
+    _write_marker(out, "site")
     _write_marker(retired, "retired")
     shutil.rmtree(retired)
 
@@ -180,14 +181,16 @@ def remove_leftovers(out: Path) -> None:
 
 
 def _write_marker(folder: Path, state: str) -> None:
-    marker = {
-        "tool": TOOL_NAME,
-        "version": __version__,
-        "state": state,
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
+    """The marker; a folder being built or retired also names the process that owns it (for
+    `remove_leftovers`), while a published site's says only what it is, so that two builds
+    of one commit are the same bytes."""
+    marker: dict[str, object] = {"tool": TOOL_NAME, "version": __version__, "state": state}
+    if state != "site":
+        marker |= {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
     (folder / MARKER_NAME).write_text(json.dumps(marker) + "\n", encoding="utf-8")
 
 

@@ -227,7 +227,8 @@ class _Pages:
         if not self.data.repo_url or not self.data.commit:
             return ""
         base = link_target(self.data.repo_url.rstrip("/"))
-        return f"{base}/blob/{quote(self.data.commit)}/{quote(path)}#L{start}-L{end}"
+        tree_path = self.data.stats.source_prefix + path
+        return f"{base}/blob/{quote(self.data.commit)}/{quote(tree_path)}#L{start}-L{end}"
 
     def module_map(self) -> str:
         graph = self.data.graph

@@ -23,6 +23,7 @@ from ..core.trust import is_inside
 from .nav import module_nav_yaml
 from .page_weight import HOOK_SOURCE
 from .render import html_text, page_labels, yaml_string
+from .stamp import COMMIT_DATE_KEY
 
 HOOK_FILE = "hooks/refdoc_pages.py"
 """Relative to the MkDocs project; `mkdocs.yml.template` names it under `hooks:`."""
@@ -78,9 +79,15 @@ def write_project(
     mermaid_script: Path | None,
     plans: list[tuple[str, str]] = (),
     changes_page: str = "",
+    build_stamp: str = "",
+    commit_date: str = "",
 ) -> Path:
-    """Write `mkdocs.yml` (and local assets) next to the rendered `docs/`; `changes_page`,
-    when given, is the "What changed" page of a build with `--base`."""
+    """Write `mkdocs.yml` (and local assets) next to the rendered `docs/`.
+
+    `changes_page`, when given, is the "What changed" page of a build with `--base`.
+    `site_dir` is written relative to the project (MkDocs reads it so), and `build_stamp`
+    (stamp.py) is the footer: no path or time of the building machine is in the file.
+    """
     docs_dir = project_dir / "docs"
     overrides = project_dir / "overrides"
     overrides.mkdir(parents=True, exist_ok=True)
@@ -98,7 +105,7 @@ def write_project(
         template.render(
             site_name=site_name,
             site_url=site_url,
-            site_dir=str(site_dir.resolve()),
+            site_dir=os.path.relpath(site_dir.resolve(), project_dir.resolve()),
             language=language,
             t=labels,
             module_nav=module_nav_yaml(modules, labels, indent=4),
@@ -106,6 +113,9 @@ def write_project(
             changes_page=changes_page,
             mermaid_asset=mermaid_asset,
             hook_file=HOOK_FILE,
+            build_stamp=build_stamp,
+            commit_date=commit_date,
+            commit_date_key=COMMIT_DATE_KEY,
         ),
         encoding="utf-8",
     )

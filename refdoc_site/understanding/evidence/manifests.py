@@ -221,19 +221,42 @@ def _version_of(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Declaration:
-    """The name and one-line description a package's metadata declares."""
+    """The name, one-line description and source repository a package's metadata declares."""
 
     name: str = ""
     description: str = ""
+    repository: str = ""
+    """The URL it gives for its source, as written (core/repository.py decides whether it is
+    one the site may link to)."""
 
 
 METADATA_HEADER = re.compile(r"^(Name|Summary):[ \t]*(.*)$", re.MULTILINE)
+METADATA_PROJECT_URL = re.compile(r"^Project-URL:[ \t]*([^,\n]+),[ \t]*(\S+)[ \t]*$", re.MULTILINE)
+SOURCE_URL_LABELS = ("source", "source code", "repository", "code", "github", "gitlab")
+"""Project-URL labels that name the source repository, preferred in this order."""
+CODE_HOSTS = ("github.com", "gitlab.com", "codeberg.org", "bitbucket.org")
+"""Hosts where a homepage is the repository itself (else a homepage is a web site)."""
+
+
+def _source_url(urls: dict[str, Any]) -> str:
+    """The source repository among a package's labelled project URLs: a label of
+    `SOURCE_URL_LABELS`, else a homepage on one of `CODE_HOSTS`."""
+    labelled = {label.strip().lower(): url for label, url in urls.items() if isinstance(url, str)}
+    found = next((labelled[label] for label in SOURCE_URL_LABELS if label in labelled), "")
+    homepage = labelled.get("homepage", "") or labelled.get("home", "")
+    on_code_host = any(f"//{host}/" in homepage.lower() for host in CODE_HOSTS)
+    return found or (homepage if on_code_host else "")
 
 
 def _pyproject_declaration(text: str) -> Declaration:
     data = tomllib.loads(text)
     project, poetry = _table(data, "project"), _table(_table(data, "tool"), "poetry")
-    return Declaration(_text(project, "name") or _text(poetry, "name"), _text(project, "description") or _text(poetry, "description"))
+    poetry_urls = {"repository": _text(poetry, "repository"), "homepage": _text(poetry, "homepage"), **_table(poetry, "urls")}
+    return Declaration(
+        _text(project, "name") or _text(poetry, "name"),
+        _text(project, "description") or _text(poetry, "description"),
+        _source_url(_table(project, "urls")) or _source_url(poetry_urls),
+    )
 
 
 def _setup_cfg_declaration(text: str) -> Declaration:
@@ -243,18 +266,22 @@ def _setup_cfg_declaration(text: str) -> Declaration:
 
 def _package_json_declaration(text: str) -> Declaration:
     data = _json_object(text)
-    return Declaration(_text(data, "name"), _text(data, "description"))
+    repository = data.get("repository")
+    url = _text(repository, "url") if isinstance(repository, dict) else repository if isinstance(repository, str) else ""
+    return Declaration(_text(data, "name"), _text(data, "description"), url)
 
 
 def _cargo_declaration(text: str) -> Declaration:
     package = _table(tomllib.loads(text), "package")
-    return Declaration(_text(package, "name"), _text(package, "description"))
+    return Declaration(_text(package, "name"), _text(package, "description"), _text(package, "repository"))
 
 
 def _core_metadata_declaration(text: str) -> Declaration:
     """A wheel's `METADATA` or an sdist's `PKG-INFO`: e-mail style headers above the body."""
-    headers = dict(METADATA_HEADER.findall(text.split("\n\n", 1)[0]))
-    return Declaration(headers.get("Name", "").strip(), headers.get("Summary", "").strip())
+    head = text.split("\n\n", 1)[0]
+    headers = dict(METADATA_HEADER.findall(head))
+    urls = dict(METADATA_PROJECT_URL.findall(head))
+    return Declaration(headers.get("Name", "").strip(), headers.get("Summary", "").strip(), _source_url(urls))
 
 
 def _go_mod_declaration(text: str) -> Declaration:
@@ -297,9 +324,10 @@ def declared_package(texts: dict[str, str]) -> Declaration:
     found.sort(key=lambda item: item[:2])
     described = next((d for _, _, d in found if d.description), None)
     named = next((d.name for _, _, d in found if d.name), "")
+    repository = next((d.repository for _, _, d in found if d.repository), "")
     if described:
-        return Declaration(described.name or named, " ".join(described.description.split()))
-    return Declaration(named)
+        return Declaration(described.name or named, " ".join(described.description.split()), repository)
+    return Declaration(named, repository=repository)
 
 
 def _text(data: Any, key: str) -> str:
