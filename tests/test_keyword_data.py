@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from lunr.index import Index
-from lunr.query import Query
+from lunr.query import Query, QueryPresence
 
 from refdoc_site.search.lunr_index import compact_index, serialized_index
 
@@ -21,7 +21,8 @@ JS_DIR = ROOT / "tests" / "js"
 KEYWORD_JS = ROOT / "refdoc_site" / "search" / "browser" / "refdoc-keyword.js"
 BOOSTS = {"name": 3.0, "body": 1.5, "phrases": 2.0}
 HOSTILE = ["__proto__", "constructor", "hasOwnProperty", "toString", "valueOf", "_index", "ü", "設定", "😀", "\uffff", "a/b", ""]
-QUERIES = [["pars"], ["__proto__"], ["constructor", "tostr"], ["😀"], ["ü", "w17"], ["w1*"], ["w23~1"]]
+QUERIES = [["pars"], ["__proto__"], ["constructor", "tostr"], ["😀"], ["ü", "w17"], ["w1*"], ["w23~1"], ["-w5"], ["w5", "-w6"]]
+"""Words, `w*` a prefix, `w~1` one edit away, `-w` prohibited (alone: every other document)."""
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not (JS_DIR / "node_modules" / "lunr").exists(), reason="needs node and tests/js/node_modules"
@@ -86,8 +87,9 @@ const keyword = require(process.argv[1]);
 const read = (name) => JSON.parse(fs.readFileSync(process.argv[2] + "/" + name, "utf-8"));
 const queries = JSON.parse(process.argv[3]);
 const rank = (index) => queries.map((words) => index.query((q) => words.forEach((w) => {
-  const fuzzy = w.endsWith("~1"), prefix = w.endsWith("*"), term = w.replace(/(~1|\\*)$/, "");
-  q.term(term, fuzzy ? { usePipeline: false, editDistance: 1 } : { usePipeline: false, wildcard: prefix ? lunr.Query.wildcard.TRAILING : lunr.Query.wildcard.NONE });
+  const fuzzy = w.endsWith("~1"), prefix = w.endsWith("*"), term = w.replace(/(~1|\\*)$/, "").replace(/^-/, "");
+  const presence = w.startsWith("-") ? lunr.Query.presence.PROHIBITED : lunr.Query.presence.OPTIONAL;
+  q.term(term, fuzzy ? { usePipeline: false, editDistance: 1 } : { usePipeline: false, presence, wildcard: prefix ? lunr.Query.wildcard.TRAILING : lunr.Query.wildcard.NONE });
 })).map((r) => [r.ref, r.score]));
 process.stdout.write(JSON.stringify([rank(keyword.load(lunr, read("compact.json"))), rank(lunr.Index.load(read("serialised.json")))]));
 """
@@ -98,8 +100,10 @@ process.stdout.write(JSON.stringify([rank(keyword.load(lunr, read("compact.json"
     def python(words: list[str]) -> list[list]:
         def build(query) -> None:
             for word in words:
-                term = word.removesuffix("~1").removesuffix("*")
-                query.term(term, use_pipeline=False, edit_distance=1 if word.endswith("~1") else 0, wildcard=Query.WILDCARD_TRAILING if word.endswith("*") else Query.WILDCARD_NONE)
+                term = word.removesuffix("~1").removesuffix("*").removeprefix("-")
+                presence = QueryPresence.PROHIBITED if word.startswith("-") else QueryPresence.OPTIONAL
+                wildcard = Query.WILDCARD_TRAILING if word.endswith("*") else Query.WILDCARD_NONE
+                query.term(term, use_pipeline=False, edit_distance=1 if word.endswith("~1") else 0, wildcard=wildcard, presence=presence)
 
         return [[r["ref"], r["score"]] for r in index.query(callback=build)]
 

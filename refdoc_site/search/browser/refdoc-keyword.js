@@ -148,36 +148,81 @@
     return { version: data.version, fields: data.fields, fieldVectors: vectors, invertedIndex: inverted, pipeline: data.pipeline };
   }
 
+  /* A read-only table whose entries are made when first read (lunr reads an entry as
+     table[key], and lists them with Object.keys only for a query of prohibited terms
+     alone): `keys()` lists them, `make(key)` makes one or says undefined. */
+  function lazyTable(keys, make) {
+    var made = new Map();
+    function entry(key) {
+      if (!made.has(key)) {
+        made.set(key, make(key));
+      }
+      return made.get(key);
+    }
+    return new Proxy(Object.create(null), {
+      get: function (target, key) {
+        return typeof key === "string" ? entry(key) : undefined;
+      },
+      has: function (target, key) {
+        return typeof key === "string" && entry(key) !== undefined;
+      },
+      ownKeys: function () {
+        return keys();
+      },
+      getOwnPropertyDescriptor: function (target, key) {
+        var value = typeof key === "string" ? entry(key) : undefined;
+        return value === undefined ? undefined : { value: value, writable: false, enumerable: true, configurable: true };
+      }
+    });
+  }
+
   /* The lunr.Index of `data`, as lunr.Index.load would make it from serializedIndex(data),
-     except that a term's posting is decoded when a query first reaches it: most terms are
-     never searched, and their 0.4 million objects on django were a third of the load. */
+     except that a term's posting and a field's vector are made when a query first reaches
+     them: most are never read, and on django their half a million objects were most of
+     the load after the weights. */
   function load(lunr, data) {
     var elements = vectorElements(data);
-    var fieldVectors = {};
-    for (var position = 0; position < data.documents; position++) {
-      for (var f = 0; f < data.fields.length; f++) {
-        fieldVectors[data.fields[f] + "/" + position] = new lunr.Vector(elements[f][position]);
+    var fieldOf = new Map();
+    data.fields.forEach(function (field, f) {
+      fieldOf.set(field, f);
+    });
+    var fieldVectors = lazyTable(
+      function () {
+        var refs = [];
+        for (var position = 0; position < data.documents; position++) {
+          for (var f = 0; f < data.fields.length; f++) {
+            refs.push(data.fields[f] + "/" + position);
+          }
+        }
+        return refs;
+      },
+      function (ref) {
+        var slash = ref.lastIndexOf("/");
+        var f = fieldOf.get(ref.slice(0, slash));
+        var position = ref.slice(slash + 1);
+        var perDocument = f === undefined ? undefined : elements[f];
+        var found = /^(0|[1-9][0-9]*)$/.test(position) ? perDocument && perDocument[Number(position)] : undefined;
+        return found ? new lunr.Vector(found) : undefined;
       }
-    }
+    );
     var indexOf = new Map();
     data.terms.forEach(function (term, index) {
       indexOf.set(term, index);
     });
+    var sorted = data.terms.slice().sort(byString);
     var builder = new lunr.TokenSet.Builder();
-    data.terms.slice().sort(byString).forEach(function (term) {
+    sorted.forEach(function (term) {
       builder.insert(term);
     });
     builder.finish();
-    var decoded = new Map();
-    // lunr reads a posting as invertedIndex[term] and nothing else.
-    var invertedIndex = new Proxy(Object.create(null), {
-      get: function (target, term) {
-        if (!decoded.has(term) && indexOf.has(term)) {
-          decoded.set(term, posting(data, indexOf.get(term)));
-        }
-        return decoded.get(term);
+    var invertedIndex = lazyTable(
+      function () {
+        return sorted;
+      },
+      function (term) {
+        return indexOf.has(term) ? posting(data, indexOf.get(term)) : undefined;
       }
-    });
+    );
     return new lunr.Index({
       fields: data.fields,
       fieldVectors: fieldVectors,
