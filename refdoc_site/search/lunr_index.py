@@ -13,7 +13,7 @@ The site ships the same index in a compact form (`compact_index`) that the brows
 back into exactly this serialised form: the serialised one lists every weight twice over
 (field vectors and postings with their per-document objects), 28 MB for django's 13.8k
 chunks; the compact one carries what the weights are made of instead (term frequencies,
-field lengths, one idf per posting count), 1.7 MB.
+field lengths, one idf per posting count), 5.1 MB (1.2 MB gzipped, from 5.4).
 """
 
 from __future__ import annotations
