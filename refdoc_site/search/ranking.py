@@ -36,7 +36,7 @@ import numpy as np
 from ..core.records import ChunkKind, Document
 from .japanese import JAPANESE_RUN, japanese_terms, with_glossary
 from .loanwords import Loanwords
-from .lunr_index import serialized_index
+from .lunr_index import compact_index, serialized_index
 from .names import is_public, match_order, name_key, query_name
 
 ASSETS = Path(__file__).parent / "browser"
@@ -240,10 +240,12 @@ class SearchIndex:
     rows: np.ndarray | None = None
     scales: np.ndarray | None = None
     fields: dict[str, float] = field(default_factory=dict)
+    compact: dict | None = None
+    """The index in the form the site ships (`lunr_index.compact_index`), when asked for."""
     _lunr_index: object | None = field(default=None, repr=False)
 
     @classmethod
-    def build(cls, documents: list[Document], fields: dict[str, float] | None = None) -> SearchIndex:
+    def build(cls, documents: list[Document], fields: dict[str, float] | None = None, for_site: bool = False) -> SearchIndex:
         boosts = fields if fields is not None else settings()["fields"]
         documents = [d for d in documents if d.chunk.kind is not ChunkKind.MODULE or d.chunk.content.strip()]
         rows = []
@@ -253,10 +255,11 @@ class SearchIndex:
         # Terms arrive split, filtered and stemmed (sparse_fields); queries go through Lunr's
         # stemmer, in Python and in lunr.js, which load this same serialised pipeline.
         serialized = serialized_index(rows, boosts, decimals=SCORE_DECIMALS)
+        compact = compact_index(rows, boosts, decimals=SCORE_DECIMALS) if for_site else None
         vectors = scales = None
         if documents and all(d.embedding for d in documents):
             vectors, scales = quantize_rows(np.asarray([d.embedding for d in documents], dtype=np.float32))
-        return cls(documents, serialized, vectors, scales, dict(boosts))
+        return cls(documents, serialized, vectors, scales, dict(boosts), compact)
 
     @cached_property
     def common_terms(self) -> frozenset[str]:
@@ -302,7 +305,7 @@ class SearchIndex:
         return self._lunr_index
 
     def serialize(self) -> dict:
-        """The Lunr index as the site ships it (and as the CLI loads it)."""
+        """The Lunr index as the CLI loads it (the site ships it compact, see `compact`)."""
         return self.serialized
 
     @property

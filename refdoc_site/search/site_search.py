@@ -1,6 +1,7 @@
 """Search data for the published site: what the browser needs to rank like the CLI.
 
-Written into the MkDocs project's `docs/` next to the pages: the serialised Lunr index,
+Written into the MkDocs project's `docs/` next to the pages: the Lunr index (in the
+compact form `refdoc-keyword.js` expands),
 the chunk table (page, anchor, signature, summary; for a section of a prose page, its
 page's title), the shared settings, stop words and
 Japanese glossary and katakana reading rules, and, when the chunks carry vectors, the vectors and the static model
@@ -28,7 +29,7 @@ from .ranking import ASSETS, SearchIndex, settings, stop_words
 DATA_DIR = "search/refdoc"
 SCRIPTS_DIR = "assets/refdoc"
 VECTORS_MAGIC = b"RDVEC\x00\x01\x00"
-SCRIPTS = ("search-worker.js", "refdoc-search.js", "refdoc-embed.js")
+SCRIPTS = ("search-worker.js", "refdoc-search.js", "refdoc-keyword.js", "refdoc-embed.js")
 CODE_FIELDS = ("body", "phrases")
 """Sparse fields made of the code's own words, left out when the source is not published."""
 
@@ -43,11 +44,11 @@ def write_search_data(
     index has no field of the code's words (the browser ranks with the fields it finds).
     """
     fields = {name: boost for name, boost in settings()["fields"].items() if publish_source or name not in CODE_FIELDS}
-    index = SearchIndex.build(documents, fields)
+    index = SearchIndex.build(documents, fields, for_site=True)
     data_dir = docs_dir / DATA_DIR
     data_dir.mkdir(parents=True, exist_ok=True)
     written = {
-        "index.json": _write_json(data_dir / "index.json", index.serialize()),
+        "index.json": _write_json(data_dir / "index.json", index.compact),
         "chunks.json": _write_json(data_dir / "chunks.json", [_chunk_row(d) for d in index.documents]),
     }
     config = {

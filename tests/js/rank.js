@@ -7,12 +7,13 @@ const path = require("path");
 const lunr = require("lunr");
 const RefdocSearch = require("../../refdoc_site/search/browser/refdoc-search.js");
 const RefdocEmbed = require("../../refdoc_site/search/browser/refdoc-embed.js");
+const RefdocKeyword = require("../../refdoc_site/search/browser/refdoc-keyword.js");
 
 const [dataDir, queriesFile, mode] = process.argv.slice(2);
 const read = (name) => JSON.parse(fs.readFileSync(path.join(dataDir, name), "utf-8"));
 const config = read("config.json");
 const data = {
-  index: lunr.Index.load(read("index.json")),
+  index: RefdocKeyword.load(lunr, read("index.json")),
   chunks: read("chunks.json"),
   settings: config.settings,
   stopWords: config.stopWords,

@@ -46,7 +46,7 @@
     } finally {
       self.addEventListener = addListener;
     }
-    importScripts("refdoc-search.js");
+    importScripts("refdoc-search.js", "refdoc-keyword.js");
   }
 
   function fetched(name) {
@@ -81,7 +81,7 @@
     keyword = data.then(function (parts) {
       var config = parts[0];
       var searcher = new RefdocSearch.Searcher(self.lunr, {
-        index: self.lunr.Index.load(parts[1]),
+        index: RefdocKeyword.load(self.lunr, parts[1]),
         chunks: parts[2],
         settings: config.settings,
         stopWords: config.stopWords,
