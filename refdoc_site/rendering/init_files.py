@@ -93,7 +93,7 @@ def write_init_files(repo: Path, files: list[InitFile], force: bool = False) -> 
 def _git(repo: Path, *arguments: str) -> str:
     """A git query's answer, or "" where git or the answer is missing (not a clone, no remote)."""
     try:
-        done = subprocess.run(["git", "-C", str(repo), *arguments], capture_output=True, text=True, timeout=30)
+        done = subprocess.run(["git", "-C", str(repo), *arguments], capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return done.stdout.strip() if done.returncode == 0 else ""
