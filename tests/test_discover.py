@@ -183,3 +183,19 @@ def test_the_repositorys_own_refdoc_yml_is_not_indexed_even_when_included(tmp_pa
     found = discover(repo, Config(include=("**",)))
     assert [f.path for f in found.files] == ["app.py", "deploy/refdoc.yml"]
     assert [(s.path, s.reason) for s in found.skipped] == [("refdoc.yml", SkipReason.OWN_CONFIG)]
+
+
+def test_a_site_refdoc_site_built_inside_the_repository_is_not_indexed(tmp_path):
+    """A CI job builds into `_publish/site` in its checkout, then runs `diff` there: the
+    built site (its marker at the root) is not the repository's code."""
+    repo = write_repo(
+        tmp_path / "repo",
+        {
+            "app.py": "def run():\n    return 1\n",
+            "_publish/site/.refdoc-site.json": '{"tool": "refdoc-site"}\n',
+            "_publish/site/assets/search.js": "function search() { return []; }\n",
+            "_publish/notes.js": "function kept() {}\n",
+        },
+    )
+    _, indexed, _ = run(repo)
+    assert set(indexed) == {"app.py", "_publish/notes.js"}

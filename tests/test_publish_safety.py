@@ -16,7 +16,7 @@ from helpers import exited_pid, write_repo
 
 from refdoc_site.cli import main
 from refdoc_site.pipeline import index_phase, render_phase
-from refdoc_site.rendering.outputs import MARKER_NAME
+from refdoc_site.core.pages import SITE_MARKER
 
 SOURCES = {
     "shop/cart.py": '''
@@ -122,7 +122,7 @@ def test_store_refusal_names_the_store_option(work, capsys) -> None:
 def test_out_inside_the_repository_is_fine_when_new_or_a_previous_site(work) -> None:
     repo, out = work / "repo", work / "repo" / "public"
     assert main(["build", str(repo), "--out", str(out)]) == 0
-    marker = json.loads((out / MARKER_NAME).read_text(encoding="utf-8"))
+    marker = json.loads((out / SITE_MARKER).read_text(encoding="utf-8"))
     assert marker["tool"] == "refdoc-site"
     (repo / "shop" / "cart.py").write_text("def remove_item(cart, item):\n    cart.remove(item)\n", encoding="utf-8")
 
@@ -137,12 +137,12 @@ def test_out_inside_the_repository_is_fine_when_new_or_a_previous_site(work) -> 
 def test_a_site_from_before_the_marker_is_recognised_and_replaced(work) -> None:
     repo, out = work / "repo", work / "public"
     assert main(["build", str(repo), "--out", str(out)]) == 0
-    (out / MARKER_NAME).unlink()
+    (out / SITE_MARKER).unlink()
     (repo / "shop" / "prices.py").write_text("def total(cart):\n    return 0\n", encoding="utf-8")
 
     assert main(["build", str(repo), "--out", str(out)]) == 0
 
-    assert (out / MARKER_NAME).is_file()
+    assert (out / SITE_MARKER).is_file()
 
 
 def test_the_swap_leaves_foreign_old_and_building_folders_alone(work) -> None:
@@ -197,7 +197,7 @@ def test_a_leftover_staging_folder_of_a_dead_build_is_removed_and_not_indexed(wo
     leftover = repo / f"public.building-{dead_pid}-x1y2"
     write_repo(leftover, {"assets/app.py": "def stale():\n    return 1\n"})
     marker = {"tool": "refdoc-site", "state": "building", "pid": dead_pid, "host": socket.gethostname()}
-    (leftover / MARKER_NAME).write_text(json.dumps(marker), encoding="utf-8")
+    (leftover / SITE_MARKER).write_text(json.dumps(marker), encoding="utf-8")
     unmarked = repo / f"public.building-{dead_pid}-mine"
     write_repo(unmarked, {"keep.py": "KEEP = 1\n"})
 

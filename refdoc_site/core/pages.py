@@ -22,6 +22,11 @@ import unicodedata
 ANCHOR_UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 """Underscores go too: Markdown would read `__init__` inside an attribute list as bold."""
 
+SITE_MARKER = ".refdoc-site.json"
+"""The file at the root of every site refdoc-site built (rendering/outputs.py writes it):
+what lets `--out` replace only a site of ours, and discovery skip a built site that sits in
+the repository (a CI job's `_publish/site`)."""
+
 SYSTEM_PAGE = "summaries/system.md"
 ROOT_MODULE = "(root)"
 """The module of the files at the repository's top level (graph.py assigns it)."""

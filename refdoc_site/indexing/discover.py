@@ -18,6 +18,7 @@ from pathlib import Path
 import pathspec
 
 from ..core.config import CONFIG_NAME, Config
+from ..core.pages import SITE_MARKER
 from ..core.records import SkippedFile, SkipReason, SourceFile
 from ..core.redact import secret_file_rule
 from ..core.regular_files import read_regular, special_kind
@@ -78,7 +79,7 @@ def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) ->
             if child.is_symlink():  # never walked into; classified with the files, as git stores it
                 linked_dirs.append(name)
                 continue
-            if child.resolve() in pruned_paths:
+            if child.resolve() in pruned_paths or (child / SITE_MARKER).is_file():  # a site we built
                 continue
             if _ignored(relative + "/", ignore_stack) or exclude.match_file(relative + "/"):
                 continue

@@ -31,12 +31,12 @@ from pathlib import Path
 
 from .. import __version__
 from ..core.errors import OutputFolderError, SiteBuildError
+from ..core.pages import SITE_MARKER
 from ..core.processes import process_start_time, signals_deferred
 from ..search.site_search import DATA_DIR
 
 log = logging.getLogger("refdoc_site")
 
-MARKER_NAME = ".refdoc-site.json"
 TOOL_NAME = "refdoc-site"
 LEGACY_SIGNATURE = (f"{DATA_DIR}/chunks.json", "assets/refdoc/search-worker.js")
 """Files only a refdoc-site site holds: a site published before the marker existed."""
@@ -191,12 +191,12 @@ def _write_marker(folder: Path, state: str) -> None:
             "host": socket.gethostname(),
             "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
-    (folder / MARKER_NAME).write_text(json.dumps(marker) + "\n", encoding="utf-8")
+    (folder / SITE_MARKER).write_text(json.dumps(marker) + "\n", encoding="utf-8")
 
 
 def _read_marker(folder: Path) -> dict | None:
     try:
-        marker = json.loads((folder / MARKER_NAME).read_text(encoding="utf-8"))
+        marker = json.loads((folder / SITE_MARKER).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return marker if isinstance(marker, dict) and marker.get("tool") == TOOL_NAME else None

