@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -97,24 +97,37 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods() and (os.cpu_count() or 1) >= 2
 
 
-def forked_map(function: Callable[[T], R], items: Sequence[T], label: str, *, parallel: bool = True) -> list[R]:
+def forked_map(
+    function: Callable[[T], R], items: Sequence[T], label: str, *, parallel: bool = True, each: Callable[[R], None] | None = None
+) -> list[R]:
     """`[function(item) for item in items]` with a progress bar; when `parallel` and
-    processes can be forked, in a pool of forked workers.
+    processes can be forked, in a pool of forked workers. `each`, if given, sees every
+    result in this process as soon as it arrives (to keep it before the rest are done).
 
     The workers inherit `function` through the fork rather than by pickling (it may hold
     grammars, models, a redactor); only the items and the results cross between processes.
     They die with this process, even when it is killed outright.
     """
     if not parallel or not can_fork():
-        return [function(item) for item in progress(items, len(items), label)]
+        return _seen((function(item) for item in progress(items, len(items), label)), each)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     pool = ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(os.getpid(), function)
     )
     try:
-        return list(progress(pool.map(_in_worker, items, chunksize=8), len(items), label))
+        return _seen(progress(pool.map(_in_worker, items, chunksize=8), len(items), label), each)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # interrupted: the queued items are dropped
+
+
+def _seen(results: Iterable[R], each: Callable[[R], None] | None) -> list[R]:
+    """The results as a list, each shown to `each` as it comes."""
+    collected = []
+    for result in results:
+        if each is not None:
+            each(result)
+        collected.append(result)
+    return collected
 
 
 _worker_function: Callable | None = None

@@ -32,6 +32,7 @@ from typing import IO, Any
 import orjson
 
 from .errors import StoreError, StoreLockedError
+from .kill_points import kill_point
 from .processes import process_start_time
 from .records import Document
 from .serial import from_json, to_json
@@ -163,6 +164,7 @@ def atomic_file(path: Path, binary: bool = False) -> Iterator[IO]:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    kill_point(f"wrote {path.name}")
 
 
 # --- the store lock -------------------------------------------------------------------------

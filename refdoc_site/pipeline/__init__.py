@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from ..core.kill_points import kill_point
 from ..core.pages import plan_page
 from ..core.records import Hierarchy
 from ..core.workspace import (
@@ -83,6 +84,7 @@ def build(
         started = time.perf_counter()
         result = phase()
         seconds[name] = time.perf_counter() - started
+        kill_point(f"{name} phase done")
         return result
 
     remove_leftovers(workspace.out_dir)  # before discovery: an interrupted publish's folders are no source

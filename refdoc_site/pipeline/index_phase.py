@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..core.errors import NothingToIndexError, StoreError
+from ..core.index_journal import IndexJournal, JournaledFile
 from ..core.processes import forked_map
 from ..core.reading import read_text
 from ..core.records import Document, SourceFile
@@ -40,6 +41,8 @@ class IndexReport:
     files: int = 0
     reprocessed: int = 0
     reused: int = 0
+    resumed: int = 0
+    """Of the `reused` files, those an interrupted run had finished (its journal kept them)."""
     removed: int = 0
     chunks: int = 0
     source_bytes: int = 0
@@ -87,11 +90,13 @@ def index(
     for warning in found.warnings:
         log.warning(warning)
     state = StoreState(fingerprint=shape, embedder=embedder.name if embedder is not None else "")
+    journal = IndexJournal(store.directory, shape)
+    resumed = _still_valid(journal, found.files)
     changed: list[SourceFile] = []
     for source in found.files:
         report.source_bytes += source.size
         old = previous.files.get(source.path) if reusable else None
-        if old is None or old.sha256 != source.sha256 or old.deferred:
+        if source.path not in resumed and (old is None or old.sha256 != source.sha256 or old.deferred):
             changed.append(source)
     share_repository(analyzer, workspace.repo, found.files, changed, previous_documents, config.chunk_settings(), workspace.redactor)
     embeds_late = summarizer.revises  # summaries still change: embed them once, after
@@ -100,7 +105,13 @@ def index(
         None if embeds_late else embedder, workspace.redactor,
     )
     parallel = len(changed) >= PARALLEL_MIN_FILES and getattr(analyzer, "parallel", False)  # language servers stay here
-    processed = dict(zip((s.path for s in changed), forked_map(job, changed, "index", parallel=parallel)))
+    journal.start(resumed)
+    try:
+        results = forked_map(job, changed, "index", parallel=parallel, each=lambda result: _journal(journal, result))
+    finally:
+        journal.close()
+    processed = dict(zip((s.path for s in changed), results))
+    processed |= {path: FileResult(j.documents, j.entry, j.failed) for path, j in resumed.items()}
     fresh: list[Document] = []
     for source in found.files:
         result = processed.get(source.path)
@@ -113,9 +124,13 @@ def index(
         if result.entry is None:
             continue
         state.documents.extend(result.documents)
-        fresh.extend(result.documents)
+        fresh.extend(result.documents)  # resumed ones too: the late embedder has not seen them
         state.files[source.path] = result.entry
-        report.reprocessed += 1
+        if source.path in resumed:
+            report.reused += 1
+            report.resumed += 1
+        else:
+            report.reprocessed += 1
     if owns_analyzer:
         analyzer.close()  # stops its language servers
     if not state.files:  # nothing to document: the previous store stays as it was
@@ -134,9 +149,10 @@ def index(
     for line in report.failed:
         log.warning(line)
     workspace.indexed(state)
-    unchanged = reusable and not report.reprocessed and not report.removed and not revised and store.exists()
+    unchanged = reusable and not report.reprocessed and not report.resumed and not report.removed and not revised and store.exists()
     if not unchanged:
         store.save(state)
+    journal.remove()  # the store holds all it kept
     if api_embedder is not None:  # after the save: a key rejected now loses nothing built
         report.failed += store_api_vectors(state.documents, store.directory, api_embedder)
     store.write_json(
@@ -149,6 +165,22 @@ def index(
         },
     )
     return report
+
+
+def _still_valid(journal: IndexJournal, files: list[SourceFile]) -> dict[str, JournaledFile]:
+    """The files an interrupted run finished whose content has not changed since."""
+    hashes = {source.path: source.sha256 for source in files}
+    return {
+        path: journaled
+        for path, journaled in journal.finished().items()
+        if hashes.get(path) == journaled.entry.sha256 and not journaled.entry.deferred
+    }
+
+
+def _journal(journal: IndexJournal, result: FileResult) -> None:
+    """Keep a finished file's results in the journal; a file that failed whole is tried again next time."""
+    if result.entry is not None:
+        journal.append(JournaledFile(result.entry, result.documents, result.failed))
 
 
 def skipped_by_reason(workspace: Workspace) -> dict[str, int]:

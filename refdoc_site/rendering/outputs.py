@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..core.errors import OutputFolderError, SiteBuildError
+from ..core.kill_points import kill_point
 from ..core.pages import SITE_MARKER
 from ..core.processes import process_start_time, signals_deferred
 from ..search.site_search import DATA_DIR
@@ -143,13 +144,17 @@ def swap_in(staging: Path, out: Path) -> None:
     The previous output moves onto a fresh empty folder made for it (POSIX rename replaces
     an empty directory), so no existing `OUT.old` of anyone else is ever touched.
     """
+    kill_point("site built beside the output")
     if not out.exists():
         os.rename(staging, out)
+        kill_point("site renamed into place, not yet marked")
         _write_marker(out, "site")
         return
     foreign = _foreign_entry(out)
     if foreign:  # changed since the build began
         raise OutputFolderError(f"--out {out}: refusing: it now holds files refdoc-site did not write (such as {foreign}); the new site is not published")
+    _write_marker(out, "retired")  # before it moves: killed after the move, it is a leftover remove_leftovers knows
+    kill_point("previous site marked retired")
     retired = Path(tempfile.mkdtemp(prefix=f"{out.name}.old-{os.getpid()}-", dir=out.parent))
     with signals_deferred():  # an interruption between the two renames would leave no site
         os.replace(out, retired)
@@ -157,20 +162,26 @@ def swap_in(staging: Path, out: Path) -> None:
             os.rename(staging, out)
         except OSError:
             os.rename(retired, out)
+            _write_marker(out, "site")
             raise
+    kill_point("site swapped in, the previous one not yet removed")
     _write_marker(out, "site")
-    _write_marker(retired, "retired")
     shutil.rmtree(retired)
 
 
 def remove_leftovers(out: Path) -> None:
     """Delete the staging and retired folders that killed builds left beside `out`: only
-    those marked by a refdoc-site process of this machine that no longer runs."""
-    pattern = re.compile(rf"{re.escape(out.name)}\.(building|old)-\d+-")
+    those marked by a refdoc-site process of this machine that no longer runs, and empty
+    ones named after a process that no longer runs."""
+    pattern = re.compile(rf"{re.escape(out.name)}\.(building|old)-(\d+)-")
     if not out.parent.is_dir():
         return
     for sibling in out.parent.iterdir():
-        if not pattern.match(sibling.name) or not sibling.is_dir() or sibling.is_symlink():
+        named = pattern.match(sibling.name)
+        if not named or not sibling.is_dir() or sibling.is_symlink():
+            continue
+        if not any(sibling.iterdir()) and process_start_time(int(named[2])) is None:
+            sibling.rmdir()  # made for a previous site that the kill stopped short of moving there
             continue
         marker = _read_marker(sibling)
         if marker is None or marker.get("host") != socket.gethostname():
