@@ -46,15 +46,24 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     state = workspace.indexed_state()
     commit = workspace.head_commit()
     facts = workspace.record(FACTS_NAME)
-    top = manifest_texts(workspace, package_metadata(workspace), DECLARATIONS)
-    declared = declared_package(manifest_texts(workspace, state.files, DECLARATIONS) | top)
-    top_declared = declared_package(top)
+    top = package_metadata(workspace)
+    texts = manifest_texts(workspace, {*state.files, *top}, DECLARATIONS)  # each file read once
+    declared = declared_package(texts)
+    top_declared = declared_package({path: texts[path] for path in top if path in texts})
     project_name = project_title(top_declared)
     commit_date = workspace.head_commit_date()
     repo_url = repository_url(workspace.repo, commit, top_declared.repository)
     source_prefix = checkout_prefix(workspace.repo) if commit else ""
     inputs = workspace.inputs_digest(
-        "summarize", commit, commit_date, repo_url, source_prefix, repr(declared), project_name, roles_inputs(workspace.repo), *summarizer.hierarchy_inputs(state.documents)
+        "summarize",
+        commit,
+        commit_date,
+        repo_url,
+        source_prefix,
+        repr(declared),
+        project_name,
+        roles_inputs(workspace.repo),
+        *summarizer.hierarchy_inputs(state.documents),
     )
     if facts.unchanged(inputs) and all((store.directory / name).exists() for name in (HIERARCHY_NAME, GRAPH_NAME)):
         # an index run that analysed a file again without changing it (a deferred language
