@@ -1,4 +1,4 @@
-"""Command line: `refdoc-site build|index|summarize|render|stats|query|ask|plan|diff|init|eval`.
+"""Command line: `refdoc-site build|index|summarize|render|stats|query|ask|plan|diff|serve|init|eval`.
 
 Every error the user can cause ends in one line on stderr and exit code 2; a configuration
 with several problems prints one line per problem. The commands that write the store hold
@@ -57,6 +57,8 @@ from .search.api_vectors import api_search_index
 from .search.embed import matching_embedder
 from .search.evaluate import evaluate, format_table, load_queries
 from .search.ranking import MAX_QUERY_CHARS, SearchIndex
+from .serving.answering import LibraryAnswering
+from .serving.app import Served, ServeOptions, add_serve_arguments, check_host
 from .writing.writers import expand_query
 
 log = logging.getLogger("refdoc_site")
@@ -144,7 +146,9 @@ def _parser() -> argparse.ArgumentParser:
     for comparing in (build_command, difference):
         comparing.add_argument("--base", metavar="REV", help="base revision to compare with (its store is built in a temporary folder)")
         comparing.add_argument("--base-store", type=Path, metavar="DIR", help="the base's store, already built (e.g. the default branch's cached .refdoc/): skips building it")
-    for writing in (build_command, index_command, summarize_command, planning, difference):
+    serving = command("serve", _serve, SERVE_HELP, out=True, writes=False)
+    add_serve_arguments(serving)
+    for writing in (build_command, index_command, summarize_command, planning, difference, serving):
         writing.add_argument("--no-llm", action="store_true", help="extractive summaries even when an LLM is configured")
     command("render", _render, "Render the Markdown pages and mkdocs.yml from the store.", out=True)
     command("stats", _stats, "Print chunking statistics of the store.", writes=False)
@@ -179,6 +183,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 INIT_HELP = "Write a commented refdoc.yml and a GitHub Actions workflow that publishes the site on GitHub Pages, with pull-request previews."
+SERVE_HELP = "Serve the site on this machine, rebuilt when the repository changes, with an Ask panel answering from the store."
 EMBEDDER_HELP = "dense side: the static model the site ships (default), or the API embedder's stored vectors"
 
 
@@ -431,6 +436,27 @@ def _dense_side(choice: str, search_index, workspace: Workspace, state, mode: st
     if choice == "api" and mode != "sparse":
         return api_search_index(search_index, workspace.store_dir, workspace.config.embedding)
     return search_index, matching_embedder(state)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    options = ServeOptions.from_arguments(args)
+    warning = check_host(options)
+    workspace = _workspace(args)
+    with _llm_session(args, workspace) as llm:
+        served = Served(workspace, llm, LibraryAnswering(workspace, llm), options, say=_say)
+        if warning:
+            print(warning, file=sys.stderr, flush=True)
+        answers = "by the LLM" if llm is not None else "extractively (no LLM configured)"
+        _say(f"serve: {served.url} (answers {answers}; Ctrl-C stops)")
+        try:
+            served.run()
+        except (KeyboardInterrupt, _Terminated):
+            _say("serve: stopped")
+    return 0
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
 
 
 def _init(args: argparse.Namespace) -> int:

@@ -244,3 +244,15 @@ def indexed_shop(root: Path, config=None):
     workspace = Workspace.create(repo, config or Config(site_name="Shop"), root / "store", root / "site")
     index(workspace)
     return workspace, summarize(workspace)
+
+
+@contextmanager
+def running(served) -> Iterator[str]:
+    """A `serving.app.Served` serving in a thread; yields its URL and stops it after."""
+    thread = threading.Thread(target=served.run, daemon=True)
+    thread.start()
+    try:
+        yield served.url
+    finally:
+        served.server.shutdown()
+        thread.join(10)
