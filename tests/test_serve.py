@@ -29,6 +29,7 @@ from refdoc_site.llm import open_session
 from refdoc_site.serving.answering import LibraryAnswering
 from refdoc_site.serving.app import Served, ServeOptions
 from refdoc_site.serving.limits import MAX_BODY_BYTES
+from refdoc_site.serving.watch import Watcher
 
 SECRET = "sk-refdoc-serve-do-not-leak-7f3a9c"
 ROOT = Path(__file__).resolve().parents[1]
@@ -286,3 +287,34 @@ def test_the_process_listens_on_loopback_and_stops_cleanly_on_a_signal(tmp_path:
         rest = process.stdout.read()
     assert "serve: stopped" in rest
     assert not (repo / ".refdoc" / "lock").exists()
+
+
+def test_the_watcher_sees_sources_and_new_folders_but_not_the_store(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "app").mkdir(parents=True)
+    (repo / ".refdoc" / "site").mkdir(parents=True)
+    rebuilds = []
+    watcher = Watcher(repo, [repo / ".refdoc"], lambda: rebuilds.append(time.monotonic()), quiet_seconds=0.2)
+    watcher.start()
+    try:
+        (repo / ".refdoc" / "site" / "index.html").write_text("built", encoding="utf-8")
+        (repo / ".git").mkdir()
+        (repo / ".git" / "HEAD").write_text("ref", encoding="utf-8")
+        time.sleep(1.0)
+        assert rebuilds == []
+        (repo / "app" / "a.py").write_text("x = 1\n", encoding="utf-8")
+        wait_until(lambda: len(rebuilds) == 1)
+        (repo / "lib").mkdir()
+        time.sleep(0.5)  # the new folder is watched from its creation on
+        wait_until(lambda: len(rebuilds) == 2)
+        (repo / "lib" / "b.py").write_text("y = 2\n", encoding="utf-8")
+        wait_until(lambda: len(rebuilds) == 3)
+    finally:
+        watcher.stop()
+
+
+def wait_until(condition, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)

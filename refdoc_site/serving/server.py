@@ -44,6 +44,8 @@ SERVED_METRIC = "refdoc-serve"
 CHANGES_WAIT_SECONDS = 25.0
 MAX_WAITERS = 32
 """Pages waiting for a rebuild at once; more are told to come back (503)."""
+SOCKET_TIMEOUT_SECONDS = 60.0
+"""A client that sends or reads nothing for this long is dropped (its thread freed)."""
 DRAIN_LIMIT = 1024 * 1024
 """A refused body up to this size is read and dropped, so the client reads the refusal."""
 
@@ -128,6 +130,7 @@ class Handler(BaseHTTPRequestHandler):
     server: SiteServer
     server_version = "refdoc-site"
     sys_version = ""
+    timeout = SOCKET_TIMEOUT_SECONDS
 
     def log_message(self, format: str, *args) -> None:
         log.info("serve: " + format, *args)
