@@ -1,7 +1,8 @@
 """The Ask panel in headless Chromium: against `refdoc-site serve` on loopback it appears
 beside the search box, streams an answer whose citation lands on the definition's anchor and
 keeps the conversation across pages; the same site on a static host draws no panel, asks
-nothing and logs nothing; an open page reloads itself after a rebuild."""
+nothing and logs nothing; a model's answer shows its sources and flags and runs nothing of
+what it wrote; an open page reloads itself after a rebuild."""
 
 from __future__ import annotations
 
@@ -11,21 +12,26 @@ from pathlib import Path
 
 import pytest
 from helpers import SHOP_FIXTURE, require_chromium, running, served_folder
+from openai_server import TEST_KEY, OpenAIServer
 
 from refdoc_site.core.config import Config
 from refdoc_site.core.workspace import Workspace
+from refdoc_site.llm import open_session
 from refdoc_site.serving.answering import LibraryAnswering
 from refdoc_site.serving.app import Served, ServeOptions
 
 require_chromium()
 
 
-def served_shop(tmp_path: Path, watch: bool = False) -> Served:
+def served_shop(tmp_path: Path, watch: bool = False, llm: bool = False) -> Served:
+    """The shop's site built and served on a free loopback port; with `llm`, through the
+    session the environment configures."""
     repo = tmp_path / "shop"
     shutil.copytree(SHOP_FIXTURE, repo)
     workspace = Workspace.create(repo, Config())
+    session = open_session(workspace.config, workspace.store_dir)[0] if llm else None
     options = ServeOptions(port=0, watch=watch, per_minute=600, burst=50)
-    return Served(workspace, None, LibraryAnswering(workspace, None), options, say=lambda line: None)
+    return Served(workspace, session, LibraryAnswering(workspace, session), options, say=lambda line: None)
 
 
 @pytest.fixture(scope="module")
@@ -88,24 +94,42 @@ def test_the_panel_streams_an_answer_and_its_citation_lands_on_the_anchor(browse
     page.close()
 
 
-def test_a_hostile_link_in_an_answer_stays_text(browser, shop, monkeypatch) -> None:
-    """The model's Markdown is drawn as elements: a `javascript:` or other host's link is text."""
-    answering = shop.answering
+MODEL_REPLY = (
+    "A user is removed by `UserService.delete_user` [C1]. See also app/nowhere.py:3-4. "
+    "[run](javascript:alert(1)) [away](https://example.invalid/x) <img src=x onerror=alert(1)>"
+)
 
-    def hostile(request, on_text):
-        on_text("[run](javascript:alert(1)) [away](https://example.invalid/x) <img src=x onerror=alert(1)>")
-        return {"text": "[run](javascript:alert(1)) [away](https://example.invalid/x) <img src=x onerror=alert(1)>", "mode": "llm", "sources": []}
 
-    monkeypatch.setattr(shop.server, "answering", type("Hostile", (), {"mode": answering.mode, "max_question_chars": answering.max_question_chars, "__call__": staticmethod(hostile)})())
-    page, _, errors = watched_page(browser)
-    page.goto(shop.url)
-    page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000).click()
-    page.click(".refdoc-ask__form button[type=button]")  # clear the conversation of other tests
-    answer = ask_in_panel(page, "anything")
-    assert answer.query_selector_all("a, img") == []
-    assert "[run](javascript:alert(1))" in answer.inner_text()
-    assert errors == []
-    page.close()
+def test_a_model_answer_shows_its_sources_and_flags_and_stays_text(browser, tmp_path: Path, monkeypatch) -> None:
+    """The configured model (the tests' OpenAI server) streams a reply with a citation, a place
+    outside its context, and links and markup a page must not run: the citation is a link to
+    the definition, the outside place is flagged, the rest is drawn as text."""
+    with OpenAIServer(api_key=TEST_KEY) as api:
+        api.inject("reply", content=MODEL_REPLY, times=None, when=lambda request: bool(request.body.get("stream")))
+        monkeypatch.setenv("OPENAI_API_KEY", TEST_KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", api.base_url)
+        served = served_shop(tmp_path, llm=True)
+        try:
+            with running(served) as url:
+                page, requests, errors = watched_page(browser)
+                page.goto(url)
+                page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000).click()
+                answer = ask_in_panel(page, "how is a user removed?")
+                text = answer.query_selector(".refdoc-ask__text")
+                hrefs = [a.get_attribute("href") for a in text.query_selector_all("a")]
+                assert hrefs and hrefs[0] == url + "files/app/service.py/#chunk-UserService.delete-user", hrefs
+                assert all(href.startswith(url) for href in hrefs), hrefs
+                assert answer.query_selector_all("img") == []
+                assert "[run](javascript:alert(1))" in text.inner_text()
+                assert "<img src=x onerror=alert(1)>" in text.inner_text()
+                assert "app/nowhere.py" in answer.inner_text().split("Cited but not in")[1]
+                assert answer.query_selector_all(".refdoc-ask__sources li")  # what the model was shown
+                assert all(r.url.startswith(url) for r in requests)
+                assert errors == []
+                page.close()
+        finally:
+            served.llm.close()
+        assert any(recorded.streamed for recorded in api.requests)
 
 
 def test_the_static_site_has_no_panel_and_asks_nothing(browser, shop) -> None:

@@ -32,6 +32,7 @@ from refdoc_site.serving.limits import MAX_BODY_BYTES
 from refdoc_site.serving.watch import Watcher
 
 SECRET = "sk-refdoc-serve-do-not-leak-7f3a9c"
+EARLIER = "which table keeps the invoices?"
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -203,7 +204,7 @@ def test_the_api_key_is_in_no_response(tmp_path: Path, monkeypatch: pytest.Monke
                     request(url, path="/../../.refdoc/llm-cache"),
                     request(url, "POST", "/ask", b"{" + b" " * MAX_BODY_BYTES + b"}"),
                     request(url, "POST", "/ask", json.dumps({"question": "how is a user deleted?"}).encode()),
-                    request(url, "POST", "/ask", json.dumps({"question": "what does the server do?", "history": [{"question": "q", "answer": "a"}]}).encode()),
+                    request(url, "POST", "/ask", json.dumps({"question": "what does the server do?", "history": [{"question": EARLIER, "answer": "a"}]}).encode()),
                     *[request(url, "POST", "/ask", json.dumps({"question": "and then?"}).encode()) for _ in range(3)],
                 ]
                 site_files = [path.read_bytes() for path in workspace.out_dir.rglob("*") if path.is_file()]
@@ -214,6 +215,8 @@ def test_the_api_key_is_in_no_response(tmp_path: Path, monkeypatch: pytest.Monke
     assert statuses[:5] == [200, 200, 404, 404, 413] and 429 in statuses[7:]
     assert json.loads(responses[1][2])["mode"] == "llm"
     assert json.loads(responses[5][2].splitlines()[-1])["answer"]["mode"] == "llm"
+    assert responses[5][2].count(b'"type": "text"') >= 2  # the model's answer streamed in pieces
+    assert any(EARLIER in json.dumps(recorded.body) for recorded in api.requests)  # the history reached the model
     for status, headers, body in responses:
         assert SECRET not in json.dumps(headers) and SECRET.encode() not in body, status
     assert not any(SECRET.encode() in data for data in site_files)

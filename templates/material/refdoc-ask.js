@@ -140,12 +140,13 @@
     view.appendChild(element("p", "refdoc-ask__question", turn.question));
     var answer = view.appendChild(element("div", "refdoc-ask__answer"));
     answer.appendChild(markdown(turn.answer));
-    if (turn.sources && turn.sources.length) {
-      answer.appendChild(element("p", "refdoc-ask__label", "Sources"));
+    // An extractive answer is its list of sources already; a model's lists what it was shown.
+    if (turn.mode === "llm" && turn.sources && turn.sources.length) {
+      answer.appendChild(element("p", "refdoc-ask__label", "Sources the model was shown"));
       answer.appendChild(sourcesList(turn.sources));
     }
-    if (turn.mode === "extractive") {
-      answer.appendChild(element("p", "refdoc-ask__label", "Search results: no LLM is configured, so these are the best matches with their summaries."));
+    if (turn.flagged && turn.flagged.length) {
+      answer.appendChild(element("p", "refdoc-ask__label", "Cited but not in what the model was shown (marked above): " + turn.flagged.join(", ")));
     }
     return view;
   }
@@ -284,7 +285,7 @@
             render(markdown(text));
           } else if (event.type === "answer") {
             var result = event.answer;
-            var turn = { question: question, answer: result.text, mode: result.mode, sources: (result.sources || []).map(function (source) {
+            var turn = { question: question, answer: result.text, mode: result.mode, flagged: result.flagged || [], sources: (result.sources || []).map(function (source) {
               return { path: source.path, start_line: source.start_line, end_line: source.end_line, symbol: source.symbol, reason: source.reason, url: source.url };
             }) };
             state.turns.push(turn);
