@@ -257,6 +257,20 @@ def test_a_host_off_loopback_needs_its_flag(tmp_path: Path, capsys) -> None:
     assert not (repo / ".refdoc").exists()  # refused before anything was built
 
 
+def test_a_busy_port_or_a_missing_site_is_one_line(tmp_path: Path, capsys) -> None:
+    repo = shop_copy(tmp_path)
+    assert main(["serve", str(repo), "--no-build", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "no site built" in err
+    with running(served_shop(repo)) as url:
+        port = re.search(r":(\d+)/", url).group(1)
+        assert main(["serve", str(repo), "--no-build", "--port", port]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and f"--port {port}: cannot listen" in err
+    assert main(["serve", str(repo), "--port", "70000"]) == 2
+    assert "not a port" in capsys.readouterr().err
+
+
 @contextmanager
 def serve_process(repo: Path, *flags: str):
     """`refdoc-site serve` as its own process; yields (process, url)."""

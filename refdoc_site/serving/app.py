@@ -81,14 +81,18 @@ class Served:
         self.llm = llm
         self.answering = answering
         self.say = say
-        if options.build_first:
-            self._build()
-        if not (workspace.out_dir / "index.html").is_file():
-            raise RefdocError(f"{workspace.out_dir}: no site built there; run `refdoc-site build` or serve without --no-build")
-        try:
+        try:  # the port first: a busy one is said before a build is spent
             self.server = SiteServer(options.host, options.port, workspace.out_dir, answering, RateLimiter(options.per_minute, options.burst))
         except OSError as error:
             raise RefdocError(f"--port {options.port}: cannot listen on {options.host} ({error.strerror}); choose another port") from None
+        try:
+            if options.build_first:
+                self._build()
+            if not (workspace.out_dir / "index.html").is_file():
+                raise RefdocError(f"{workspace.out_dir}: no site built there; run `refdoc-site build`, or serve without --no-build")
+        except BaseException:
+            self.server.close()
+            raise
         self.watcher = None
         if options.watch:
             ignored = [workspace.store_dir, workspace.out_dir]
