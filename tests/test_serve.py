@@ -28,7 +28,14 @@ from refdoc_site.core.workspace import Workspace
 from refdoc_site.llm import open_session
 from refdoc_site.serving.answering import LibraryAnswering
 from refdoc_site.serving.app import Served, ServeOptions
-from refdoc_site.serving.limits import MAX_BODY_BYTES
+from refdoc_site.serving.limits import (
+    MAX_BODY_BYTES,
+    MAX_HISTORY_TURNS,
+    MAX_TURN_CHARS,
+    RateLimiter,
+    Refused,
+    ask_request,
+)
 from refdoc_site.serving.watch import Watcher
 
 SECRET = "sk-refdoc-serve-do-not-leak-7f3a9c"
@@ -335,3 +342,28 @@ def wait_until(condition, seconds: float = 10.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.05)
+
+
+def test_the_history_is_bounded_and_each_turn_cut() -> None:
+    turns = [{"question": f"q{n}", "answer": "a" * (MAX_TURN_CHARS + 50)} for n in range(MAX_HISTORY_TURNS + 5)]
+    request = ask_request(json.dumps({"question": "  why?  ", "history": turns}).encode(), 100)
+    assert request.question == "why?"
+    assert [question for question, _ in request.history] == [f"q{n}" for n in range(5, MAX_HISTORY_TURNS + 5)]
+    assert {len(answer) for _, answer in request.history} == {MAX_TURN_CHARS}
+
+
+def test_a_bucket_refills_at_its_rate_and_clients_are_apart() -> None:
+    now = [0.0]
+    limiter = RateLimiter(per_minute=6, burst=2, clock=lambda: now[0])  # a token every 10 s
+    limiter.take("a")
+    limiter.take("a")
+    with pytest.raises(Refused) as refused:
+        limiter.take("a")
+    assert refused.value.status == 429 and refused.value.headers == {"Retry-After": "10"}
+    limiter.take("b")  # another client has its own bucket
+    now[0] = 6.0
+    with pytest.raises(Refused) as refused:
+        limiter.take("a")
+    assert refused.value.headers == {"Retry-After": "4"}
+    now[0] = 10.5
+    limiter.take("a")
