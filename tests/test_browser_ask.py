@@ -2,7 +2,8 @@
 beside the search box, streams an answer whose citation lands on the definition's anchor and
 keeps the conversation across pages; the same site on a static host draws no panel, asks
 nothing and logs nothing; a model's answer shows its sources and flags and runs nothing of
-what it wrote; an open page reloads itself after a rebuild."""
+what it wrote; an open page reloads itself after a rebuild, or offers to while a question
+is being typed."""
 
 from __future__ import annotations
 
@@ -146,7 +147,7 @@ def test_the_static_site_has_no_panel_and_asks_nothing(browser, shop) -> None:
         page.close()
 
 
-def test_an_open_page_reloads_after_a_rebuild(browser, tmp_path: Path) -> None:
+def test_an_open_page_reloads_after_a_rebuild_unless_a_question_is_typed(browser, tmp_path: Path) -> None:
     served = served_shop(tmp_path, watch=True)
     repo = served.workspace.repo
     with running(served) as url:
@@ -158,5 +159,17 @@ def test_an_open_page_reloads_after_a_rebuild(browser, tmp_path: Path) -> None:
             with (repo / "app" / "util.py").open("a", encoding="utf-8") as source:
                 source.write('\n\ndef refund_total(amounts: list[float]) -> float:\n    """Sum the refunds of an order."""\n    return sum(amounts)\n')
         page.wait_for_selector("#chunk-refund-total", state="attached", timeout=10_000)
+
+        # A question being typed is not lost: the panel offers the reload instead.
+        page.click(".refdoc-ask-toggle")
+        page.fill(".refdoc-ask__input", "half a question")
+        with (repo / "app" / "util.py").open("a", encoding="utf-8") as source:
+            source.write('\n\ndef refund_count(amounts: list[float]) -> int:\n    """Count the refunds of an order."""\n    return len(amounts)\n')
+        page.wait_for_selector(".refdoc-ask__rebuilt", timeout=60_000)
+        assert page.input_value(".refdoc-ask__input") == "half a question"
+        assert page.query_selector("#chunk-refund-count") is None
+        with page.expect_event("load"):
+            page.click(".refdoc-ask__rebuilt button")
+        page.wait_for_selector("#chunk-refund-count", state="attached", timeout=10_000)
         assert errors == []
         page.close()

@@ -5,7 +5,8 @@
  * tab in sessionStorage, so it survives following a citation), a question field, and the
  * answer as `POST ask` streams it (newline-delimited JSON events). The answer's Markdown is
  * turned into elements, never into HTML: links go only to pages of this site.
- * While open, the page waits on `ask/changes` and reloads after a rebuild.
+ * The page waits on `ask/changes` and reloads after a rebuild (or, while a question is
+ * typed or an answer streams, offers to).
  */
 (function () {
   "use strict";
@@ -331,7 +332,30 @@
 
     show();
     setOpen(state.open);
+
+    // A rebuild reloads the page, unless that would lose a question being typed or an
+    // answer still streaming: then the panel says so and offers the reload.
+    panelBusy = function () {
+      return send.disabled || input.value.trim() !== "";
+    };
+    tellRebuilt = function () {
+      if (panel.querySelector(".refdoc-ask__rebuilt")) {
+        return;
+      }
+      var note = element("p", "refdoc-ask__note refdoc-ask__rebuilt", "The site was rebuilt. ");
+      var reload = note.appendChild(element("button", "", "Reload"));
+      reload.type = "button";
+      reload.addEventListener("click", function () {
+        location.reload();
+      });
+      log.insertBefore(note, log.firstChild);
+    };
   }
+
+  var panelBusy = function () {
+    return false;
+  };
+  var tellRebuilt = function () {};
 
   /* Reload once a rebuild changed the site (ask/changes answers with the new epoch). */
   function watchChanges(epoch) {
@@ -339,7 +363,11 @@
       return response.ok ? response.json() : null;
     }).then(function (data) {
       if (data && String(data.epoch) !== String(epoch)) {
-        location.reload();
+        if (panelBusy()) {
+          tellRebuilt();
+        } else {
+          location.reload();
+        }
       } else {
         setTimeout(function () {
           watchChanges(epoch);
