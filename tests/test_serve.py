@@ -186,8 +186,11 @@ def test_requests_for_another_host_or_from_another_site_are_refused(shop_url) ->
 def test_html_pages_carry_the_serve_mark_and_other_files_do_not(shop_url) -> None:
     status, headers, _ = request(shop_url, path="/")
     assert status == 200 and headers["Server-Timing"] == 'refdoc-serve;desc="1"'
+    assert "ETag" not in headers  # a page is always sent whole, with its mark
     status, headers, _ = request(shop_url, path="/search/refdoc/config.json")
     assert status == 200 and "Server-Timing" not in headers
+    status, _, data = request(shop_url, path="/search/refdoc/config.json", headers={"If-None-Match": headers["ETag"]})
+    assert status == 304 and data == b""  # unchanged since: not sent again
     status, headers, _ = request(shop_url, path="/files")
     assert status == 301 and headers["Location"] == "/files/"
     status, headers, data = request(shop_url, path="/no/such/page/")

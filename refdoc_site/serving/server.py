@@ -196,7 +196,17 @@ class Handler(BaseHTTPRequestHandler):
         if found is None:
             status, found = 404, site_file(self.server.site_dir, "/404.html")
         try:
-            data = found.path.read_bytes() if found is not None and found.path is not None else b""
+            stat = found.path.stat() if found is not None and found.path is not None else None
+            # A page is always sent whole: its Server-Timing mark must come with it.
+            html = stat is not None and content_type(found.path).startswith("text/html")
+            tag = f'"{stat.st_mtime_ns:x}-{stat.st_size:x}"' if stat and not html else ""
+            if status == 200 and tag and self.headers.get("If-None-Match") == tag:
+                self.send_response(304)
+                self.send_header("ETag", tag)
+                self._common_headers()
+                self.end_headers()
+                return
+            data = found.path.read_bytes() if stat else b""
         except OSError:  # a rebuild swapped the folder while it was read
             data = b""
         if not data:
@@ -206,6 +216,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))
+        if status == 200 and tag:
+            self.send_header("ETag", tag)
         if kind.startswith("text/html"):
             self.send_header("Server-Timing", f'{SERVED_METRIC};desc="{self.server.epoch}"')
         self._common_headers()
