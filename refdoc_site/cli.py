@@ -9,6 +9,7 @@ lock goes with them.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import signal
@@ -443,20 +444,15 @@ def _serve(args: argparse.Namespace) -> int:
     warning = check_host(options)
     workspace = _workspace(args)
     with _llm_session(args, workspace) as llm:
-        served = Served(workspace, llm, LibraryAnswering(workspace, llm), options, say=_say)
+        served = Served(workspace, llm, LibraryAnswering(workspace, llm), options, say=functools.partial(print, flush=True))
         if warning:
             print(warning, file=sys.stderr, flush=True)
-        answers = "by the LLM" if llm is not None else "extractively (no LLM configured)"
-        _say(f"serve: {served.url} (answers {answers}; Ctrl-C stops)")
+        served.say(served.banner())
         try:
             served.run()
         except (KeyboardInterrupt, _Terminated):
-            _say("serve: stopped")
+            served.say("serve: stopped")
     return 0
-
-
-def _say(line: str) -> None:
-    print(line, flush=True)
 
 
 def _init(args: argparse.Namespace) -> int:

@@ -105,6 +105,10 @@ class Served:
         shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{self.server.port}/"
 
+    def banner(self) -> str:
+        answers = "the LLM answers" if self.llm is not None else "answers are search results (no LLM configured)"
+        return f"serve: {self.url} ({answers}; Ctrl-C stops)"
+
     def rebuild(self) -> bool:
         """Build again (incrementally); when the site changed, the answers come from the new
         store and open pages reload. Returns whether it changed."""
@@ -117,9 +121,7 @@ class Served:
                 return False
             if self._published() == before:
                 return False
-            reload = getattr(self.answering, "reload", None)
-            if reload is not None:
-                reload()
+            self.answering.reload()
             self.server.site_changed()
             self.say("serve: site rebuilt; open pages reload")
             return True

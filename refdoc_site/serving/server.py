@@ -59,6 +59,9 @@ class Answering(Protocol):
 
     def __call__(self, request: AskRequest, on_text: Callable[[str], None]) -> dict: ...
 
+    def reload(self) -> None:
+        """A rebuild changed the store: answer from the new one."""
+
 
 def is_loopback(host: str) -> bool:
     if host.lower() == "localhost":
