@@ -1,4 +1,4 @@
-"""Command line: `refdoc-site build|index|summarize|render|stats|query|plan|diff|init|eval`.
+"""Command line: `refdoc-site build|index|summarize|render|stats|query|ask|plan|diff|init|eval`.
 
 Every error the user can cause ends in one line on stderr and exit code 2; a configuration
 with several problems prints one line per problem. The commands that write the store hold
@@ -20,6 +20,9 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from . import __version__
+from .asking.answer import Turn, ask
+from .asking.conversation import closing_lines, load_history, questions, save_history
+from .asking.library import Library
 from .core.config import Config, with_embedder, with_overrides
 from .core.errors import RefdocError
 from .core.serial import to_json
@@ -152,6 +155,11 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("--expand", action="store_true", help="also search the terms the LLM expands the query to (needs an LLM; cached)")
     query.set_defaults(no_llm=False)
     _add_embedder_option(query, "static", EMBEDDER_HELP)
+    asking = command("ask", _ask, "Answer a question from the index, citing its sources (with an LLM; else the best matches).", first=("question", "what to ask; - to read the questions from stdin (with --chat)"), writes=False)
+    asking.add_argument("--json", action="store_true", help="print the answer as JSON (one object a line with --chat)")
+    asking.add_argument("--chat", action="store_true", help="then read more questions from stdin, one a line, keeping the conversation")
+    asking.add_argument("--history", type=Path, metavar="FILE", help="continue the conversation saved in FILE, and save this one there")
+    asking.add_argument("--no-llm", action="store_true", help="answer with the best matches even when an LLM is configured")
     initializing = commands.add_parser("init", help=INIT_HELP, description=INIT_HELP)
     initializing.add_argument("repo", nargs="?", default=".", type=Path, help="repository to set up (default: .)")
     initializing.add_argument("--force", action="store_true", help="overwrite refdoc.yml and the workflow when they exist")
@@ -382,6 +390,28 @@ def _query(args: argparse.Namespace) -> int:
         for rank, hit in enumerate(hits, start=1):
             print(f"{rank:>3}. {hit.score:.3f}  {hit.path}:{hit.start_line}-{hit.end_line}  {hit.symbol}  ({hit.kind})")
     return 0
+
+
+def _ask(args: argparse.Namespace) -> int:
+    workspace = _workspace(args)
+    library = Library.open(workspace)
+    history = load_history(args.history) if args.history else []
+    with _llm_session(args, workspace, account=False) as llm:
+        for question in questions(args.question, sys.stdin if args.chat or args.question.strip() == "-" else None):
+            answer = ask(question, library, llm, list(history), on_text=None if args.json else _print_piece)
+            history.append(Turn(answer.question, answer.text))
+            if args.history:
+                save_history(args.history, history)
+            if args.json:
+                print(json.dumps(answer.to_dict(), ensure_ascii=False, indent=None if args.chat else 1), flush=True)
+            else:
+                print("".join(f"\n{line}" for line in closing_lines(answer)), flush=True)
+    return 0
+
+
+def _print_piece(piece: str) -> None:
+    sys.stdout.write(piece)
+    sys.stdout.flush()
 
 
 def _expanded(args: argparse.Namespace, workspace: Workspace, text: str) -> str:

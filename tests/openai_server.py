@@ -3,7 +3,8 @@
 The tests point the real `openai` client at it through `base_url` (or, for Azure, the
 endpoint); nothing in the client is patched. It answers on 127.0.0.1:
 
-- `POST /v1/embeddings` and `POST /v1/chat/completions` (OpenAI and compatible servers);
+- `POST /v1/embeddings` and `POST /v1/chat/completions` (OpenAI and compatible servers), a
+  chat request with `stream=True` answered as server-sent events, a word a chunk;
 - `POST /openai/deployments/{deployment}/embeddings|chat/completions?api-version=...` (Azure).
 
 Vectors are deterministic: a hashed bag of words (`vector_for`), so texts that share
@@ -51,6 +52,8 @@ AZURE_PATH = re.compile(r"^/openai/deployments/(?P<deployment>[^/]+)/(?P<endpoin
 JSON_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 PHASE_HEADER = "x-refdoc-phase"
 HALLUCINATED = "frobnicate_the_widgets"
+STREAM_PIECE = re.compile(r"\s*\S+|\s+$")
+"""A streamed reply's pieces: each word with the whitespace before it."""
 
 
 def vector_for(text: str, dim: int = DEFAULT_DIM) -> np.ndarray:
@@ -77,6 +80,8 @@ class Recorded:
     headers: dict[str, str]
     body: Any
     status: int = 0
+    streamed: bool = False
+    """Answered as server-sent events (the request asked `stream=True`)."""
     received: float = field(default_factory=time.monotonic)
     """When the server read it (`time.monotonic()`): the gaps between tries are the client's waits."""
 
@@ -361,12 +366,36 @@ class _Handler(BaseHTTPRequestHandler):
             content = chat_reply(request, fault.symbol if kind == "hallucinate" else "")
         prompt_tokens = len(WORD_RE.findall(request.prompt.lower()))
         completion_tokens = len(WORD_RE.findall(content.lower()))
+        if request.body.get("stream"):
+            return self._stream(request, content, prompt_tokens, completion_tokens)
         self._json(request, 200, {
             "id": f"chatcmpl-{len(content)}", "object": "chat.completion", "created": 0,
             "model": request.body.get("model", ""),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens},
         })
+
+    def _stream(self, request: Recorded, content: str, prompt_tokens: int, completion_tokens: int) -> None:
+        """A `stream=True` answer: server-sent events, one chunk per word of `content` (with
+        the space before it), then, when `stream_options.include_usage` asks, the usage."""
+        model = request.body.get("model", "")
+
+        def event(choices: list, usage: dict | None = None) -> bytes:
+            chunk = {"id": "chatcmpl-stream", "object": "chat.completion.chunk", "created": 0, "model": model, "choices": choices}
+            if usage is not None:
+                chunk["usage"] = usage
+            return b"data: " + json.dumps(chunk).encode() + b"\n\n"
+
+        events = [event([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])]
+        for piece in STREAM_PIECE.findall(content):
+            events.append(event([{"index": 0, "delta": {"content": piece}, "finish_reason": None}]))
+        events.append(event([{"index": 0, "delta": {}, "finish_reason": "stop"}]))
+        if (request.body.get("stream_options") or {}).get("include_usage"):
+            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens}
+            events.append(event([], usage))
+        events.append(b"data: [DONE]\n\n")
+        request.streamed = True
+        self._send(request, 200, b"".join(events), {"content-type": "text/event-stream"})
 
     def _embeddings(self, request: Recorded, fault: Fault | None, owner: OpenAIServer) -> None:
         if self._common_fault(request, fault):

@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, str], ...] = (
     ("understanding", "phase 2: graph, hierarchy, decisions and milestones over the index"),
     ("search", "ranking, the Lunr index, API vectors, evaluation and the browser's search"),
     ("writing", "the pages the doc model writes, grounded in what search finds"),
+    ("asking", "questions answered from a built store, cited and grounded like the written pages"),
     ("rendering", "phase 3: Markdown pages, mkdocs.yml, the MkDocs build and publishing"),
     ("pipeline", "runs the phases in order over one workspace"),
     ("cli", "the command line over the pipeline"),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from urllib.parse import quote
 
 ANCHOR_UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 """Underscores go too: Markdown would read `__init__` inside an attribute list as bold."""
@@ -79,6 +80,16 @@ def _escaped(character: str) -> str:
     if code <= 0xFFFF:
         return f"{SEGMENT_ESCAPE}u{code:04X}"
     return f"{SEGMENT_ESCAPE}U{code:08X}"
+
+
+def page_url(page: str) -> str:
+    """A page's site-relative URL as MkDocs serves it: `files/src/app.py.md` → `files/src/app.py/`."""
+    return quote(page.removesuffix(".md")) + "/"
+
+
+def chunk_url(path: str, symbol: str) -> str:
+    """The site-relative URL of a definition's section: `files/src/app.py/#chunk-App-run`."""
+    return f"{page_url(file_page(path))}#{chunk_anchor(symbol)}"
 
 
 def chunk_anchor(symbol: str) -> str:

@@ -8,6 +8,7 @@ Ollama, llama.cpp, through a base URL) all go through `OpenAIChat`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -44,9 +45,12 @@ class ChatProvider(Protocol):
     where: str
     """The server, as messages name it."""
 
-    def chat(self, messages: list[dict], *, model: str, json_output: bool, phase: str) -> ChatReply:
+    def chat(
+        self, messages: list[dict], *, model: str, json_output: bool, phase: str, on_text: Callable[[str], None] | None = None
+    ) -> ChatReply:
         """One conversation's reply. Raises ApiError when no request can succeed (a rejected
-        key, an unknown model), ChatFailed when this one did not."""
+        key, an unknown model), ChatFailed when this one did not. With `on_text` (passed
+        only when a caller streams), the reply's pieces go to it as they arrive."""
         ...
 
 
@@ -70,12 +74,17 @@ class OpenAIChat:
             self._client = openai_api.make_client(self.settings, self.policy)
         return self._client
 
-    def chat(self, messages: list[dict], *, model: str, json_output: bool, phase: str) -> ChatReply:
+    def chat(
+        self, messages: list[dict], *, model: str, json_output: bool, phase: str, on_text: Callable[[str], None] | None = None
+    ) -> ChatReply:
         settings = replace(self.settings, model=model, model_variable=self.model_variables.get(model, self.settings.model_variable))
         attempts = openai_api.Attempts()
 
         def request() -> ChatReply:
             options = {"response_format": JSON_FORMAT} if json_output else {}
+            if on_text is not None:
+                return self._streamed(attempts, on_text, model=model, messages=messages, temperature=TEMPERATURE,
+                                      extra_headers={PHASE_HEADER: phase}, **options)
             response = openai_api.send(
                 self.client.chat.completions.with_raw_response.create, attempts,
                 model=model, messages=messages, temperature=TEMPERATURE,
@@ -102,3 +111,35 @@ class OpenAIChat:
             sent = attempts.sent
             raise ChatFailed(f"{openai_api.describe(error)}, after {sent} attempt{'s' if sent != 1 else ''}", sent) from None
         return replace(reply, attempts=attempts.sent)
+
+    def _streamed(self, attempts: openai_api.Attempts, on_text: Callable[[str], None], **params) -> ChatReply:
+        """A streamed reply, each piece passed on as it arrives. One that failed after a
+        piece went out is not asked again (the pieces cannot be taken back)."""
+        if self.settings.provider != "azure":  # Azure's older API versions refuse stream_options
+            params["stream_options"] = {"include_usage": True}
+        stream = openai_api.send(self.client.chat.completions.with_raw_response.create, attempts, stream=True, **params)
+        pieces: list[str] = []
+        usage = None
+        try:
+            for chunk in stream:
+                usage = getattr(chunk, "usage", None) or usage
+                for choice in getattr(chunk, "choices", None) or []:
+                    piece = getattr(getattr(choice, "delta", None), "content", None)
+                    if isinstance(piece, str) and piece:
+                        pieces.append(piece)
+                        on_text(piece)
+        except Exception as error:
+            if pieces:
+                raise StreamBroken(f"the stream broke after {len(pieces)} pieces ({openai_api.describe(error)})") from None
+            raise
+        if not pieces:
+            raise openai_api.MalformedResponse("a streamed reply without text")
+        return ChatReply(
+            "".join(pieces),
+            int(getattr(usage, "prompt_tokens", 0) or 0),
+            int(getattr(usage, "completion_tokens", 0) or 0),
+        )
+
+
+class StreamBroken(Exception):
+    """A streamed reply failed after some of it was passed on: never asked again."""

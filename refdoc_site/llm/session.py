@@ -219,8 +219,13 @@ class LlmSession:
     def complete_text(
         self, phase: str, messages: list[dict], *, model: str,
         validate: Callable[[str], str | None] | None = None, expect_tokens: int = 200,
+        on_text: Callable[[str], None] | None = None,
     ) -> str | None:
-        """The reply's text (stripped, not empty, accepted by `validate` if given), or None."""
+        """The reply's text (stripped, not empty, accepted by `validate` if given), or None.
+
+        With `on_text`, the reply is streamed: `on_text` gets its pieces as they arrive (a
+        cached reply: whole, at once). A reply `validate` refuses has been streamed already.
+        """
 
         def parse(content: str) -> tuple[str | None, str | None]:
             text = content.strip()
@@ -228,7 +233,7 @@ class LlmSession:
                 return None, "the reply is empty"
             return text, validate(text) if validate else None
 
-        return self._complete(phase, messages, model, False, parse, expect_tokens)
+        return self._complete(phase, messages, model, False, parse, expect_tokens, on_text)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T], label: str = "") -> list[R]:
         """`[fn(item) for item in items]`, up to `concurrency` at a time, in order; with a
@@ -252,7 +257,8 @@ class LlmSession:
 
     # --- inside -----------------------------------------------------------------------------
 
-    def _complete(self, phase: str, messages: list[dict], model: str, json_output: bool, parse, expect_tokens: int):
+    def _complete(self, phase: str, messages: list[dict], model: str, json_output: bool, parse, expect_tokens: int,
+                  on_text: Callable[[str], None] | None = None):
         key = request_key(model, messages, TEMPERATURE, JSON_FORMAT if json_output else None)
         cached = self.cache.get(key)
         if cached is not None:
@@ -260,6 +266,8 @@ class LlmSession:
             if problem is None:
                 with self._lock:
                     self.report.phase(phase).cache_hits += 1
+                if on_text is not None:
+                    on_text(cached.content)
                 return value
         prompt_estimate = estimate_prompt_tokens(messages)
         if self.dry_run:
@@ -270,7 +278,7 @@ class LlmSession:
             self.note_fallback(phase, refusal)
             return None
         try:
-            reply = self._send(phase, messages, model, json_output)
+            reply = self._send(phase, messages, model, json_output, on_text)
             if reply is None:
                 return None
             value, problem = parse(reply.content)
@@ -291,7 +299,7 @@ class LlmSession:
             with self._lock:
                 self._reserved -= self._price(model, prompt_estimate, expect_tokens) or 0.0
 
-    def _send(self, phase: str, messages: list[dict], model: str, json_output: bool):
+    def _send(self, phase: str, messages: list[dict], model: str, json_output: bool, on_text: Callable[[str], None] | None = None):
         """The provider's reply, accounted; None (counted) when it failed or may not be sent."""
         with self._lock:
             stopped = self.report.stopped
@@ -300,7 +308,8 @@ class LlmSession:
             return None
         try:
             with self._in_flight:
-                reply = self.provider.chat(messages, model=model, json_output=json_output, phase=phase)
+                streamed = {"on_text": on_text} if on_text is not None else {}
+                reply = self.provider.chat(messages, model=model, json_output=json_output, phase=phase, **streamed)
         except ChatFailed as failure:
             self._account(phase, model, 0, 0, requests=failure.attempts, retries=failure.attempts - 1)
             self.note_fallback(phase, failure.reason)

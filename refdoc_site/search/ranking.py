@@ -312,12 +312,20 @@ class SearchIndex:
     def has_vectors(self) -> bool:
         return self.rows is not None
 
+    def searched_terms(self, text: str) -> list[str]:
+        """The query's terms the sparse side searches: all but the index's common ones."""
+        common = self.common_terms
+        return [term for term in query_terms(text) if stem(term) not in common]
+
+    def question_text(self, text: str) -> str:
+        """The text both sides search for a query: a Japanese one with its glossary's English."""
+        return with_glossary(text, self.loanwords)
+
     def sparse_scores(self, text: str, phrase_text: str = "") -> dict[int, float]:
         """Lunr scores by document position for a query text."""
         from lunr.query import Query  # lazy: only queries run in Python need lunr
 
-        common = self.common_terms
-        wanted = [term for term in query_terms(text) if stem(term) not in common]
+        wanted = self.searched_terms(text)
         if not wanted:
             return {}
         boosts = settings()["clauses"]
@@ -349,7 +357,7 @@ class SearchIndex:
 
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
-        original, text = text, with_glossary(text, self.loanwords)
+        original, text = text, self.question_text(text)
         sparse = self.sparse_scores(text, original) if mode in ("sparse", "fused") else {}
         dense: dict[int, float] = {}
         if mode in ("dense", "fused") and embedder is not None and self.rows is not None:

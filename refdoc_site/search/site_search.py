@@ -18,7 +18,7 @@ from urllib.parse import quote
 import numpy as np
 import orjson
 
-from ..core.pages import chunk_anchor, file_page
+from ..core.pages import chunk_anchor, file_page, page_url
 from ..core.records import ChunkKind, Document
 from .embed import MODEL_FILE, VOCAB_FILE
 from .japanese import glossary
@@ -83,14 +83,13 @@ def _chunk_row(document: Document) -> dict:
     chunk = document.chunk
     if chunk.kind is ChunkKind.PAGE:
         return _page_section_row(document)
-    page = file_page(chunk.path).removesuffix(".md")
     return {
         "path": chunk.path,
         "symbol": chunk.symbol,
         "kind": chunk.kind.value,
         "start_line": chunk.start_line,
         "end_line": chunk.end_line,
-        "page": quote(page) + "/",
+        "page": page_url(file_page(chunk.path)),
         "anchor": chunk_anchor(chunk.symbol),
         "signature": chunk.signature,
         "summary": document.summary.responsibility,

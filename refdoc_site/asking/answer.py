@@ -1,0 +1,95 @@
+"""Answering a question from the library: retrieval, then the model's cited answer or the
+search results themselves.
+
+1. The question is searched as `refdoc-site query` searches (with the LLM's expansion terms
+   when a model is configured), and only relevant hits are kept (`retrieval.py`); none
+   kept means the repository holds nothing about it: "not found in this repository".
+2. With a model: the relevant chunks, widened through the call graph and the summaries
+   within a token budget, are numbered and shown to it with the conversation so far; its
+   answer is streamed (`on_text`), then grounded (`grounded.py`): every citation becomes a
+   `[path:start-end](url)` link, and one of something not in the context is marked and
+   listed in `flagged`. A failed call falls back to step 3, and says so.
+3. Without one: the best chunks with their summaries and links, labelled as search results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..core.errors import RefdocError
+from ..llm.session import LlmSession
+from ..search.ranking import MAX_QUERY_CHARS
+from ..writing.writers import expand_query
+from .grounded import model_answer
+from .library import Library
+from .records import Answer, Source, Turn
+from .retrieval import Retrieved, context_sources, retrieve, retrieved_source
+
+__all__ = ["MAX_QUESTION_CHARS", "Answer", "Source", "Turn", "ask", "check_question"]
+
+MAX_QUESTION_CHARS = MAX_QUERY_CHARS
+"""Longest question accepted (the search's own bound on a query)."""
+EXTRACTIVE_RESULTS = 5
+"""Search results an extractive answer lists."""
+SEARCH_RESULTS_HEADING = "Search results (no model wrote this answer; the best matches in the code and docs):"
+NOT_FOUND = "Not found in this repository: nothing indexed is about this question."
+
+
+def check_question(question: str) -> str:
+    """The question, stripped; an empty or overlong one is a one-line error."""
+    text = " ".join(question.split())
+    if not text:
+        raise RefdocError('ask: the question is empty; ask something, e.g. refdoc-site ask "how is the config loaded?"')
+    if len(text) > MAX_QUESTION_CHARS:
+        raise RefdocError(f"ask: the question has {len(text)} characters, more than {MAX_QUESTION_CHARS}; shorten it")
+    return text
+
+
+def ask(
+    question: str,
+    library: Library,
+    llm: LlmSession | None,
+    history: Sequence[Turn] = (),
+    on_text: Callable[[str], None] | None = None,
+) -> Answer:
+    """The answer to `question` from `library`: the model's (with `llm`), else extractive."""
+    question = check_question(question)
+    emit = on_text or (lambda piece: None)
+    search_text = question
+    if llm is not None:
+        terms = expand_query(llm, question)
+        search_text = " ".join([question, *terms])
+    retrieved = retrieve(question, library, search_text)
+    if not retrieved:
+        emit(NOT_FOUND)
+        return Answer(question, NOT_FOUND, "not_found")
+    if llm is None:
+        return extractive(question, library, retrieved, emit)
+    sources = context_sources(library, retrieved)
+    result = model_answer(question, library, llm, sources, history, emit)
+    if result is None:
+        notice = "the model's answer failed, so these are the search results"
+        return extractive(question, library, retrieved, emit, notice)
+    return result
+
+
+def extractive(
+    question: str, library: Library, retrieved: list[Retrieved], emit: Callable[[str], None], notice: str = ""
+) -> Answer:
+    """The best relevant chunks, each with its summary and link, labelled as search results."""
+    sources = [retrieved_source(library, item) for item in retrieved[:EXTRACTIVE_RESULTS]]
+    heading = (f"({notice}) " if notice else "") + SEARCH_RESULTS_HEADING
+    pieces = [heading + "\n\n"]
+    emit(pieces[0])
+    for rank, source in enumerate(sources, start=1):
+        piece = result_line(rank, source)
+        pieces.append(piece)
+        emit(piece)
+    return Answer(question, "".join(pieces).rstrip() + "\n", "extractive", sources, [s.id for s in sources], [], notice)
+
+
+def result_line(rank: int, source: Source) -> str:
+    """`1. [path:3-9](url) `symbol` (function): what it does.`"""
+    name = f" `{source.symbol}`" if source.symbol else ""
+    summary = " ".join(source.summary.split())
+    return f"{rank}. {source.citation()}{name} ({source.kind})" + (f": {summary}" if summary else "") + "\n"
