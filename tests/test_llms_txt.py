@@ -7,11 +7,17 @@ import posixpath
 import re
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote
+from urllib.parse import unquote, urljoin
+from urllib.request import urlopen
 
 import markdown
 import pytest
-from helpers import built_shop
+from helpers import built_shop, file_summary, hierarchy, served_folder, stored_document
+
+from refdoc_site.core.records import FileRole
+from refdoc_site.rendering.llms import MAX_FILES, llms_txt
+from refdoc_site.rendering.render import SiteData
+from refdoc_site.understanding.graph import RepoGraph
 
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
@@ -48,6 +54,25 @@ def test_every_llms_txt_link_is_a_markdown_copy_in_the_site(site: Path) -> None:
         copy = site / unquote(target)
         assert target.startswith("md/") and copy.is_file(), target
         assert copy.read_text(encoding="utf-8").startswith("# "), target  # the page's heading, no front matter
+
+
+def test_served_under_a_sub_path_every_link_reaches_its_copy(site: Path) -> None:
+    """The site served at `/out/` (as a pull request preview is): llms.txt's links, and a
+    copy's own relative links, resolve against their file's URL."""
+    with served_folder(site.parent) as root:
+        llms_url = urljoin(root, f"{site.name}/llms.txt")
+        text = fetched(llms_url)
+        for target in link_targets(text):
+            assert fetched(urljoin(llms_url, target)).startswith("# "), target
+        copy_url = urljoin(llms_url, "md/files/app/util.py.md")
+        caller = next(t for t in link_targets(fetched(copy_url)) if t.startswith("service.py.md#"))
+        assert fetched(urljoin(copy_url, caller)).startswith("# app/service.py\n")
+
+
+def fetched(url: str) -> str:
+    with urlopen(url, timeout=30) as response:
+        assert response.status == 200, url
+        return response.read().decode("utf-8")
 
 
 def test_a_copy_is_the_pages_markdown_and_its_links_reach_other_copies(site: Path) -> None:
@@ -104,3 +129,26 @@ def assert_only_the_maps_markup(site: Path) -> None:
 
 def test_llms_txt_renders_to_nothing_but_headings_lists_links_and_code(site: Path) -> None:
     assert_only_the_maps_markup(site)
+
+
+def test_a_big_repositorys_map_is_bounded_and_keeps_the_most_used_files(tmp_path: Path) -> None:
+    """500 files: the 200 entries are the project's own files, the one other files call
+    first, then the rest by public definitions and size; a line links to the full list."""
+    files = [file_summary(f"pkg/m{n:03}.py", lines=n) for n in range(480)]
+    files += [file_summary(f"tests/test_{n:02}.py", lines=10_000) for n in range(20)]
+    files[1] = file_summary("pkg/m001.py", lines=1, public_api=("a", "b"))
+    for test_file in files[480:]:
+        test_file.file_role = FileRole.TEST
+    called = stored_document("pkg/m000.py", "used", 1, 2)
+    called.metadata.callers = [f"pkg/m{n:03}.py#caller" for n in range(2, 5)] + ["pkg/m000.py#self_caller"]
+    documents = [called, *(stored_document(f"pkg/m{n:03}.py", "caller", 1, 2) for n in range(2, 5))]
+    data = SiteData("big", documents, hierarchy(files=files), RepoGraph())
+    text = llms_txt(data, ["index.md", "summaries/files.md"])
+    entries = [line for line in text.splitlines() if line.startswith("- [`")]
+    assert len(entries) == MAX_FILES
+    assert entries[0].startswith("- [`pkg/m000.py`]")  # called from three other files
+    assert entries[1].startswith("- [`pkg/m001.py`]")  # two public definitions
+    assert entries[2].startswith("- [`pkg/m479.py`]")  # then the biggest
+    assert not any("tests/" in entry for entry in entries)
+    assert "- [300 more files](md/summaries/files.md): every file's one-line summary" in text
+    assert len(text.encode("utf-8")) < 20_000
