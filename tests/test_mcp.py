@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers import built_shop, write_repo
+from openai_server import TEST_KEY, OpenAIServer
 
 from refdoc_site.asking.mcp_server import INSTALL_HINT, MAX_ITEMS, TOOL_DESCRIPTIONS, bounded
 from refdoc_site.cli import main
@@ -33,17 +34,18 @@ def server_command(repo: Path) -> list[str]:
     return [sys.executable, "-m", "refdoc_site", "mcp", str(repo)]
 
 
-def server_environment() -> dict[str, str]:
-    """This checkout first on the path: the code under test is the one the server imports."""
-    return {"PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+def server_environment(**extra: str) -> dict[str, str]:
+    """This checkout first on the path: the code under test is the one the server imports.
+    The SDK passes the server only these and a few safe variables (no API key of ours)."""
+    return {"PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep), **extra}
 
 
-def session_calls(repo: Path, calls: list[tuple[str, dict]]):
+def session_calls(repo: Path, calls: list[tuple[str, dict]], **environment: str):
     """(the tools listed, each call's result) from one session over stdio."""
 
     async def run():
         command, *arguments = server_command(repo)
-        parameters = mcp.StdioServerParameters(command=command, args=arguments, env=server_environment())
+        parameters = mcp.StdioServerParameters(command=command, args=arguments, env=server_environment(**environment))
         async with mcp.stdio_client(parameters) as (read, write):
             async with mcp.ClientSession(read, write) as session:
                 await session.initialize()
@@ -92,6 +94,19 @@ def test_every_tool_is_listed_and_answers_from_the_store(repo: Path) -> None:
     assert answer["mode"] == "extractive" and answer["sources"]
     assert "[go/server/server.go:" in answer["text"] or "[docs/adr/0001-use-go-for-the-server.md:" in answer["text"]
     assert followed["question"] == "and who calls it?" and followed["mode"] in ("extractive", "not_found")
+
+
+def test_with_an_llm_ask_answers_from_the_model_and_search_sends_nothing(repo: Path, server: OpenAIServer) -> None:
+    question = "how does the service create a user?"
+    calls = [("search", {"query": "create a user"}), ("ask", {"question": question})]
+    _, (search, answer) = session_calls(repo, calls, OPENAI_API_KEY=TEST_KEY, OPENAI_BASE_URL=server.base_url)
+    assert CREATE_USER in [hit["id"] for hit in payload(search)["hits"]]
+    answer = payload(answer)
+    assert answer["mode"] == "llm" and answer["text"].startswith(f"LLM text for Question: {question}")
+    assert CREATE_USER in [source["id"] for source in answer["sources"]]
+    asked = server.chat_requests("ask")
+    assert len(asked) == 1 and question in asked[0].prompt and "def create_user" in asked[0].prompt
+    assert len(server.chat_requests()) == len(asked) + len(server.chat_requests("expand"))  # search asked the model nothing
 
 
 def test_bad_arguments_come_back_as_tool_errors_and_the_server_goes_on(repo: Path) -> None:
