@@ -11,10 +11,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import built_shop, write_repo
+from helpers import built_shop, indexed_shop, write_repo
 from openai_server import TEST_KEY, OpenAIServer
 
-from refdoc_site.asking.mcp_server import INSTALL_HINT, MAX_ITEMS, TOOL_DESCRIPTIONS, bounded
+from refdoc_site.asking.library import Library
+from refdoc_site.asking.mcp_server import (
+    INSTALL_HINT,
+    MAX_ITEMS,
+    TOOL_DESCRIPTIONS,
+    LibraryTools,
+    bounded,
+    mcp_server,
+)
 from refdoc_site.cli import main
 
 mcp = pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
@@ -184,6 +192,26 @@ def test_without_the_sdk_it_gives_the_install_hint(tmp_path: Path, capsys, monke
     monkeypatch.setitem(sys.modules, "mcp.server.mcpserver", None)  # an import of it fails, as when not installed
     assert main(["mcp", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"refdoc-site: {INSTALL_HINT}\n"
+
+
+def test_a_failing_tool_is_a_tool_error_and_the_next_call_is_answered(tmp_path: Path, monkeypatch) -> None:
+    """In process, through the SDK's client: the library failing unexpectedly gives the SDK's
+    generic tool error (nothing of the exception reaches the agent), not a dead server."""
+    workspace, _ = indexed_shop(tmp_path)
+    library = Library.open(workspace)
+
+    def broken(text: str, top: int = 10):
+        raise RuntimeError("secret detail of a bug")
+
+    monkeypatch.setattr(library, "search", broken)
+
+    async def run():
+        async with mcp.Client(mcp_server(LibraryTools(library))) as client:
+            return await client.call_tool("search", {"query": "users"}), await client.call_tool("callers", {"ref": NORMALIZE})
+
+    failed, answered = asyncio.run(asyncio.wait_for(run(), timeout=60))
+    assert failed.is_error and failed.content[0].text == "Error executing tool search"
+    assert sorted(item["id"] for item in payload(answered)["callers"]) == [CREATE_USER, DELETE_USER]
 
 
 def test_results_are_bounded() -> None:
