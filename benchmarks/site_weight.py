@@ -17,7 +17,7 @@ from pathlib import Path
 PRIMARY_NAV = '<nav class="md-nav md-nav--primary"'
 NAV_TAG = re.compile(r"<(/?)nav\b")
 FILE_PAGES = "files"
-FOR_MODELS = ("llms.txt", "md")
+FOR_MODELS = ("llms.txt", "llms-full.txt", "md")
 """The folder of the site's file pages (one per source file)."""
 
 
@@ -33,7 +33,7 @@ class SiteWeight:
     nav_bytes_mean: float
     nav_bytes_max: int
     for_models_bytes: int = 0
-    """`llms.txt` and the pages' Markdown copies under `md/` (rendering/llms.py)."""
+    """`llms.txt`, `llms-full.txt` and the pages' Markdown copies under `md/` (rendering/llms.py)."""
 
 
 def nav_bytes(page: str) -> int:

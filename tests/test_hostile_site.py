@@ -154,10 +154,12 @@ def test_llms_txt_shows_the_names_as_text(built) -> None:
     makes nothing of it but headings, lists, links to the Markdown copies and code."""
     repo, _, _, _, site = built
     assert_only_the_maps_markup(site)
+    assert_only_the_maps_markup(site, "llms-full.txt")
     rendered = llms_txt_markup((site / "llms.txt").read_text(encoding="utf-8"))
     assert [path for path in repo.paths if not (site / "md" / file_page(path)).is_file()] == []
+    full = llms_txt_markup((site / "llms-full.txt").read_text(encoding="utf-8"))
     for name in (SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, FENCE_BREAKING_FOLDER):
-        assert one_line(name) in rendered.text, name
+        assert one_line(name) in rendered.text and one_line(name) in full.text, name
 
 
 def test_a_javascript_repo_url_is_refused_in_one_line(tmp_path: Path, capsys) -> None:

@@ -50,7 +50,8 @@ def test_llms_txt_follows_the_convention_and_ranks_files(site: Path) -> None:
 def test_every_llms_txt_link_is_a_markdown_copy_in_the_site(site: Path) -> None:
     targets = link_targets((site / "llms.txt").read_text(encoding="utf-8"))
     assert len(targets) > 20
-    for target in targets:
+    assert targets[-3] == "llms-full.txt"  # the first of the Optional section
+    for target in targets[:-3] + targets[-2:]:
         copy = site / unquote(target)
         assert target.startswith("md/") and copy.is_file(), target
         assert copy.read_text(encoding="utf-8").startswith("# "), target  # the page's heading, no front matter
@@ -62,7 +63,7 @@ def test_served_under_a_sub_path_every_link_reaches_its_copy(site: Path) -> None
     with served_folder(site.parent) as root:
         llms_url = urljoin(root, f"{site.name}/llms.txt")
         text = fetched(llms_url)
-        for target in link_targets(text):
+        for target in link_targets(text) + link_targets(fetched(urljoin(llms_url, "llms-full.txt"))):
             assert fetched(urljoin(llms_url, target)).startswith("# "), target
         copy_url = urljoin(llms_url, "md/files/app/util.py.md")
         caller = next(t for t in link_targets(fetched(copy_url)) if t.startswith("service.py.md#"))
@@ -115,20 +116,34 @@ def llms_txt_markup(text: str) -> Tags:
     return parsed
 
 
-def assert_only_the_maps_markup(site: Path) -> None:
-    """Shared with the hostile build: the names are text, each entry one list item."""
-    text = (site / "llms.txt").read_text(encoding="utf-8")
+def assert_only_the_maps_markup(site: Path, name: str = "llms.txt") -> None:
+    """Shared with the hostile build: the names are text, each entry one list item, each
+    link a Markdown copy (or `llms-full.txt`) in the site."""
+    text = (site / name).read_text(encoding="utf-8")
     parsed = llms_txt_markup(text)
-    assert set(parsed.tags) <= {"h1", "h2", "p", "blockquote", "ul", "li", "a", "code"}, set(parsed.tags)
-    assert {name for name, _ in parsed.attributes} == {"href"}
-    entries = [line for line in text.splitlines() if line.startswith("- [")]
-    assert parsed.tags.count("li") == len(entries) == parsed.tags.count("a")
+    assert set(parsed.tags) <= {"h1", "h2", "h3", "p", "blockquote", "ul", "li", "a", "code"}, set(parsed.tags)
+    assert {attribute for attribute, _ in parsed.attributes} == {"href"}
+    entries = [line for line in text.splitlines() if line.startswith("- ")]
+    assert parsed.tags.count("li") == len(entries)
     for _, href in parsed.attributes:
-        assert href and href.startswith("md/") and (site / unquote(href)).is_file(), href
+        assert href and (href.startswith("md/") or href == "llms-full.txt") and (site / unquote(href)).is_file(), href
 
 
 def test_llms_txt_renders_to_nothing_but_headings_lists_links_and_code(site: Path) -> None:
     assert_only_the_maps_markup(site)
+    assert_only_the_maps_markup(site, "llms-full.txt")
+
+
+def test_llms_full_txt_holds_every_summary(site: Path) -> None:
+    text = (site / "llms-full.txt").read_text(encoding="utf-8")
+    assert text.startswith("# shop\n\n> A tiny shop used to test refdoc-site")
+    assert "- Layer 1: `(root)`, `app`, `docs/adr`, `go/server`, `notes`, `web/src`" in text
+    app = text.index("### `app`")
+    assert text.index("3 files, 46 lines. Public API: `UserService`, `normalize_name`.", app) < text.index("### `", app + 1)
+    assert "1 file, 26 lines. Public API: `Server`, `NewServer`, `Server.Handle`." in text
+    assert "Context: The order server must handle many concurrent requests with little memory." in text
+    files = [line for line in text.splitlines() if line.startswith("- [`")]
+    assert len(files) == 10 and files[0].startswith("- [`app/util.py`](md/files/app/util.py.md)")
 
 
 def test_a_big_repositorys_map_is_bounded_and_keeps_the_most_used_files(tmp_path: Path) -> None:

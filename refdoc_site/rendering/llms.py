@@ -3,7 +3,8 @@
 `llms.txt` follows the llms.txt convention: the site's name as `# ` heading, the system
 summary as a `> ` line, then sections of `- [name](url): description` lines (overview,
 modules, decisions, files, and an `Optional` section an agent may skip), most important
-first and bounded in size however big the repository is.
+first and bounded in size however big the repository is. `llms-full.txt` beside it holds
+the summaries themselves (system, modules, decisions, every file's line) in one file.
 
 Its links point at the Markdown copies: every page's Markdown, as rendered (front matter
 left out), under `md/` in the site with the page's own path (`files/src/app.py.md` →
@@ -30,6 +31,7 @@ from .changes import CHANGES_PAGE
 from .render import SiteData, code_span, escape_text, one_line
 
 LLMS_TXT = "llms.txt"
+LLMS_FULL_TXT = "llms-full.txt"
 MARKDOWN_DIR = "md"
 """Where the Markdown copies of the pages sit in the site."""
 MAX_MODULES = 100
@@ -39,6 +41,11 @@ SUMMARY_CHARS = 600
 """The `> ` line: the system summary, cut at a word."""
 DESCRIPTION_CHARS = 200
 """A link's description, cut at a word: a big repository's map stays well under 100 KB."""
+FULL_MAX_FILES = 5000
+FULL_TEXT_CHARS = 2000
+"""`llms-full.txt`: every summary whole (up to this), every file up to `FULL_MAX_FILES`."""
+FULL_NAMES = 30
+"""Names listed for a module's public API and its dependencies in `llms-full.txt`."""
 
 
 def markdown_url(page: str) -> str:
@@ -88,18 +95,60 @@ def llms_txt(data: SiteData, pages: list[str]) -> str:
         ("All module summaries", "summaries/modules.md", "one paragraph for each module"),
         ("All file summaries", "summaries/files.md", "one line for each file, by path"),
     ]
-    lines += _section("Optional", [_entry(title, page, text) for title, page, text in optional if page in written])
+    full = _entry("All the summaries in one file", "", "the system, every module and decision, every file's line", LLMS_FULL_TXT)
+    lines += _section("Optional", [full, *(_entry(title, page, text) for title, page, text in optional if page in written)])
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def llms_full_txt(data: SiteData) -> str:
+    """`llms-full.txt`: the site's summaries in one file, for a model to read at once: the
+    system summary, every module's summary with its boundary, the decisions whole, and
+    every file's summary line (the file pages themselves, with the code, stay in `md/`)."""
+    hierarchy = data.hierarchy
+    system = hierarchy.system
+    lines = [f"# {escape_text(data.site_name)}", ""]
+    if system.text.strip():
+        lines += [f"> {escape_text(_cut(system.text, FULL_TEXT_CHARS))}", ""]
+    layers = [", ".join(code_span(name) for name in layer[:FULL_NAMES]) for layer in system.layers]
+    lines += _section("System", [f"- Layer {n}: {layer}" for n, layer in enumerate(layers, start=1)])
+    lines += ["## Modules", ""] if hierarchy.modules else []
+    for name in _ranked_modules(data):
+        module = hierarchy.modules[name]
+        text = escape_text(_cut(module.text, FULL_TEXT_CHARS))
+        lines += [f"### {code_span(name)}", "", f"{text} ([page]({markdown_url(module_page(name))}))", ""]
+        facts = [f"{_count(len(module.files), 'file')}, {_count(module.lines, 'line')}."]
+        for label, names in (("Public API", module.public_api), ("Depends on", module.depends_on), ("Used by", module.used_by)):
+            if names:
+                more = f" and {len(names) - FULL_NAMES} more" if len(names) > FULL_NAMES else ""
+                facts.append(f"{label}: {', '.join(code_span(n) for n in names[:FULL_NAMES])}{more}.")
+        lines += [" ".join(facts), ""]
+    lines += ["## Decisions", ""] if data.decisions else []
+    for decision in data.decisions:
+        lines += [f"### {escape_text(decision.title)}", ""]
+        for label, text in (("Context", decision.context), ("Decision", decision.decision), ("Consequences", decision.consequences)):
+            if text.strip():
+                lines += [f"{label}: {escape_text(_cut(text, FULL_TEXT_CHARS))}", ""]
+    files = _ranked_files(data)
+    entries = [_entry(code_span(path), file_page(path), hierarchy.files[path].text) for path in files[:FULL_MAX_FILES]]
+    if len(files) > FULL_MAX_FILES:
+        entries.append(_entry(f"{len(files) - FULL_MAX_FILES} more files", "summaries/files.md", "every file's one-line summary"))
+    lines += _section("Files", entries)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _section(title: str, entries: list[str]) -> list[str]:
     return [f"## {title}", "", *entries, ""] if entries else []
 
 
-def _entry(label: str, page: str, description: str) -> str:
-    """One link line; `label` is already Markdown (a code span or escaped text)."""
+def _entry(label: str, page: str, description: str, url: str = "") -> str:
+    """One link line to a page's Markdown copy (or to `url`); `label` is already Markdown
+    (a code span or escaped text)."""
     text = escape_text(_cut(description, DESCRIPTION_CHARS))
-    return f"- [{label}]({markdown_url(page)})" + (f": {text}" if text else "")
+    return f"- [{label}]({url or markdown_url(page)})" + (f": {text}" if text else "")
 
 
 def _cut(text: str, limit: int) -> str:
