@@ -30,7 +30,7 @@ from .library import Definition, Library
 
 log = logging.getLogger("refdoc_site")
 
-INSTALL_HINT = "mcp: needs the MCP SDK 2.x; install it with: pip install 'refdoc-site[mcp]'"
+INSTALL_HINT = "mcp: needs the MCP SDK 2.x; install it with: pip install 'refdoc-site[mcp]' (in a checkout: pip install -e '.[mcp]')"
 SERVER_NAME = "refdoc-site"
 MAX_TOP = 25
 DEFAULT_TOP = 10
