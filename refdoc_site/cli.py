@@ -1,4 +1,4 @@
-"""Command line: `refdoc-site build|index|summarize|render|stats|query|ask|plan|diff|init|eval`.
+"""Command line: `refdoc-site build|index|summarize|render|stats|query|ask|plan|diff|init|eval|mcp`.
 
 Every error the user can cause ends in one line on stderr and exit code 2; a configuration
 with several problems prints one line per problem. The commands that write the store hold
@@ -16,13 +16,14 @@ import sys
 import tempfile
 import threading
 from collections.abc import Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, redirect_stdout
 from pathlib import Path
 
 from . import __version__
 from .asking.answer import Turn, ask
 from .asking.conversation import closing_lines, load_history, questions, save_history
 from .asking.library import Library
+from .asking.mcp_server import LibraryTools, check_sdk, serve_stdio
 from .core.config import Config, with_embedder, with_overrides
 from .core.errors import RefdocError
 from .core.serial import to_json
@@ -148,6 +149,8 @@ def _parser() -> argparse.ArgumentParser:
         writing.add_argument("--no-llm", action="store_true", help="extractive summaries even when an LLM is configured")
     command("render", _render, "Render the Markdown pages and mkdocs.yml from the store.", out=True)
     command("stats", _stats, "Print chunking statistics of the store.", writes=False)
+    agents = command("mcp", _mcp, "Serve the store to coding agents: a Model Context Protocol server over stdio (search, ask, definitions with callers and callees, summaries).", writes=False)
+    agents.add_argument("--no-llm", action="store_true", help="answer `ask` extractively even when an LLM is configured")
     query = command("query", _query, "Search the indexed chunks (keyword and meaning).", first=("text", "what to look for"), writes=False)
     query.add_argument("--top", type=int, default=10, help="number of hits (default 10)")
     query.add_argument("--json", action="store_true", help="print the hits as JSON")
@@ -412,6 +415,18 @@ def _ask(args: argparse.Namespace) -> int:
 def _print_piece(piece: str) -> None:
     sys.stdout.write(piece)
     sys.stdout.flush()
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    """Open the store's library (a missing store fails here, in one line), then serve until
+    the client disconnects. Only the protocol goes to stdout."""
+    check_sdk()
+    workspace = _workspace(args)
+    with redirect_stdout(sys.stderr):
+        library = Library.open(workspace)
+    with _llm_session(args, workspace, account=False) as llm:
+        serve_stdio(LibraryTools(library, llm))
+    return 0
 
 
 def _expanded(args: argparse.Namespace, workspace: Workspace, text: str) -> str:

@@ -244,3 +244,14 @@ def indexed_shop(root: Path, config=None):
     workspace = Workspace.create(repo, config or Config(site_name="Shop"), root / "store", root / "site")
     index(workspace)
     return workspace, summarize(workspace)
+
+
+def built_shop(work: Path) -> Path:
+    """A copy of the golden fixture at `work/shop`, built with the CLI into `work/out` (its
+    store in `work/shop/.refdoc`); returns the repository."""
+    from refdoc_site.cli import main
+
+    repo = work / "shop"
+    shutil.copytree(SHOP_FIXTURE, repo)
+    assert main(["build", str(repo), "--out", str(work / "out")]) == 0
+    return repo
