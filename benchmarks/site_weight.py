@@ -17,6 +17,7 @@ from pathlib import Path
 PRIMARY_NAV = '<nav class="md-nav md-nav--primary"'
 NAV_TAG = re.compile(r"<(/?)nav\b")
 FILE_PAGES = "files"
+FOR_MODELS = ("llms.txt", "llms-full.txt", "md")
 """The folder of the site's file pages (one per source file)."""
 
 
@@ -31,6 +32,8 @@ class SiteWeight:
     """Pages under `files/`: most of a site, one per source file."""
     nav_bytes_mean: float
     nav_bytes_max: int
+    for_models_bytes: int = 0
+    """`llms.txt`, `llms-full.txt` and the pages' Markdown copies under `md/` (rendering/llms.py)."""
 
 
 def nav_bytes(page: str) -> int:
@@ -68,6 +71,7 @@ def site_weight(site: Path) -> SiteWeight:
         file_page_bytes_mean=_mean(file_page_sizes),
         nav_bytes_mean=_mean(navs),
         nav_bytes_max=max(navs, default=0),
+        for_models_bytes=sum(path.stat().st_size for path in files if path.relative_to(site).parts[0] in FOR_MODELS),
     )
 
 
@@ -79,7 +83,8 @@ def describe(weight: SiteWeight) -> str:
     return (
         f"site {weight.total_bytes / 1e6:.1f} MB in {weight.files} files; {weight.pages} pages, "
         f"{weight.page_bytes_mean / 1000:.1f} KB a page (file pages {weight.file_page_bytes_mean / 1000:.1f} KB); "
-        f"navigation {weight.nav_bytes_mean / 1000:.1f} KB a page (max {weight.nav_bytes_max / 1000:.1f} KB)"
+        f"navigation {weight.nav_bytes_mean / 1000:.1f} KB a page (max {weight.nav_bytes_max / 1000:.1f} KB); "
+        f"llms.txt and Markdown copies {weight.for_models_bytes / 1e6:.2f} MB"
     )
 
 

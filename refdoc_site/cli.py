@@ -1,4 +1,4 @@
-"""Command line: `refdoc-site build|index|summarize|render|stats|query|ask|plan|diff|serve|init|eval`.
+"""Command line: `refdoc-site build|index|summarize|render|stats|query|ask|plan|diff|serve|init|eval|mcp`.
 
 Every error the user can cause ends in one line on stderr and exit code 2; a configuration
 with several problems prints one line per problem. The commands that write the store hold
@@ -15,17 +15,18 @@ import logging
 import signal
 import sys
 import tempfile
-import threading
 from collections.abc import Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, redirect_stdout
 from pathlib import Path
 
 from . import __version__
 from .asking.answer import Turn, ask
 from .asking.conversation import closing_lines, load_history, questions, save_history
 from .asking.library import Library
+from .asking.mcp_server import LibraryTools, check_sdk, serve_stdio
 from .core.config import Config, with_embedder, with_overrides
 from .core.errors import RefdocError
+from .core.processes import Terminated, terminated_on_sigterm
 from .core.serial import to_json
 from .core.store import store_lock
 from .core.trust import (
@@ -71,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING if not args.verbose else logging.INFO, format="%(message)s")
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
     try:
-        with _terminated_on_sigterm(), ExitStack() as args.held:
+        with terminated_on_sigterm(), ExitStack() as args.held:
             return args.run(args)
     except RefdocError as error:
         for line in str(error).splitlines():
@@ -80,30 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("refdoc-site: interrupted; the store keeps what was written before", file=sys.stderr)
         return 130
-    except _Terminated:
+    except Terminated:
         print("refdoc-site: terminated; the store keeps what was written before", file=sys.stderr)
         return 128 + signal.SIGTERM
-
-
-class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that every `finally` runs (the store lock goes).
-    Not an `Exception`: the handlers that skip a failing file must not swallow it."""
-
-
-@contextmanager
-def _terminated_on_sigterm():
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def terminate(signum, frame):
-        raise _Terminated()
-
-    previous = signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -153,6 +133,8 @@ def _parser() -> argparse.ArgumentParser:
         writing.add_argument("--no-llm", action="store_true", help="extractive summaries even when an LLM is configured")
     command("render", _render, "Render the Markdown pages and mkdocs.yml from the store.", out=True)
     command("stats", _stats, "Print chunking statistics of the store.", writes=False)
+    agents = command("mcp", _mcp, "Serve the store to coding agents: a Model Context Protocol server over stdio (search, ask, definitions with callers and callees, summaries).", writes=False)
+    agents.add_argument("--no-llm", action="store_true", help="answer `ask` extractively even when an LLM is configured")
     query = command("query", _query, "Search the indexed chunks (keyword and meaning).", first=("text", "what to look for"), writes=False)
     query.add_argument("--top", type=int, default=10, help="number of hits (default 10)")
     query.add_argument("--json", action="store_true", help="print the hits as JSON")
@@ -420,6 +402,18 @@ def _print_piece(piece: str) -> None:
     sys.stdout.flush()
 
 
+def _mcp(args: argparse.Namespace) -> int:
+    """Open the store's library (a missing store fails here, in one line), then serve until
+    the client disconnects. Only the protocol goes to stdout."""
+    check_sdk()
+    workspace = _workspace(args)
+    with redirect_stdout(sys.stderr):
+        library = Library.open(workspace)
+    with _llm_session(args, workspace, account=False) as llm:
+        serve_stdio(LibraryTools(library, llm))
+    return 0
+
+
 def _expanded(args: argparse.Namespace, workspace: Workspace, text: str) -> str:
     """The query and the terms the LLM expands it to, said on stderr; the query alone without an LLM."""
     with _llm_session(args, workspace, account=False) as llm:
@@ -444,14 +438,8 @@ def _serve(args: argparse.Namespace) -> int:
     warning = check_host(options)
     workspace = _workspace(args)
     with _llm_session(args, workspace) as llm:
-        served = Served(workspace, llm, LibraryAnswering(workspace, llm), options, say=functools.partial(print, flush=True))
-        if warning:
-            print(warning, file=sys.stderr, flush=True)
-        served.say(served.banner())
-        try:
-            served.run()
-        except (KeyboardInterrupt, _Terminated):
-            served.say("serve: stopped")
+        say = functools.partial(print, flush=True)
+        Served(workspace, llm, LibraryAnswering(workspace, llm), options, say).run(warning)
     return 0
 
 

@@ -256,3 +256,14 @@ def running(served) -> Iterator[str]:
     finally:
         served.server.shutdown()
         thread.join(10)
+
+
+def built_shop(work: Path) -> Path:
+    """A copy of the golden fixture at `work/shop`, built with the CLI into `work/out` (its
+    store in `work/shop/.refdoc`); returns the repository."""
+    from refdoc_site.cli import main
+
+    repo = work / "shop"
+    shutil.copytree(SHOP_FIXTURE, repo)
+    assert main(["build", str(repo), "--out", str(work / "out")]) == 0
+    return repo

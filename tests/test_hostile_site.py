@@ -23,6 +23,7 @@ from hostile import (
     build_hostile_site,
 )
 from openai_server import TEST_KEY, OpenAIServer
+from test_llms_txt import assert_only_the_maps_markup, llms_txt_markup
 
 from refdoc_site.cli import main
 from refdoc_site.core.pages import ROOT_MODULE, file_page, module_page
@@ -146,6 +147,19 @@ def test_the_module_map_and_repository_link_stay_in_place(built) -> None:
     diagram = index_html[index_html.index("graph TD") : index_html.index("</code></pre>", index_html.index("graph TD"))]
     assert "#60;img src#61;x onerror#61;alert(2)#62;" in diagram and "```" not in diagram
     assert "#96;#96;#96;" in diagram
+
+
+def test_llms_txt_shows_the_names_as_text(built) -> None:
+    """Every hostile name is in llms.txt as text, one list item each; a Markdown renderer
+    makes nothing of it but headings, lists, links to the Markdown copies and code."""
+    repo, _, _, _, site = built
+    assert_only_the_maps_markup(site)
+    assert_only_the_maps_markup(site, "llms-full.txt")
+    rendered = llms_txt_markup((site / "llms.txt").read_text(encoding="utf-8"))
+    assert [path for path in repo.paths if not (site / "md" / file_page(path)).is_file()] == []
+    full = llms_txt_markup((site / "llms-full.txt").read_text(encoding="utf-8"))
+    for name in (SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, FENCE_BREAKING_FOLDER):
+        assert one_line(name) in rendered.text and one_line(name) in full.text, name
 
 
 def test_a_javascript_repo_url_is_refused_in_one_line(tmp_path: Path, capsys) -> None:

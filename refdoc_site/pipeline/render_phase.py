@@ -33,6 +33,7 @@ from ..core.workspace import (
     Workspace,
 )
 from ..rendering.changes import CHANGES_PAGE, changes_page
+from ..rendering.llms import LLMS_FULL_TXT, LLMS_TXT, llms_full_txt, llms_txt
 from ..rendering.outputs import (
     check_out_dir,
     is_refdoc_output,
@@ -90,6 +91,8 @@ def render(workspace: Workspace) -> list[str]:
     if changes is not None:
         (docs_dir / CHANGES_PAGE).write_text(changes_page(changes, workspace.config.language, set(pages)), encoding="utf-8")
         pages.append(CHANGES_PAGE)
+    (docs_dir / LLMS_TXT).write_text(llms_txt(data, pages), encoding="utf-8")
+    (docs_dir / LLMS_FULL_TXT).write_text(llms_full_txt(data), encoding="utf-8")
     write_project(
         workspace.project_dir,
         workspace.project_dir / "site",  # where a hand-run `mkdocs build` writes; publish picks its own folder

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..core.errors import RefdocError
+from ..core.processes import Terminated
 from ..core.workspace import PUBLISHED_NAME, Workspace
 from ..llm import LlmSession
 from ..pipeline import build
@@ -126,12 +128,18 @@ class Served:
             self.say("serve: site rebuilt; open pages reload")
             return True
 
-    def run(self) -> None:
-        """Serve until interrupted (Ctrl-C, SIGTERM), then stop watching and close."""
+    def run(self, warning: str | None = None) -> None:
+        """Say where it serves (and `warning`, on stderr), serve until interrupted (Ctrl-C,
+        SIGTERM as `Terminated`), then stop watching, close and say so."""
+        if warning:
+            print(warning, file=sys.stderr, flush=True)
+        self.say(self.banner())
         if self.watcher is not None:
             self.watcher.start()
         try:
             self.server.serve_forever(poll_interval=0.2)
+        except (KeyboardInterrupt, Terminated):
+            self.say("serve: stopped")
         finally:
             self.close()
 
