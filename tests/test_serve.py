@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -370,3 +371,21 @@ def test_a_bucket_refills_at_its_rate_and_clients_are_apart() -> None:
     assert refused.value.headers == {"Retry-After": "4"}
     now[0] = 10.5
     limiter.take("a")
+
+
+def test_questions_at_once_are_all_answered(shop_url) -> None:
+    """24 clients at once: none is reset at the door (the listen queue), and the library,
+    shared by the answering threads, answers each."""
+    questions = ["how is a user deleted?", "format a price", "start the server", "get an order"] * 6
+    results: list = [None] * len(questions)
+
+    def one(number: int) -> None:
+        status, _, events = ask(shop_url, questions[number])
+        results[number] = (status, events[-1]["type"])
+
+    threads = [threading.Thread(target=one, args=(number,)) for number in range(len(questions))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert results == [(200, "answer")] * len(questions)

@@ -75,6 +75,8 @@ def is_loopback(host: str) -> bool:
 class SiteServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 128
+    """Connections waiting to be accepted (the standard library's 5 resets a page's burst)."""
 
     def __init__(self, host: str, port: int, site_dir: Path, answering: Answering, limiter: RateLimiter | None = None) -> None:
         if ":" in host:
