@@ -1,4 +1,4 @@
-"""Command line: `refdoc-site build|index|summarize|render|stats|query|ask|plan|diff|init|eval|mcp`.
+"""Command line: `refdoc-site build|index|summarize|render|stats|query|ask|plan|diff|serve|init|eval|mcp`.
 
 Every error the user can cause ends in one line on stderr and exit code 2; a configuration
 with several problems prints one line per problem. The commands that write the store hold
@@ -9,12 +9,12 @@ lock goes with them.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import signal
 import sys
 import tempfile
-import threading
 from collections.abc import Sequence
 from contextlib import ExitStack, contextmanager, redirect_stdout
 from pathlib import Path
@@ -26,6 +26,7 @@ from .asking.library import Library
 from .asking.mcp_server import LibraryTools, check_sdk, serve_stdio
 from .core.config import Config, with_embedder, with_overrides
 from .core.errors import RefdocError
+from .core.processes import Terminated, terminated_on_sigterm
 from .core.serial import to_json
 from .core.store import store_lock
 from .core.trust import (
@@ -58,6 +59,8 @@ from .search.api_vectors import api_search_index
 from .search.embed import matching_embedder
 from .search.evaluate import evaluate, format_table, load_queries
 from .search.ranking import MAX_QUERY_CHARS, SearchIndex
+from .serving.answering import LibraryAnswering
+from .serving.app import Served, ServeOptions, add_serve_arguments, check_host
 from .writing.writers import expand_query
 
 log = logging.getLogger("refdoc_site")
@@ -69,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING if not args.verbose else logging.INFO, format="%(message)s")
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
     try:
-        with _terminated_on_sigterm(), ExitStack() as args.held:
+        with terminated_on_sigterm(), ExitStack() as args.held:
             return args.run(args)
     except RefdocError as error:
         for line in str(error).splitlines():
@@ -78,30 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("refdoc-site: interrupted; the store keeps what was written before", file=sys.stderr)
         return 130
-    except _Terminated:
+    except Terminated:
         print("refdoc-site: terminated; the store keeps what was written before", file=sys.stderr)
         return 128 + signal.SIGTERM
-
-
-class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that every `finally` runs (the store lock goes).
-    Not an `Exception`: the handlers that skip a failing file must not swallow it."""
-
-
-@contextmanager
-def _terminated_on_sigterm():
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def terminate(signum, frame):
-        raise _Terminated()
-
-    previous = signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -145,7 +127,9 @@ def _parser() -> argparse.ArgumentParser:
     for comparing in (build_command, difference):
         comparing.add_argument("--base", metavar="REV", help="base revision to compare with (its store is built in a temporary folder)")
         comparing.add_argument("--base-store", type=Path, metavar="DIR", help="the base's store, already built (e.g. the default branch's cached .refdoc/): skips building it")
-    for writing in (build_command, index_command, summarize_command, planning, difference):
+    serving = command("serve", _serve, SERVE_HELP, out=True, writes=False)
+    add_serve_arguments(serving)
+    for writing in (build_command, index_command, summarize_command, planning, difference, serving):
         writing.add_argument("--no-llm", action="store_true", help="extractive summaries even when an LLM is configured")
     command("render", _render, "Render the Markdown pages and mkdocs.yml from the store.", out=True)
     command("stats", _stats, "Print chunking statistics of the store.", writes=False)
@@ -182,6 +166,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 INIT_HELP = "Write a commented refdoc.yml and a GitHub Actions workflow that publishes the site on GitHub Pages, with pull-request previews."
+SERVE_HELP = "Serve the site on this machine, rebuilt when the repository changes, with an Ask panel answering from the store."
 EMBEDDER_HELP = "dense side: the static model the site ships (default), or the API embedder's stored vectors"
 
 
@@ -446,6 +431,16 @@ def _dense_side(choice: str, search_index, workspace: Workspace, state, mode: st
     if choice == "api" and mode != "sparse":
         return api_search_index(search_index, workspace.store_dir, workspace.config.embedding)
     return search_index, matching_embedder(state)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    options = ServeOptions.from_arguments(args)
+    warning = check_host(options)
+    workspace = _workspace(args)
+    with _llm_session(args, workspace) as llm:
+        say = functools.partial(print, flush=True)
+        Served(workspace, llm, LibraryAnswering(workspace, llm), options, say).run(warning)
+    return 0
 
 
 def _init(args: argparse.Namespace) -> int:

@@ -246,6 +246,18 @@ def indexed_shop(root: Path, config=None):
     return workspace, summarize(workspace)
 
 
+@contextmanager
+def running(served) -> Iterator[str]:
+    """A `serving.app.Served` serving in a thread; yields its URL and stops it after."""
+    thread = threading.Thread(target=served.run, daemon=True)
+    thread.start()
+    try:
+        yield served.url
+    finally:
+        served.server.shutdown()
+        thread.join(10)
+
+
 def built_shop(work: Path) -> Path:
     """A copy of the golden fixture at `work/shop`, built with the CLI into `work/out` (its
     store in `work/shop/.refdoc`); returns the repository."""

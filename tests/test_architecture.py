@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, str], ...] = (
     ("asking", "questions answered from a built store, cited and grounded like the written pages"),
     ("rendering", "phase 3: Markdown pages, mkdocs.yml, the MkDocs build and publishing"),
     ("pipeline", "runs the phases in order over one workspace"),
+    ("serving", "`refdoc-site serve`: the built site over HTTP, rebuilt on change, with the Ask endpoint"),
     ("cli", "the command line over the pipeline"),
 )
 """Lowest first: a module may import its own layer and those listed before it, never after."""

@@ -189,3 +189,26 @@ def _signal_zero(pid: int) -> str | None:
     except OSError:  # another user's process: it runs
         return ""
     return ""
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that every `finally` runs (the store lock goes).
+    Not an `Exception`: the handlers that skip a failing file must not swallow it."""
+
+
+@contextmanager
+def terminated_on_sigterm() -> Iterator[None]:
+    """While the block runs, SIGTERM raises `Terminated` in the main thread (the command line
+    ends on it as on Ctrl-C); in another thread, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -122,9 +122,11 @@ def searched_sections(prose: list[RenderedPage], embedder: StaticEmbedder | None
 
 
 def templates_digest() -> str:
-    """A hash of the page templates and the MkDocs configuration template."""
+    """A hash of the page templates, the theme override and its scripts, and the MkDocs
+    configuration template."""
     templates = templates_dir()
-    return files_digest(sorted(templates.rglob("*.jinja2")) + sorted(templates.rglob("*.json")) + [mkdocs_template()])
+    theme = sorted(path for path in (templates / "material").iterdir() if path.is_file())
+    return files_digest(sorted(templates.rglob("*.jinja2")) + sorted(templates.rglob("*.json")) + theme + [mkdocs_template()])
 
 
 def load_site_data(workspace: Workspace) -> SiteData:

@@ -28,6 +28,9 @@ from .stamp import COMMIT_DATE_KEY
 HOOK_FILE = "hooks/refdoc_pages.py"
 """Relative to the MkDocs project; `mkdocs.yml.template` names it under `hooks:`."""
 MERMAID_ENV = "REFDOC_MERMAID_JS"
+ASK_SCRIPT = "assets/refdoc/refdoc-ask.js"
+"""The Ask panel (templates/material/refdoc-ask.js); main.html loads it only on a page that
+`refdoc-site serve` sent."""
 MERMAID_ASSET = "assets/javascripts/mermaid.min.js"
 MERMAID_MODULE = Path("mermaid.esm.min.mjs")
 MERMAID_MODULE_CHUNKS = Path("chunks/mermaid.esm.min")
@@ -92,6 +95,9 @@ def write_project(
     overrides = project_dir / "overrides"
     overrides.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(templates_dir() / "material" / "main.html", overrides / "main.html")
+    ask_script = docs_dir / ASK_SCRIPT
+    ask_script.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(templates_dir() / "material" / ask_script.name, ask_script)
     hook = project_dir / HOOK_FILE
     hook.parent.mkdir(exist_ok=True)
     hook.write_text(HOOK_SOURCE, encoding="utf-8")

@@ -1,0 +1,175 @@
+"""The Ask panel in headless Chromium: against `refdoc-site serve` on loopback it appears
+beside the search box, streams an answer whose citation lands on the definition's anchor and
+keeps the conversation across pages; the same site on a static host draws no panel, asks
+nothing and logs nothing; a model's answer shows its sources and flags and runs nothing of
+what it wrote; an open page reloads itself after a rebuild, or offers to while a question
+is being typed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import SHOP_FIXTURE, require_chromium, running, served_folder
+from openai_server import TEST_KEY, OpenAIServer
+
+from refdoc_site.core.config import Config
+from refdoc_site.core.workspace import Workspace
+from refdoc_site.llm import open_session
+from refdoc_site.serving.answering import LibraryAnswering
+from refdoc_site.serving.app import Served, ServeOptions
+
+require_chromium()
+
+
+def served_shop(tmp_path: Path, watch: bool = False, llm: bool = False) -> Served:
+    """The shop's site built and served on a free loopback port; with `llm`, through the
+    session the environment configures."""
+    repo = tmp_path / "shop"
+    shutil.copytree(SHOP_FIXTURE, repo)
+    workspace = Workspace.create(repo, Config())
+    session = open_session(workspace.config, workspace.store_dir)[0] if llm else None
+    options = ServeOptions(port=0, watch=watch, per_minute=600, burst=50)
+    return Served(workspace, session, LibraryAnswering(workspace, session), options, say=lambda line: None)
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    served = served_shop(tmp_path_factory.mktemp("ask-browser"))
+    with running(served):
+        yield served
+
+
+def watched_page(browser):
+    """A new page and what it logs: (page, requests, console errors)."""
+    page = browser.new_page()
+    requests: list = []
+    errors: list[str] = []
+    page.on("request", lambda request: requests.append(request))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return page, requests, errors
+
+
+def ask_in_panel(page, question: str):
+    """Type a question into the open panel; returns the answer element once it is done."""
+    page.fill(".refdoc-ask__input", question)
+    page.keyboard.press("Enter")
+    done = page.wait_for_selector(".refdoc-ask__turn:last-child .refdoc-ask__answer[data-state=done]", timeout=30_000)
+    return done
+
+
+def test_the_panel_streams_an_answer_and_its_citation_lands_on_the_anchor(browser, shop) -> None:
+    page, requests, errors = watched_page(browser)
+    page.goto(shop.url + "modules/app/")
+    toggle = page.wait_for_selector(".md-header__inner .refdoc-ask-toggle", timeout=10_000)
+    assert page.evaluate("document.querySelector('.md-search').nextElementSibling.className") == "refdoc-ask-toggle"
+    toggle.click()
+    answer = ask_in_panel(page, "how is a user deleted?")
+    assert int(answer.get_attribute("data-pieces")) >= 2  # streamed: a piece per source
+    asked = [r for r in requests if r.url == shop.url + "ask" and r.method == "POST"]
+    assert json.loads(asked[0].post_data) == {"question": "how is a user deleted?", "history": []}
+    assert asked[0].response().header_value("content-type").startswith("application/x-ndjson")
+    links = [(a.get_attribute("href"), a.inner_text()) for a in answer.query_selector_all("a")]
+    target = next(href for href, _ in links if href.endswith("#chunk-UserService.delete-user"))
+    assert target.startswith(shop.url + "files/app/service.py/")
+    assert any(text.startswith("app/service.py:") for href, text in links if href == target)
+
+    answer.query_selector(f'a[href="{target}"]').click()
+    page.wait_for_url(target)
+    anchor = page.evaluate("(() => { const r = document.getElementById('chunk-UserService.delete-user').getBoundingClientRect(); return [r.top, innerHeight]; })()")
+    assert 0 <= anchor[0] < anchor[1], anchor  # scrolled to the definition
+
+    # The conversation followed to the new page, and goes with the next question.
+    page.wait_for_selector("#refdoc-ask:not([hidden]) .refdoc-ask__turn", timeout=10_000)
+    assert page.inner_text(".refdoc-ask__question") == "how is a user deleted?"
+    ask_in_panel(page, "and how is one exported?")
+    second = [r for r in requests if r.url == shop.url + "ask" and r.method == "POST"][1]
+    history = json.loads(second.post_data)["history"]
+    assert [turn["question"] for turn in history] == ["how is a user deleted?"]
+    assert len(page.query_selector_all(".refdoc-ask__turn")) == 2
+    assert all(r.url.startswith(shop.url) for r in requests)
+    assert errors == []
+    page.close()
+
+
+MODEL_REPLY = (
+    "A user is removed by `UserService.delete_user` [C1]. See also app/nowhere.py:3-4. "
+    "[run](javascript:alert(1)) [away](https://example.invalid/x) <img src=x onerror=alert(1)>"
+)
+
+
+def test_a_model_answer_shows_its_sources_and_flags_and_stays_text(browser, tmp_path: Path, monkeypatch) -> None:
+    """The configured model (the tests' OpenAI server) streams a reply with a citation, a place
+    outside its context, and links and markup a page must not run: the citation is a link to
+    the definition, the outside place is flagged, the rest is drawn as text."""
+    with OpenAIServer(api_key=TEST_KEY) as api:
+        api.inject("reply", content=MODEL_REPLY, times=None, when=lambda request: bool(request.body.get("stream")))
+        monkeypatch.setenv("OPENAI_API_KEY", TEST_KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", api.base_url)
+        served = served_shop(tmp_path, llm=True)
+        try:
+            with running(served) as url:
+                page, requests, errors = watched_page(browser)
+                page.goto(url)
+                page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000).click()
+                answer = ask_in_panel(page, "how is a user removed?")
+                text = answer.query_selector(".refdoc-ask__text")
+                hrefs = [a.get_attribute("href") for a in text.query_selector_all("a")]
+                assert hrefs and hrefs[0] == url + "files/app/service.py/#chunk-UserService.delete-user", hrefs
+                assert all(href.startswith(url) for href in hrefs), hrefs
+                assert answer.query_selector_all("img") == []
+                assert "[run](javascript:alert(1))" in text.inner_text()
+                assert "<img src=x onerror=alert(1)>" in text.inner_text()
+                assert "app/nowhere.py" in answer.inner_text().split("Cited but not in")[1]
+                assert answer.query_selector_all(".refdoc-ask__sources li")  # what the model was shown
+                assert all(r.url.startswith(url) for r in requests)
+                assert errors == []
+                page.close()
+        finally:
+            served.llm.close()
+        assert any(recorded.streamed for recorded in api.requests)
+
+
+def test_the_static_site_has_no_panel_and_asks_nothing(browser, shop) -> None:
+    with served_folder(shop.workspace.out_dir) as url:
+        page, requests, errors = watched_page(browser)
+        page.goto(url + "modules/app/")
+        page.wait_for_load_state("networkidle")
+        page.hover(".md-search")
+        page.wait_for_timeout(300)
+        assert page.query_selector(".refdoc-ask-toggle, #refdoc-ask") is None
+        assert page.evaluate("window.refdocServed === undefined")
+        assert not [r.url for r in requests if "/ask" in r.url or "refdoc-ask.js" in r.url]
+        assert errors == []
+        page.close()
+
+
+def test_an_open_page_reloads_after_a_rebuild_unless_a_question_is_typed(browser, tmp_path: Path) -> None:
+    served = served_shop(tmp_path, watch=True)
+    repo = served.workspace.repo
+    with running(served) as url:
+        page, _, errors = watched_page(browser)
+        page.goto(url + "files/app/util.py/")
+        page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000)
+        assert "refund_total" not in page.content()
+        with page.expect_event("load", timeout=60_000):
+            with (repo / "app" / "util.py").open("a", encoding="utf-8") as source:
+                source.write('\n\ndef refund_total(amounts: list[float]) -> float:\n    """Sum the refunds of an order."""\n    return sum(amounts)\n')
+        page.wait_for_selector("#chunk-refund-total", state="attached", timeout=10_000)
+
+        # A question being typed is not lost: the panel offers the reload instead.
+        page.click(".refdoc-ask-toggle")
+        page.fill(".refdoc-ask__input", "half a question")
+        with (repo / "app" / "util.py").open("a", encoding="utf-8") as source:
+            source.write('\n\ndef refund_count(amounts: list[float]) -> int:\n    """Count the refunds of an order."""\n    return len(amounts)\n')
+        page.wait_for_selector(".refdoc-ask__rebuilt", timeout=60_000)
+        assert page.input_value(".refdoc-ask__input") == "half a question"
+        assert page.query_selector("#chunk-refund-count") is None
+        with page.expect_event("load"):
+            page.click(".refdoc-ask__rebuilt button")
+        page.wait_for_selector("#chunk-refund-count", state="attached", timeout=10_000)
+        assert errors == []
+        page.close()
