@@ -15,8 +15,8 @@ import pytest
 from helpers import exited_pid, write_repo
 
 from refdoc_site.cli import main
-from refdoc_site.pipeline import index_phase, render_phase
 from refdoc_site.core.pages import SITE_MARKER
+from refdoc_site.pipeline import index_phase, render_phase
 
 SOURCES = {
     "shop/cart.py": '''
