@@ -12,7 +12,9 @@ words point the same way and a test can rank by them itself. Chat replies are
 deterministic too (`chat_reply`): asked for JSON, the server answers an object with the
 keys of the JSON example in the prompt, each value naming the key, the first line of the
 last user message and a digest of the whole conversation, so a test can tell which
-question a page's text answers and a changed question gets a changed answer. A prompt whose
+question a page's text answers and a changed question gets a changed answer. Asked for
+text about numbered sources (`Sources:` then `[C1] …` lines: a question `ask` passes), it
+cites the first source of every kind and names the first code name they show. A prompt whose
 JSON example nests lists (a page's schema, refdoc_site/writers.py) gets an object of that
 shape whose texts follow the writers' rules: each names the first code name of the listed
 sources in backticks and cites the first source of every kind (`[S1, M1, C1]`). A prompt
@@ -239,6 +241,9 @@ def chat_reply(request: Recorded, symbol: str = "") -> str:
         return f"LLM {label} for {subject} [{digest}]. This sentence pads the text so that it reads like prose.{extra}"
 
     if request.body.get("response_format", {}).get("type") != "json_object":
+        cited, name = _first_sources(users[-1] if users else "")
+        if cited:  # a question with numbered sources (an answer): cite them as the rules ask
+            return f"{text('text').replace(extra, '').strip()} It concerns `{name}` [{cited}].{extra}"
         return text("text")
     system = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
     example = _nested_example(system)
@@ -265,16 +270,23 @@ def _nested_example(system: str) -> dict | None:
     return None
 
 
-def _page_reply(example: Any, user: str, japanese: bool, extra: str, text: Callable[[str], str]) -> Any:
-    """A reply shaped like the example (lists of one item) whose texts follow a writer's rules:
-    each names the first code name of the sources in backticks and cites the first source of
-    every kind (`[S1, E1, M1]`), then `extra` (a hallucinated name, when injected)."""
+def _first_sources(user: str) -> tuple[str, str]:
+    """The first source id of every kind listed after `Sources:` (`C1, F1, M1`), and the
+    first code name they show; empty without sources."""
+    if "Sources:" not in user:
+        return "", ""
     sources = user.split("Sources:", 1)[-1]
     firsts: dict[str, str] = {}
     for source_id in SOURCE_ID.findall(sources):
         firsts.setdefault(source_id[0], source_id)
-    cited = ", ".join(firsts.values())
-    name = next(iter(BACKTICKED.findall(sources)), "")
+    return ", ".join(firsts.values()), next(iter(BACKTICKED.findall(sources)), "")
+
+
+def _page_reply(example: Any, user: str, japanese: bool, extra: str, text: Callable[[str], str]) -> Any:
+    """A reply shaped like the example (lists of one item) whose texts follow a writer's rules:
+    each names the first code name of the sources in backticks and cites the first source of
+    every kind (`[S1, E1, M1]`), then `extra` (a hallucinated name, when injected)."""
+    cited, name = _first_sources(user)
 
     def shaped(value: Any, key: str) -> Any:
         if isinstance(value, dict):

@@ -2,8 +2,9 @@
 search results themselves.
 
 1. The question is searched as `refdoc-site query` searches (with the LLM's expansion terms
-   when a model is configured), and only relevant hits are kept (`retrieval.py`); none
-   kept means the repository holds nothing about it: "not found in this repository".
+   when a model is configured), and only relevant hits are kept (`retrieval.py`); in a
+   conversation, a question with none is searched again after the last one (a follow-up);
+   none kept means the repository holds nothing about it: "not found in this repository".
 2. With a model: the relevant chunks, widened through the call graph and the summaries
    within a token budget, are numbered and shown to it with the conversation so far; its
    answer is streamed (`on_text`), then grounded (`grounded.py`): every citation becomes a
@@ -55,11 +56,12 @@ def ask(
     """The answer to `question` from `library`: the model's (with `llm`), else extractive."""
     question = check_question(question)
     emit = on_text or (lambda piece: None)
-    search_text = question
-    if llm is not None:
-        terms = expand_query(llm, question)
-        search_text = " ".join([question, *terms])
-    retrieved = retrieve(question, library, search_text)
+    terms = expand_query(llm, question) if llm is not None else []
+    retrieved = retrieve(question, library, " ".join([question, *terms]))
+    if not retrieved and history:
+        # A follow-up ("and if the card is refused?") is about what the last question was.
+        followed = f"{history[-1].question} {question}"
+        retrieved = retrieve(followed, library, " ".join([followed, *terms]))
     if not retrieved:
         emit(NOT_FOUND)
         return Answer(question, NOT_FOUND, "not_found")

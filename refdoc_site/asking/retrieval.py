@@ -22,9 +22,9 @@ from ..writing.sources import chunk_text, file_text, module_text
 from .library import Library, definition_key
 from .records import Source
 
-MIN_COSINE = 0.5
+MIN_COSINE = 0.45
 """A hit whose vector is at least this close to the question's is relevant."""
-MIN_COVERAGE = 0.6
+MIN_COVERAGE = 0.4
 """A hit whose indexed fields hold at least this share of the question's terms is relevant."""
 MAX_RETRIEVED = 15
 """Cap on the retrieved chunks passed to the model (the seed's top-k)."""
