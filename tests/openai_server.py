@@ -115,7 +115,8 @@ class Fault:
     (wait `seconds`, then answer normally), `malformed` (200 with a body that is not
     JSON), `wrong_dim` (vectors one longer than asked), `short` (one vector too few);
     chat only: `invalid_json` (message text that is not JSON), `reply` (message text
-    `content`), `hallucinate` (the usual reply, naming `symbol` in every text).
+    `content`), `hallucinate` (the usual reply, naming `symbol` in every text),
+    `broken_stream` (a streamed reply whose connection closes halfway).
     """
 
     kind: str
@@ -379,7 +380,7 @@ class _Handler(BaseHTTPRequestHandler):
         prompt_tokens = len(WORD_RE.findall(request.prompt.lower()))
         completion_tokens = len(WORD_RE.findall(content.lower()))
         if request.body.get("stream"):
-            return self._stream(request, content, prompt_tokens, completion_tokens)
+            return self._stream(request, content, prompt_tokens, completion_tokens, broken=kind == "broken_stream")
         self._json(request, 200, {
             "id": f"chatcmpl-{len(content)}", "object": "chat.completion", "created": 0,
             "model": request.body.get("model", ""),
@@ -387,9 +388,10 @@ class _Handler(BaseHTTPRequestHandler):
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens},
         })
 
-    def _stream(self, request: Recorded, content: str, prompt_tokens: int, completion_tokens: int) -> None:
+    def _stream(self, request: Recorded, content: str, prompt_tokens: int, completion_tokens: int, broken: bool = False) -> None:
         """A `stream=True` answer: server-sent events, one chunk per word of `content` (with
-        the space before it), then, when `stream_options.include_usage` asks, the usage."""
+        the space before it), then, when `stream_options.include_usage` asks, the usage.
+        `broken`: the connection closes after the first half of the events."""
         model = request.body.get("model", "")
 
         def event(choices: list, usage: dict | None = None) -> bytes:
@@ -407,6 +409,8 @@ class _Handler(BaseHTTPRequestHandler):
             events.append(event([], usage))
         events.append(b"data: [DONE]\n\n")
         request.streamed = True
+        if broken:
+            return self._send(request, 200, b"".join(events), {"content-type": "text/event-stream"}, cut=len(b"".join(events[: len(events) // 2])))
         self._send(request, 200, b"".join(events), {"content-type": "text/event-stream"})
 
     def _embeddings(self, request: Recorded, fault: Fault | None, owner: OpenAIServer) -> None:
@@ -434,7 +438,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, request: Recorded, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         self._send(request, status, json.dumps(payload).encode(), {"content-type": "application/json", **(headers or {})})
 
-    def _send(self, request: Recorded, status: int, data: bytes, headers: dict[str, str]) -> None:
+    def _send(self, request: Recorded, status: int, data: bytes, headers: dict[str, str], cut: int | None = None) -> None:
+        """Answer `data`; with `cut`, only its first `cut` bytes, then the connection closes."""
         request.status = status
         try:
             self.send_response(status)
@@ -442,6 +447,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             self.send_header("content-length", str(len(data)))
             self.end_headers()
-            self.wfile.write(data)
+            self.wfile.write(data if cut is None else data[:cut])
+            if cut is not None:
+                self.wfile.flush()
+                self.close_connection = True
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test)

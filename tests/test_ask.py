@@ -15,7 +15,7 @@ from refdoc_site.asking.library import Library
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config
 from refdoc_site.core.errors import RefdocError
-from refdoc_site.pipeline import Workspace
+from refdoc_site.pipeline import Workspace, index
 from refdoc_site.search.site_search import _chunk_row
 
 
@@ -23,6 +23,16 @@ def test_an_unbuilt_store_is_a_one_line_error(tmp_path: Path) -> None:
     repo = write_repo(tmp_path / "repo", ASK_SOURCES)
     with pytest.raises(RefdocError, match=r"no indexed chunks; run `refdoc-site build` first"):
         Library.open(Workspace.create(repo, Config(), tmp_path / "store"))
+
+
+def test_a_store_indexed_but_not_summarized_still_answers(tmp_path: Path) -> None:
+    workspace = Workspace.create(write_repo(tmp_path / "repo", ASK_SOURCES), Config(), tmp_path / "store")
+    index(workspace)
+    library = Library.open(workspace)
+    assert library.system_summary() == {} and library.modules() == [] and library.module_summary("shop") is None
+    assert library.definition("place_order").callees == [], "the graph is the summarize phase's"
+    answer = ask("which function gives a payment back?", library, None)
+    assert answer.mode == "extractive" and answer.sources[0].id == "shop/payments.py#refund_payment"
 
 
 def test_a_definition_is_found_by_id_qualified_or_short_name_with_its_graph(ask_library: Library) -> None:

@@ -136,6 +136,19 @@ def test_a_failed_call_falls_back_to_the_search_results_and_says_so(server: Open
     assert len(server.chat_requests("ask")) == 2 and session.report.phase("ask").fallbacks == 1
 
 
+def test_a_stream_broken_halfway_is_not_asked_again_and_falls_back(server: OpenAIServer, ask_library: Library, tmp_path: Path) -> None:
+    server.inject("broken_stream", when=lambda request: request.phase == "ask")
+    pieces: list[str] = []
+    session = session_for(server, tmp_path)
+    answer = ask(QUESTION, ask_library, session, on_text=pieces.append)
+    assert answer.mode == "extractive" and "failed" in answer.notice
+    streamed = "".join(pieces)
+    assert streamed.startswith("LLM text for Question:"), "the first half reached the reader"
+    assert streamed.endswith("\n\n" + answer.text), "then the search results, apart"
+    assert len(server.chat_requests("ask")) == 1, "pieces already shown cannot be taken back: no retry"
+    assert any("stream broke" in reason for reason in session.report.fallback_reasons)
+
+
 def test_the_answer_is_cached_like_every_request(server: OpenAIServer, ask_library: Library, tmp_path: Path) -> None:
     first = ask(QUESTION, ask_library, session_for(server, tmp_path))
     pieces: list[str] = []

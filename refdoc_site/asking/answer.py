@@ -68,8 +68,16 @@ def ask(
     if llm is None:
         return extractive(question, library, retrieved, emit)
     sources = context_sources(library, retrieved)
-    result = model_answer(question, library, llm, sources, history, emit)
+    streamed: list[str] = []
+
+    def emit_model(piece: str) -> None:
+        streamed.append(piece)
+        emit(piece)
+
+    result = model_answer(question, library, llm, sources, history, emit_model)
     if result is None:
+        if streamed:  # the model's text broke off: the search results follow it, apart
+            emit("\n\n")
         notice = "the model's answer failed, so these are the search results"
         return extractive(question, library, retrieved, emit, notice)
     return result
