@@ -108,3 +108,10 @@ def test_the_ask_command_prints_json_for_tools(ask_workspace: Workspace, capsys)
     assert out.startswith("Search results") and "[shop/orders.py:" in out
     assert main(["ask", "", str(ask_workspace.repo), *store]) == 2
     assert capsys.readouterr().err.strip() == 'refdoc-site: ask: the question is empty; ask something, e.g. refdoc-site ask "how is the config loaded?"'
+
+
+def test_a_japanese_site_labels_its_answers_in_japanese(ask_workspace: Workspace) -> None:
+    japanese = Workspace.create(ask_workspace.repo, Config(language="ja"), ask_workspace.store_dir)
+    library = Library.open(japanese)
+    assert ask("refund", library, None).text.startswith("検索結果")
+    assert ask("what temperature should sourdough bread be baked at?", library, None).text.startswith("このリポジトリには見つかりません")
