@@ -17,6 +17,7 @@ from refdoc_site.asking import retrieval
 from refdoc_site.asking.answer import Turn, ask
 from refdoc_site.asking.grounded import FLAG
 from refdoc_site.asking.library import Library
+from refdoc_site.asking.records import FILE_SUMMARY, MODULE_SUMMARY
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config, LlmConfig
 from refdoc_site.core.tokens import count_tokens
@@ -48,11 +49,21 @@ def test_the_answer_streams_and_cites_only_the_retrieved_context(server: OpenAIS
     for source_id in answer.cited:
         source = context[source_id]
         assert f"[{source.label}]({source.url})" in answer.text  # the citation, as a link
-        assert f"`{source.path}` lines {source.start_line}-{source.end_line}" in prompt or source.kind in ("file", "module")
+        assert f"`{source.path}` lines {source.start_line}-{source.end_line}" in prompt or source.kind in (FILE_SUMMARY, MODULE_SUMMARY)
     first = answer.sources[0]
     assert first.reason == "retrieved" and first.id == answer.cited[0]
     assert f"[{first.label}]({first.url})" in "".join(pieces), "citations are links already in the stream"
     assert "[C1" not in answer.text and "[C1" not in "".join(pieces)
+
+
+def test_a_files_top_level_code_is_a_chunk_not_a_module_summary(server: OpenAIServer, ask_library: Library, tmp_path: Path) -> None:
+    question = "which module imports charge_card from the payments?"
+    top_level = [s for s in retrieval.context_sources(ask_library, retrieval.retrieve(question, ask_library)) if s.kind == "module"]
+    assert top_level and top_level[0].id.endswith("#(module)") and top_level[0].reason == "retrieved"
+    assert ask(question, ask_library, session_for(server, tmp_path)).mode == "llm"
+    prompt = server.chat_requests("ask")[0].messages[-1]["content"].splitlines()
+    assert any(line.startswith("[C") and f"module `(module)` in `{top_level[0].path}` lines 1-" in line for line in prompt)
+    assert all("(module)" not in line for line in prompt if line.startswith("[M")), "module summaries are the M sources"
 
 
 def test_the_context_is_widened_through_the_graph_within_the_budget(ask_library: Library) -> None:

@@ -29,7 +29,7 @@ from ..writing.names import normalise_name
 from ..writing.sources import CITATION, CITED_ID, SourceBook
 from ..writing.writers import LANGUAGE_NAMES, prompts
 from .library import Library
-from .records import Answer, Source, Turn
+from .records import FILE_SUMMARY, MODULE_SUMMARY, Answer, Source, Turn
 from .retrieval import prompt_text
 
 FLAG = "⚠"
@@ -61,9 +61,9 @@ class Citations:
         self.flagged: list[str] = []
 
     def _prefix_and_link(self, source: Source) -> tuple[str, Link]:
-        if source.kind == "file":
+        if source.kind == FILE_SUMMARY:
             return "F", file_link(source.path)
-        if source.kind == "module":
+        if source.kind == MODULE_SUMMARY:
             return "M", module_link(source.symbol)
         document = self.library.document(source.id)
         return "C", chunk_link(document) if document else Link(source.label)

@@ -27,7 +27,7 @@ from ..core.tokens import count_tokens
 from ..search.ranking import Hit, sparse_fields, stem
 from ..writing.sources import chunk_text, file_text, module_text
 from .library import Library, definition_key
-from .records import Source
+from .records import FILE_SUMMARY, MODULE_SUMMARY, Source
 
 MIN_COSINE = 0.45
 """A hit whose vector is at least this close to the question's is relevant (the static
@@ -137,22 +137,22 @@ def context_sources(library: Library, retrieved: list[Retrieved], budget: int = 
                             f"{reason} {definition.symbol}", neighbour.url))
         summary = library.file_record(definition.path)
         if summary is not None:
-            take(Source(f"file:{summary.path}", summary.path, 0, 0, "", "file", 0.0, summary.text, "file summary",
+            take(Source(f"file:{summary.path}", summary.path, 0, 0, "", FILE_SUMMARY, 0.0, summary.text, FILE_SUMMARY,
                         page_url(file_page(summary.path))))
             module = library.hierarchy.modules.get(summary.module) if library.hierarchy else None
             if module is not None:
-                take(Source(f"module:{module.name}", "", 0, 0, module.name, "module", 0.0, module.text,
-                            "module summary", page_url(module_page(module.name))))
+                take(Source(f"module:{module.name}", "", 0, 0, module.name, MODULE_SUMMARY, 0.0, module.text,
+                            MODULE_SUMMARY, page_url(module_page(module.name))))
     return chosen
 
 
 def prompt_text(library: Library, source: Source) -> str:
     """What the model is shown for a source: a chunk's kind, place, signature, summary and
     the start of its code; a file's or module's summary."""
-    if source.kind == "file":
+    if source.kind == FILE_SUMMARY:
         summary = library.file_record(source.path)
         return file_text(summary) if summary else source.summary
-    if source.kind == "module":
+    if source.kind == MODULE_SUMMARY:
         module = library.hierarchy.modules.get(source.symbol) if library.hierarchy else None
         return module_text(module) if module else source.summary
     document = library.document(source.id)
