@@ -9,7 +9,8 @@ repository is rightly "not found".
 The labelled sets and their corpora are `search_quality.py`'s (fetched the same way).
 The off-topic questions are `eval/not-found.jsonl`: ten per corpus language, written before
 any threshold was tried, each asked of every corpus of its language (the Japanese ones of
-httpx). Every question goes through `ask()` itself, with no LLM.
+httpx). Every question goes through `ask()` itself, with no LLM; `median ms` is its wall
+time per labelled question (the library already open).
 
 `--calibrate` also prints, for a grid of the two relevance thresholds
 (`asking/retrieval.py`: the question's cosine to a chunk, and the share of its terms the
@@ -21,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import tempfile
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -65,6 +68,11 @@ class Figures:
     questions: int = 0
     answered: int = 0
     top3: int = 0
+    seconds: list[float] = field(default_factory=list)
+    """Each `ask()`'s wall time."""
+
+    def median_ms(self) -> str:
+        return f"{statistics.median(self.seconds) * 1000:.0f}" if self.seconds else "-"
 
     def rate(self, count: int) -> str:
         return f"{count / self.questions:.3f}" if self.questions else "-"
@@ -89,7 +97,9 @@ def measure(library: Library, labelled, questions: list[str]) -> tuple[Figures, 
     found, off = Figures(), Figures()
     found_signals, off_signals = [], []
     for query in labelled:
+        started = time.perf_counter()
         answer = ask(query.query, library, None)
+        found.seconds.append(time.perf_counter() - started)
         found.questions += 1
         found.answered += answer.mode != "not_found"
         found.top3 += any((s.path, s.symbol) in query.relevant for s in answer.sources[:TOP])
@@ -146,13 +156,15 @@ def main(argv: list[str] | None = None) -> int:
                     labelled.name, labelled.language, "tuned" if labelled.tuned else "", str(found.questions),
                     found.rate(found.top3), found.rate(found.questions - found.answered),
                     str(off.questions) if questions else "", off.rate(off.questions - off.answered) if questions else "",
+                    found.median_ms(),
                 ])
                 report[labelled.name] = {
                     "tuned": labelled.tuned, "queries": found.questions, "top3": found.top3, "not_found": found.questions - found.answered,
                     "off_topic": off.questions, "off_topic_not_found": off.questions - off.answered,
+                    "median_seconds": statistics.median(found.seconds) if found.seconds else None,
                 }
     print(f"thresholds: cosine >= {retrieval.MIN_COSINE}, or term coverage >= {retrieval.MIN_COVERAGE}")
-    print(_table(["set", "language", "tuned", "n", f"top {TOP} relevant", "wrongly not found", "off-topic n", "off-topic not found"], rows, right_from=3))
+    print(_table(["set", "language", "tuned", "n", f"top {TOP} relevant", "wrongly not found", "off-topic n", "off-topic not found", "median ms"], rows, right_from=3))
     if args.calibrate:
         for tuned, label in ((True, "tuned"), (False, "held-out")):
             found_signals, off_signals = signals[tuned]
