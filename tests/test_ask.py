@@ -115,3 +115,18 @@ def test_a_japanese_site_labels_its_answers_in_japanese(ask_workspace: Workspace
     library = Library.open(japanese)
     assert ask("refund", library, None).text.startswith("検索結果")
     assert ask("what temperature should sourdough bread be baked at?", library, None).text.startswith("このリポジトリには見つかりません")
+
+
+def test_the_terminal_gets_no_control_characters_from_the_repository(tmp_path: Path, capsys) -> None:
+    repo = write_repo(tmp_path / "repo", {"paint.py": '''
+        def repaint_screen():
+            """Repaint the screen \x1b]0;owned\x07 in \x1b[31mred\x1b[0m."""
+            return 1
+    '''})
+    assert main(["index", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["ask", "repaint the screen in red", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "repaint_screen" in out and "Repaint the screen" in out
+    assert not any(ord(c) < 32 and c not in "\n\t" or 0x7F <= ord(c) <= 0x9F for c in out)
+
