@@ -205,15 +205,16 @@ def as_json(by_mode: dict[str, dict[str, Scores]]) -> dict:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_set_options(parser: argparse.ArgumentParser) -> None:
+    """`--sets`, `--cache`, `--corpus`: which labelled sets, and where their corpora are."""
     parser.add_argument("--sets", default=",".join(s.name for s in SETS), help="comma-separated (default: all)")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="download folder (default: %(default)s)")
     parser.add_argument("--corpus", action="append", default=[], metavar="NAME=DIR",
                         help="use a corpus already unpacked on disk (e.g. click=/tmp/corpus-click)")
-    parser.add_argument("--json", type=Path, help="also write the figures here")
-    args = parser.parse_args(argv)
 
+
+def chosen_sets(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[list[LabelledSet], dict[str, Path]]:
+    """The sets `--sets` names and their corpus folders, fetched into the cache when needed."""
     by_name = {s.name: s for s in SETS}
     wanted = [by_name[n] for n in args.sets.split(",") if n]
     given = {}
@@ -223,7 +224,15 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--corpus {item}: expected NAME=DIR with NAME one of {', '.join(PACKAGES)} and DIR a folder")
         given[name] = Path(folder)
     print("corpora:")
-    folders = corpus_folders({s.corpus for s in wanted}, args.cache, given)
+    return wanted, corpus_folders({s.corpus for s in wanted}, args.cache, given)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_set_options(parser)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    wanted, folders = chosen_sets(parser, args)
 
     results: dict[str, dict[str, dict[str, Scores]]] = {}
     for corpus, folder in folders.items():

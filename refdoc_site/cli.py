@@ -29,6 +29,7 @@ from .core.errors import RefdocError
 from .core.processes import Terminated, terminated_on_sigterm
 from .core.serial import to_json
 from .core.store import store_lock
+from .core.text import terminal_text
 from .core.trust import (
     TRUST_FLAG,
     TRUST_VARIABLE,
@@ -393,12 +394,12 @@ def _ask(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps(answer.to_dict(), ensure_ascii=False, indent=None if args.chat else 1), flush=True)
             else:
-                print("".join(f"\n{line}" for line in closing_lines(answer)), flush=True)
+                print(terminal_text("".join(f"\n{line}" for line in closing_lines(answer))), flush=True)
     return 0
 
 
 def _print_piece(piece: str) -> None:
-    sys.stdout.write(piece)
+    sys.stdout.write(terminal_text(piece))
     sys.stdout.flush()
 
 

@@ -5,8 +5,12 @@ fixture is the local OpenAI API server of the API tests, accepting the key `TEST
 from __future__ import annotations
 
 import pytest
-from helpers import launched_chromium
+from helpers import ASK_SOURCES, launched_chromium, write_repo
 from openai_server import TEST_KEY, OpenAIServer
+
+from refdoc_site.asking.library import Library
+from refdoc_site.core.config import Config
+from refdoc_site.pipeline import Workspace, index, summarize
 
 API_VARIABLES = (
     "OPENAI_PROVIDER", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_EMBEDDING_MODEL", "OPENAI_API_VERSION",
@@ -32,3 +36,18 @@ def browser():
     """Headless Chromium for a browser test module (which calls require_chromium first)."""
     with launched_chromium() as chromium:
         yield chromium
+
+
+@pytest.fixture(scope="session")
+def ask_workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    """`ASK_SOURCES` indexed and summarized (offline), for the tests of `ask`."""
+    root = tmp_path_factory.mktemp("ask")
+    workspace = Workspace.create(write_repo(root / "repo", ASK_SOURCES), Config(), root / "store", root / "site")
+    index(workspace)
+    summarize(workspace)
+    return workspace
+
+
+@pytest.fixture(scope="session")
+def ask_library(ask_workspace: Workspace) -> Library:
+    return Library.open(ask_workspace)

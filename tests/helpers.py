@@ -267,3 +267,54 @@ def built_shop(work: Path) -> Path:
     shutil.copytree(SHOP_FIXTURE, repo)
     assert main(["build", str(repo), "--out", str(work / "out")]) == 0
     return repo
+
+
+ASK_SOURCES = {
+    "shop/orders.py": '''
+        """Orders: placing an order checks the stock, charges the card and ships the parcel."""
+
+        from shop.payments import charge_card
+
+
+        def place_order(cart, card):
+            """Place an order for the cart: check the stock, charge the card, then ship."""
+            check_stock(cart)
+            receipt = charge_card(card, cart.total)
+            return ship_parcel(cart, receipt)
+
+
+        def check_stock(cart):
+            """Raise when an item of the cart is out of stock."""
+            for item in cart.items:
+                if item.stock < item.quantity:
+                    raise ValueError("out of stock")
+
+
+        def ship_parcel(cart, receipt):
+            """Hand the parcel to the courier with the receipt."""
+            return {"cart": cart, "receipt": receipt}
+    ''',
+    "shop/payments.py": '''
+        """Payments through the card processor."""
+
+
+        def charge_card(card, amount):
+            """Charge the card the amount, in cents, and return the receipt."""
+            if amount <= 0:
+                raise ValueError("nothing to charge")
+            return {"card": card.number[-4:], "amount": amount}
+
+
+        def refund_payment(receipt):
+            """Give the money of a receipt back to the card."""
+            return {"refunded": receipt["amount"]}
+    ''',
+    "README.md": '''
+        # Shop
+
+        ## Refunds
+
+        A refund gives the whole payment back to the card it was charged to.
+    ''',
+}
+"""A small shop whose orders call its payments, with a README section: what `ask` is tested on."""

@@ -12,7 +12,9 @@ words point the same way and a test can rank by them itself. Chat replies are
 deterministic too (`chat_reply`): asked for JSON, the server answers an object with the
 keys of the JSON example in the prompt, each value naming the key, the first line of the
 last user message and a digest of the whole conversation, so a test can tell which
-question a page's text answers and a changed question gets a changed answer. A prompt whose
+question a page's text answers and a changed question gets a changed answer. Asked for
+text about numbered sources (`Sources:` then `[C1] …` lines: a question `ask` passes), it
+cites the first source of every kind and names the first code name they show. A prompt whose
 JSON example nests lists (a page's schema, refdoc_site/writers.py) gets an object of that
 shape whose texts follow the writers' rules: each names the first code name of the listed
 sources in backticks and cites the first source of every kind (`[S1, M1, C1]`). A prompt
@@ -113,7 +115,8 @@ class Fault:
     (wait `seconds`, then answer normally), `malformed` (200 with a body that is not
     JSON), `wrong_dim` (vectors one longer than asked), `short` (one vector too few);
     chat only: `invalid_json` (message text that is not JSON), `reply` (message text
-    `content`), `hallucinate` (the usual reply, naming `symbol` in every text).
+    `content`), `hallucinate` (the usual reply, naming `symbol` in every text),
+    `broken_stream` (a streamed reply whose connection closes halfway).
     """
 
     kind: str
@@ -239,6 +242,9 @@ def chat_reply(request: Recorded, symbol: str = "") -> str:
         return f"LLM {label} for {subject} [{digest}]. This sentence pads the text so that it reads like prose.{extra}"
 
     if request.body.get("response_format", {}).get("type") != "json_object":
+        cited, name = _first_sources(users[-1] if users else "")
+        if cited:  # a question with numbered sources (an answer): cite them as the rules ask
+            return f"{text('text').replace(extra, '').strip()} It concerns `{name}` [{cited}].{extra}"
         return text("text")
     system = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
     example = _nested_example(system)
@@ -265,16 +271,23 @@ def _nested_example(system: str) -> dict | None:
     return None
 
 
-def _page_reply(example: Any, user: str, japanese: bool, extra: str, text: Callable[[str], str]) -> Any:
-    """A reply shaped like the example (lists of one item) whose texts follow a writer's rules:
-    each names the first code name of the sources in backticks and cites the first source of
-    every kind (`[S1, E1, M1]`), then `extra` (a hallucinated name, when injected)."""
+def _first_sources(user: str) -> tuple[str, str]:
+    """The first source id of every kind listed after `Sources:` (`C1, F1, M1`), and the
+    first code name they show; empty without sources."""
+    if "Sources:" not in user:
+        return "", ""
     sources = user.split("Sources:", 1)[-1]
     firsts: dict[str, str] = {}
     for source_id in SOURCE_ID.findall(sources):
         firsts.setdefault(source_id[0], source_id)
-    cited = ", ".join(firsts.values())
-    name = next(iter(BACKTICKED.findall(sources)), "")
+    return ", ".join(firsts.values()), next(iter(BACKTICKED.findall(sources)), "")
+
+
+def _page_reply(example: Any, user: str, japanese: bool, extra: str, text: Callable[[str], str]) -> Any:
+    """A reply shaped like the example (lists of one item) whose texts follow a writer's rules:
+    each names the first code name of the sources in backticks and cites the first source of
+    every kind (`[S1, E1, M1]`), then `extra` (a hallucinated name, when injected)."""
+    cited, name = _first_sources(user)
 
     def shaped(value: Any, key: str) -> Any:
         if isinstance(value, dict):
@@ -367,7 +380,7 @@ class _Handler(BaseHTTPRequestHandler):
         prompt_tokens = len(WORD_RE.findall(request.prompt.lower()))
         completion_tokens = len(WORD_RE.findall(content.lower()))
         if request.body.get("stream"):
-            return self._stream(request, content, prompt_tokens, completion_tokens)
+            return self._stream(request, content, prompt_tokens, completion_tokens, broken=kind == "broken_stream")
         self._json(request, 200, {
             "id": f"chatcmpl-{len(content)}", "object": "chat.completion", "created": 0,
             "model": request.body.get("model", ""),
@@ -375,9 +388,10 @@ class _Handler(BaseHTTPRequestHandler):
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens},
         })
 
-    def _stream(self, request: Recorded, content: str, prompt_tokens: int, completion_tokens: int) -> None:
+    def _stream(self, request: Recorded, content: str, prompt_tokens: int, completion_tokens: int, broken: bool = False) -> None:
         """A `stream=True` answer: server-sent events, one chunk per word of `content` (with
-        the space before it), then, when `stream_options.include_usage` asks, the usage."""
+        the space before it), then, when `stream_options.include_usage` asks, the usage.
+        `broken`: the connection closes after the first half of the events."""
         model = request.body.get("model", "")
 
         def event(choices: list, usage: dict | None = None) -> bytes:
@@ -395,6 +409,8 @@ class _Handler(BaseHTTPRequestHandler):
             events.append(event([], usage))
         events.append(b"data: [DONE]\n\n")
         request.streamed = True
+        if broken:
+            return self._send(request, 200, b"".join(events), {"content-type": "text/event-stream"}, cut=len(b"".join(events[: len(events) // 2])))
         self._send(request, 200, b"".join(events), {"content-type": "text/event-stream"})
 
     def _embeddings(self, request: Recorded, fault: Fault | None, owner: OpenAIServer) -> None:
@@ -422,7 +438,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, request: Recorded, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         self._send(request, status, json.dumps(payload).encode(), {"content-type": "application/json", **(headers or {})})
 
-    def _send(self, request: Recorded, status: int, data: bytes, headers: dict[str, str]) -> None:
+    def _send(self, request: Recorded, status: int, data: bytes, headers: dict[str, str], cut: int | None = None) -> None:
+        """Answer `data`; with `cut`, only its first `cut` bytes, then the connection closes."""
         request.status = status
         try:
             self.send_response(status)
@@ -430,6 +447,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             self.send_header("content-length", str(len(data)))
             self.end_headers()
-            self.wfile.write(data)
+            self.wfile.write(data if cut is None else data[:cut])
+            if cut is not None:
+                self.wfile.flush()
+                self.close_connection = True
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test)

@@ -8,123 +8,69 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import write_repo
+from helpers import ASK_SOURCES, write_repo
 
 from refdoc_site.asking.answer import MAX_QUESTION_CHARS, Turn, ask
 from refdoc_site.asking.library import Library
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config
 from refdoc_site.core.errors import RefdocError
-from refdoc_site.pipeline import Workspace, index, summarize
+from refdoc_site.pipeline import Workspace, index
 from refdoc_site.search.site_search import _chunk_row
-
-SOURCES = {
-    "shop/orders.py": '''
-        """Orders: placing an order checks the stock, charges the card and ships the parcel."""
-
-        from shop.payments import charge_card
-
-
-        def place_order(cart, card):
-            """Place an order for the cart: check the stock, charge the card, then ship."""
-            check_stock(cart)
-            receipt = charge_card(card, cart.total)
-            return ship_parcel(cart, receipt)
-
-
-        def check_stock(cart):
-            """Raise when an item of the cart is out of stock."""
-            for item in cart.items:
-                if item.stock < item.quantity:
-                    raise ValueError("out of stock")
-
-
-        def ship_parcel(cart, receipt):
-            """Hand the parcel to the courier with the receipt."""
-            return {"cart": cart, "receipt": receipt}
-    ''',
-    "shop/payments.py": '''
-        """Payments through the card processor."""
-
-
-        def charge_card(card, amount):
-            """Charge the card the amount, in cents, and return the receipt."""
-            if amount <= 0:
-                raise ValueError("nothing to charge")
-            return {"card": card.number[-4:], "amount": amount}
-
-
-        def refund_payment(receipt):
-            """Give the money of a receipt back to the card."""
-            return {"refunded": receipt["amount"]}
-    ''',
-    "README.md": '''
-        # Shop
-
-        ## Refunds
-
-        A refund gives the whole payment back to the card it was charged to.
-    ''',
-}
-
-
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    root = tmp_path_factory.mktemp("ask")
-    repo = write_repo(root / "repo", SOURCES)
-    built = Workspace.create(repo, Config(), root / "store", root / "site")
-    index(built)
-    summarize(built)
-    return built
-
-
-@pytest.fixture(scope="module")
-def library(workspace: Workspace) -> Library:
-    return Library.open(workspace)
 
 
 def test_an_unbuilt_store_is_a_one_line_error(tmp_path: Path) -> None:
-    repo = write_repo(tmp_path / "repo", SOURCES)
+    repo = write_repo(tmp_path / "repo", ASK_SOURCES)
     with pytest.raises(RefdocError, match=r"no indexed chunks; run `refdoc-site build` first"):
         Library.open(Workspace.create(repo, Config(), tmp_path / "store"))
 
 
-def test_a_definition_is_found_by_id_qualified_or_short_name_with_its_graph(library: Library) -> None:
-    by_id = library.definition("shop/orders.py#place_order")
-    assert by_id is not None and library.definition("place_order") == by_id
+def test_a_store_indexed_but_not_summarized_still_answers(tmp_path: Path) -> None:
+    workspace = Workspace.create(write_repo(tmp_path / "repo", ASK_SOURCES), Config(), tmp_path / "store")
+    index(workspace)
+    library = Library.open(workspace)
+    assert library.system_summary() == {} and library.modules() == [] and library.module_summary("shop") is None
+    assert library.definition("place_order").callees == [], "the graph is the summarize phase's"
+    answer = ask("which function gives a payment back?", library, None)
+    assert answer.mode == "extractive" and answer.sources[0].id == "shop/payments.py#refund_payment"
+
+
+def test_a_definition_is_found_by_id_qualified_or_short_name_with_its_graph(ask_library: Library) -> None:
+    by_id = ask_library.definition("shop/orders.py#place_order")
+    assert by_id is not None and ask_library.definition("place_order") == by_id
     assert by_id.kind == "function" and by_id.start_line < by_id.end_line
     assert "charge_card(card, cart.total)" in by_id.source
     assert "check the stock" in by_id.summary["responsibility"].lower() or by_id.docstring.startswith("Place an order")
     assert set(by_id.callees) >= {"shop/orders.py#check_stock", "shop/payments.py#charge_card", "shop/orders.py#ship_parcel"}
-    assert by_id.throws is False and library.definition("check_stock").throws is True
-    assert [d.id for d in library.callers("charge_card")] == ["shop/orders.py#place_order"]
-    assert {d.symbol for d in library.callees("shop/orders.py#place_order")} == {"check_stock", "charge_card", "ship_parcel"}
-    assert library.definition("no_such_function") is None
+    assert by_id.throws is False and ask_library.definition("check_stock").throws is True
+    assert [d.id for d in ask_library.callers("charge_card")] == ["shop/orders.py#place_order"]
+    assert {d.symbol for d in ask_library.callees("shop/orders.py#place_order")} == {"check_stock", "charge_card", "ship_parcel"}
+    assert ask_library.definition("no_such_function") is None
     assert json.loads(json.dumps(by_id.to_dict()))["url"] == by_id.url
 
 
-def test_page_url_is_the_address_the_site_search_links_to(library: Library) -> None:
-    document = library.document("shop/payments.py#charge_card")
+def test_page_url_is_the_address_the_site_search_links_to(ask_library: Library) -> None:
+    document = ask_library.document("shop/payments.py#charge_card")
     row = _chunk_row(document)
-    assert library.page_url(document.chunk.id) == f"{row['page']}#{row['anchor']}" == "files/shop/payments.py/#chunk-charge-card"
+    assert ask_library.page_url(document.chunk.id) == f"{row['page']}#{row['anchor']}" == "files/shop/payments.py/#chunk-charge-card"
 
 
-def test_summaries_of_modules_and_the_system(library: Library) -> None:
-    assert "shop" in library.modules()
-    module = library.module_summary("shop")
+def test_summaries_of_modules_and_the_system(ask_library: Library) -> None:
+    assert "shop" in ask_library.modules()
+    module = ask_library.module_summary("shop")
     assert module["files"] == ["shop/orders.py", "shop/payments.py"] and module["url"] == "modules/shop/"
-    assert library.module_summary("nowhere") is None
-    assert library.system_summary()["text"] and library.system_summary()["url"] == "summaries/system/"
+    assert ask_library.module_summary("nowhere") is None
+    assert ask_library.system_summary()["text"] and ask_library.system_summary()["url"] == "summaries/system/"
 
 
-def test_search_covers_code_and_the_repositorys_prose(library: Library) -> None:
-    kinds = {hit.kind for hit in library.search("refund the payment to the card", top=10)}
+def test_search_covers_code_and_the_repositorys_prose(ask_library: Library) -> None:
+    kinds = {hit.kind for hit in ask_library.search("refund the payment to the card", top=10)}
     assert "section" in kinds and "function" in kinds
 
 
-def test_without_an_llm_the_answer_is_the_best_matches_labelled_as_search_results(library: Library) -> None:
+def test_without_an_llm_the_answer_is_the_best_matches_labelled_as_search_results(ask_library: Library) -> None:
     pieces: list[str] = []
-    answer = ask("how does placing an order charge the card?", library, None, on_text=pieces.append)
+    answer = ask("how does placing an order charge the card?", ask_library, None, on_text=pieces.append)
     assert answer.mode == "extractive" and "Search results" in answer.text.splitlines()[0]
     assert "".join(pieces).rstrip() == answer.text.rstrip() and len(pieces) == 1 + len(answer.sources)
     top = [source.id for source in answer.sources[:3]]
@@ -135,30 +81,52 @@ def test_without_an_llm_the_answer_is_the_best_matches_labelled_as_search_result
     assert all(s.reason == "retrieved" and s.summary for s in answer.sources)
 
 
-def test_a_question_about_nothing_in_the_repository_is_not_found(library: Library) -> None:
+def test_a_question_about_nothing_in_the_repository_is_not_found(ask_library: Library) -> None:
     pieces: list[str] = []
-    answer = ask("what temperature should sourdough bread be baked at?", library, None, on_text=pieces.append)
+    answer = ask("what temperature should sourdough bread be baked at?", ask_library, None, on_text=pieces.append)
     assert answer.mode == "not_found" and answer.sources == [] and answer.cited == []
     assert "not found in this repository" in answer.text.lower() and pieces == [answer.text]
 
 
-def test_questions_are_bounded(library: Library) -> None:
+def test_questions_are_bounded(ask_library: Library) -> None:
     with pytest.raises(RefdocError, match="empty"):
-        ask("  \n ", library, None)
+        ask("  \n ", ask_library, None)
     with pytest.raises(RefdocError, match=f"more than {MAX_QUESTION_CHARS}"):
-        ask("x" * (MAX_QUESTION_CHARS + 1), library, None)
-    assert ask("refund", library, None, history=[Turn("q", "a")]).mode == "extractive"
+        ask("x" * (MAX_QUESTION_CHARS + 1), ask_library, None)
+    assert ask("refund", ask_library, None, history=[Turn("q", "a")]).mode == "extractive"
 
 
-def test_the_ask_command_prints_json_for_tools(workspace: Workspace, capsys) -> None:
-    store = ["--store", str(workspace.store_dir)]
-    assert main(["ask", "which function gives a payment back?", str(workspace.repo), *store, "--json"]) == 0
+def test_the_ask_command_prints_json_for_tools(ask_workspace: Workspace, capsys) -> None:
+    store = ["--store", str(ask_workspace.store_dir)]
+    assert main(["ask", "which function gives a payment back?", str(ask_workspace.repo), *store, "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["mode"] == "extractive" and answer["question"] == "which function gives a payment back?"
     assert answer["sources"][0]["id"] == "shop/payments.py#refund_payment"
     assert set(answer["sources"][0]) == {"id", "path", "start_line", "end_line", "symbol", "kind", "score", "summary", "reason", "url"}
-    assert main(["ask", "how is an order placed?", str(workspace.repo), *store]) == 0
+    assert main(["ask", "how is an order placed?", str(ask_workspace.repo), *store]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Search results") and "[shop/orders.py:" in out
-    assert main(["ask", "", str(workspace.repo), *store]) == 2
+    assert main(["ask", "", str(ask_workspace.repo), *store]) == 2
     assert capsys.readouterr().err.strip() == 'refdoc-site: ask: the question is empty; ask something, e.g. refdoc-site ask "how is the config loaded?"'
+
+
+def test_a_japanese_site_labels_its_answers_in_japanese(ask_workspace: Workspace) -> None:
+    japanese = Workspace.create(ask_workspace.repo, Config(language="ja"), ask_workspace.store_dir)
+    library = Library.open(japanese)
+    assert ask("refund", library, None).text.startswith("検索結果")
+    assert ask("what temperature should sourdough bread be baked at?", library, None).text.startswith("このリポジトリには見つかりません")
+
+
+def test_the_terminal_gets_no_control_characters_from_the_repository(tmp_path: Path, capsys) -> None:
+    repo = write_repo(tmp_path / "repo", {"paint.py": '''
+        def repaint_screen():
+            """Repaint the screen \x1b]0;owned\x07 in \x1b[31mred\x1b[0m."""
+            return 1
+    '''})
+    assert main(["index", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["ask", "repaint the screen in red", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "repaint_screen" in out and "Repaint the screen" in out
+    assert not any(ord(c) < 32 and c not in "\n\t" or 0x7F <= ord(c) <= 0x9F for c in out)
+

@@ -58,8 +58,9 @@ def keys_used_by_templates() -> dict[str, set[str]]:
 
 def keys_used_by_renderer() -> set[str]:
     """The lookups of every rendering module (render.py, changes.py for the change map,
-    stamp.py for the footer)."""
-    sources = Path(render_module.__file__).parent.glob("*.py")
+    stamp.py for the footer) and of the answers `ask` gives (asking/)."""
+    package = Path(render_module.__file__).parent.parent
+    sources = [*(package / "rendering").glob("*.py"), *(package / "asking").glob("*.py")]
     return set().union(*(PYTHON_LOOKUP.findall(source.read_text(encoding="utf-8")) for source in sources))
 
 

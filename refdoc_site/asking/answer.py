@@ -2,8 +2,9 @@
 search results themselves.
 
 1. The question is searched as `refdoc-site query` searches (with the LLM's expansion terms
-   when a model is configured), and only relevant hits are kept (`retrieval.py`); none
-   kept means the repository holds nothing about it: "not found in this repository".
+   when a model is configured), and only relevant hits are kept (`retrieval.py`); in a
+   conversation, a question with none is searched again after the last one (a follow-up);
+   none kept means the repository holds nothing about it: "not found in this repository".
 2. With a model: the relevant chunks, widened through the call graph and the summaries
    within a token budget, are numbered and shown to it with the conversation so far; its
    answer is streamed (`on_text`), then grounded (`grounded.py`): every citation becomes a
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..core.errors import RefdocError
+from ..core.resources import page_labels
 from ..llm.session import LlmSession
 from ..search.ranking import MAX_QUERY_CHARS
 from ..writing.writers import expand_query
@@ -31,8 +33,8 @@ MAX_QUESTION_CHARS = MAX_QUERY_CHARS
 """Longest question accepted (the search's own bound on a query)."""
 EXTRACTIVE_RESULTS = 5
 """Search results an extractive answer lists."""
-SEARCH_RESULTS_HEADING = "Search results (no model wrote this answer; the best matches in the code and docs):"
-NOT_FOUND = "Not found in this repository: nothing indexed is about this question."
+FAILED_NOTICE = "the model's answer failed, so these are the search results"
+"""`Answer.notice` of a fallback (the text says it in the site's language: `ask_failed`)."""
 
 
 def check_question(question: str) -> str:
@@ -55,30 +57,42 @@ def ask(
     """The answer to `question` from `library`: the model's (with `llm`), else extractive."""
     question = check_question(question)
     emit = on_text or (lambda piece: None)
-    search_text = question
-    if llm is not None:
-        terms = expand_query(llm, question)
-        search_text = " ".join([question, *terms])
-    retrieved = retrieve(question, library, search_text)
+    terms = expand_query(llm, question) if llm is not None else []
+    retrieved = retrieve(question, library, " ".join([question, *terms]))
+    if not retrieved and history:
+        # A follow-up ("and if the card is refused?") is about what the last question was.
+        followed = f"{history[-1].question} {question}"
+        retrieved = retrieve(followed, library, " ".join([followed, *terms]))
+    labels = page_labels(library.workspace.config.language)
     if not retrieved:
-        emit(NOT_FOUND)
-        return Answer(question, NOT_FOUND, "not_found")
+        emit(labels["ask_not_found"])
+        return Answer(question, labels["ask_not_found"], "not_found")
     if llm is None:
         return extractive(question, library, retrieved, emit)
     sources = context_sources(library, retrieved)
-    result = model_answer(question, library, llm, sources, history, emit)
+    streamed: list[str] = []
+
+    def emit_model(piece: str) -> None:
+        streamed.append(piece)
+        emit(piece)
+
+    result = model_answer(question, library, llm, sources, history, emit_model)
     if result is None:
-        notice = "the model's answer failed, so these are the search results"
-        return extractive(question, library, retrieved, emit, notice)
+        if streamed:  # the model's text broke off: the search results follow it, apart
+            emit("\n\n")
+        return extractive(question, library, retrieved, emit, failed=True)
     return result
 
 
 def extractive(
-    question: str, library: Library, retrieved: list[Retrieved], emit: Callable[[str], None], notice: str = ""
+    question: str, library: Library, retrieved: list[Retrieved], emit: Callable[[str], None], failed: bool = False
 ) -> Answer:
-    """The best relevant chunks, each with its summary and link, labelled as search results."""
+    """The best relevant chunks, each with its summary and link, labelled as search results
+    (and, when the model's answer `failed`, saying so)."""
+    labels = page_labels(library.workspace.config.language)
     sources = [retrieved_source(library, item) for item in retrieved[:EXTRACTIVE_RESULTS]]
-    heading = (f"({notice}) " if notice else "") + SEARCH_RESULTS_HEADING
+    notice = FAILED_NOTICE if failed else ""
+    heading = (f"{labels['ask_failed']} " if failed else "") + labels["ask_results"]
     pieces = [heading + "\n\n"]
     emit(pieces[0])
     for rank, source in enumerate(sources, start=1):

@@ -44,7 +44,7 @@ def load_history(path: Path) -> list[Turn]:
 
 def save_history(path: Path, turns: list[Turn]) -> None:
     try:
-        write_atomically(path, (json.dumps(t.to_dict(), ensure_ascii=False) + "\n" for t in turns[-MAX_SAVED_TURNS:]))
+        write_atomically(path, (json.dumps(t.to_dict(), ensure_ascii=False) for t in turns[-MAX_SAVED_TURNS:]))
     except OSError as error:
         raise RefdocError(f"--history {path}: cannot write it ({error.strerror}); pass a file in an existing folder") from None
 

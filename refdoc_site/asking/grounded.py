@@ -6,8 +6,9 @@ statement with those ids and to write code names in backticks. Its reply is then
 
 - a cited id of the context becomes the source's `[path:start-end](url)` link; an id the
   context never gave is kept, marked `⚠`, and listed in `flagged`;
-- a `path:line` or `path:start-end` the model wrote itself links to the context's source
-  holding those lines, or, when no source of the context holds them, is marked and flagged;
+- a `path:line` or `path:start-end` the model wrote itself links to the context's chunk
+  whose lines it overlaps, or, when no chunk of the context does (a file summary shows no
+  lines), is marked and flagged;
 - names go through the written pages' grounding (`writing/grounding.py`): a name the index
   knows links to its page, one it knows nowhere is marked and flagged.
 
@@ -24,10 +25,11 @@ from ..core.pages import page_url
 from ..llm.session import LlmSession
 from ..writing.grounding import Grounder, NameSegment, TextSegment
 from ..writing.links import Link, chunk_link, file_link, module_link
+from ..writing.names import normalise_name
 from ..writing.sources import CITATION, CITED_ID, SourceBook
 from ..writing.writers import LANGUAGE_NAMES, prompts
 from .library import Library
-from .records import Answer, Source, Turn
+from .records import FILE_SUMMARY, MODULE_SUMMARY, Answer, Source, Turn
 from .retrieval import prompt_text
 
 FLAG = "⚠"
@@ -59,9 +61,9 @@ class Citations:
         self.flagged: list[str] = []
 
     def _prefix_and_link(self, source: Source) -> tuple[str, Link]:
-        if source.kind == "file":
+        if source.kind == FILE_SUMMARY:
             return "F", file_link(source.path)
-        if source.kind == "module":
+        if source.kind == MODULE_SUMMARY:
             return "M", module_link(source.symbol)
         document = self.library.document(source.id)
         return "C", chunk_link(document) if document else Link(source.label)
@@ -81,15 +83,12 @@ class Citations:
             return "(" + ", ".join(parts) + ")"
         path, start = match.group("path"), int(match.group("start"))
         end = int(match.group("end") or start)
-        holding = [
-            s for s in self.by_id.values()
-            if s.path == path and ((s.start_line and s.start_line <= start and end <= s.end_line) or (not s.start_line and s.kind == "file"))
-        ]
+        holding = [s for s in self.by_id.values() if s.path == path and s.start_line and s.start_line <= end and start <= s.end_line]
         label = f"{path}:{start}" + (f"-{end}" if end != start else "")
         if not holding:
             self._flag(label)
             return f"`{label}` {FLAG}"
-        source = min(holding, key=lambda s: (s.kind == "file", s.end_line - s.start_line))
+        source = min(holding, key=lambda s: s.end_line - s.start_line)
         self._cite(source)
         return f"[{label}]({source.url})"
 
@@ -131,10 +130,12 @@ class CitationStream:
     def _safe_end(text: str) -> int:
         """How much of `text` can go now: up to an unclosed bracket or the word in progress."""
         opening = max(text.rfind("["), text.rfind("［"), text.rfind("【"))
-        if opening >= 0 and not re.search(r"[\]］】]", text[opening:]) and len(text) - opening < HELD_BACK:
+        closing = re.search(r"[\]］】]", text[opening:]) if opening >= 0 else None
+        if opening >= 0 and closing is None and len(text) - opening < HELD_BACK:
             return opening
         space = max(text.rfind(" "), text.rfind("\n"))
-        return space + 1 if space >= 0 else 0
+        after_closing = opening + closing.end() if closing else 0
+        return max(space + 1, after_closing)
 
 
 def model_answer(
@@ -190,7 +191,7 @@ def _names(text: str, grounder: Grounder, citations: Citations) -> str:
                 url = page_url(segment.link.page) + (f"#{segment.link.anchor}" if segment.link.anchor else "")
                 out.append(f"[`{segment.code}`]({url})")
             elif segment.flagged:
-                citations._flag(segment.code)
+                citations._flag(normalise_name(segment.code))
                 out.append(f"`{segment.code}` {FLAG}")
             else:
                 out.append(f"`{segment.code}`")

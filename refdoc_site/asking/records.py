@@ -8,6 +8,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 MODES = ("llm", "extractive", "not_found")
+FILE_SUMMARY = "file summary"
+MODULE_SUMMARY = "module summary"
+"""The kind (and reason) of a source that is a file's or a module's summary, not a chunk (a
+chunk's kind `module` is a file's top-level code)."""
 
 
 @dataclass(frozen=True)
@@ -21,7 +25,8 @@ class Source:
     end_line: int
     symbol: str
     kind: str
-    """A chunk's kind (`function`, `section`, …), or `file` / `module` for a summary."""
+    """A chunk's kind (`function`, `section`, `module`: a file's top-level code, …), or
+    `file summary` / `module summary`."""
     score: float
     """The fused search score for a retrieved chunk; 0 for one the graph added."""
     summary: str

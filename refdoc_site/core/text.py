@@ -44,6 +44,16 @@ def strip_markdown_noise(text: str) -> str:
     return text
 
 
+TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters but tab and newline: a repository's text or a model's reply printed
+with them could move the cursor, recolour or retitle the reader's terminal."""
+
+
+def terminal_text(text: str) -> str:
+    """`text` safe to print on a terminal: its control characters (but tab and newline) dropped."""
+    return TERMINAL_CONTROL.sub("", text)
+
+
 def first_sentences(text: str, limit: int) -> str:
     """The first paragraph's sentences that fit in `limit` characters (at least one)."""
     paragraphs = re.split(r"\n\s*\n", strip_markdown_noise(text).strip())

@@ -30,7 +30,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from ..core.findings import Decision, Facts, Milestone
 from ..core.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
 from ..core.records import Document, Hierarchy
-from ..core.resources import templates_dir
+from ..core.resources import DEFAULT_LANGUAGE, Labels, page_labels, templates_dir  # noqa: F401 (re-exported)
 from ..core.serial import to_json
 from ..understanding.graph import RepoGraph
 from ..writing.docstring_links import DocstringNames
@@ -290,24 +290,6 @@ def _environment() -> Environment:
     env.filters["fill"] = fill
     env.filters["plural"] = plural
     return env
-
-
-Labels = dict[str, object]
-"""A language's table of the pages' fixed texts (`templates/labels/LANG.json`): a text, a
-text with `{placeholders}`, a count's forms (`one`, `other`) or a table of names."""
-
-DEFAULT_LANGUAGE = "en"
-
-
-@lru_cache(maxsize=4)
-def page_labels(language: str) -> Labels:
-    """Headings and fixed texts of every page in the output language; English where no
-    table exists for it (Material still translates its own interface)."""
-    tables = templates_dir() / "labels"
-    table = tables / f"{language}.json"
-    if not table.is_file():
-        table = tables / f"{DEFAULT_LANGUAGE}.json"
-    return json.loads(table.read_text(encoding="utf-8"))
 
 
 def fill(text: str, **values: object) -> str:
