@@ -32,3 +32,17 @@ def browser():
     """Headless Chromium for a browser test module (which calls require_chromium first)."""
     with launched_chromium() as chromium:
         yield chromium
+
+
+@pytest.fixture()
+def tab(browser):
+    """A page that records every request it and its workers make (`page.requests`); none may
+    leave 127.0.0.1."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.requests = []
+    context.on("request", lambda request: page.requests.append(request.url))
+    yield page
+    foreign = [url for url in page.requests if not url.startswith("http://127.0.0.1:")]
+    context.close()
+    assert foreign == []

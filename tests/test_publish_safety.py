@@ -15,8 +15,8 @@ import pytest
 from helpers import exited_pid, write_repo
 
 from refdoc_site.cli import main
-from refdoc_site.pipeline import index_phase, render_phase
 from refdoc_site.core.pages import SITE_MARKER
+from refdoc_site.pipeline import index_phase, render_phase
 
 SOURCES = {
     "shop/cart.py": '''
@@ -164,8 +164,8 @@ def test_an_incomplete_site_is_not_swapped_in_and_the_previous_one_stays(work, m
     before = listing(out)
     real_build_site = render_phase.build_site
 
-    def losing_a_page(config_path, site_dir=None):
-        real_build_site(config_path, site_dir)
+    def losing_a_page(config_path, site_dir=None, engine="mkdocs"):
+        real_build_site(config_path, site_dir, engine)
         (Path(site_dir) / "files/shop/prices.py/index.html").unlink()
 
     monkeypatch.setattr(render_phase, "build_site", losing_a_page)
