@@ -115,3 +115,10 @@ def test_a_failing_zensical_build_names_the_page_and_the_problem(tmp_path: Path)
     with pytest.raises(SiteBuildError) as raised:
         build_with_zensical(project / "mkdocs.yml", tmp_path / "out")
     assert str(raised.value) == f"{project / 'mkdocs.yml'}: zensical build --strict failed: index.md:3:8: page does not exist"
+
+
+def test_a_folder_named_like_a_page_is_not_read_as_one(tmp_path: Path) -> None:
+    """django's admin/templates/admin/404.html has its file page at files/…/404.html/index.html."""
+    page = write_repo(tmp_path, {"files/admin/404.html/index.html": "<p>\n    one</p>\n"}) / "files/admin/404.html/index.html"
+    assert zensical_site.lightened(tmp_path) == 1
+    assert page.read_text(encoding="utf-8") == "<p>\none</p>\n"

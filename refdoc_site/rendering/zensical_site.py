@@ -113,8 +113,9 @@ def problems(output: str, status: int) -> str:
 
 def lightened(site_dir: Path) -> int:
     """Apply page_weight.py's two passes to every page of `site_dir` (MkDocs runs them as
-    hooks); returns how many pages there are."""
-    pages = sorted(site_dir.rglob("*.html"))
+    hooks); returns how many pages there are. A folder may bear a page's name: the file
+    page of a repository's `404.html` is `files/…/404.html/index.html`."""
+    pages = sorted(path for path in site_dir.rglob("*.html") if path.is_file())
     for page in pages:
         text = page.read_text(encoding="utf-8")
         lighter = squeezed_white_space(unstyled_spans_removed(text))
