@@ -24,7 +24,7 @@ from .asking.answer import Turn, ask
 from .asking.conversation import closing_lines, load_history, questions, save_history
 from .asking.library import Library
 from .asking.mcp_server import LibraryTools, check_sdk, serve_stdio
-from .core.config import Config, with_embedder, with_overrides
+from .core.config import ENGINES, Config, with_embedder, with_overrides
 from .core.errors import RefdocError
 from .core.processes import Terminated, terminated_on_sigterm
 from .core.serial import to_json
@@ -108,10 +108,11 @@ def _parser() -> argparse.ArgumentParser:
         if out:
             sub.add_argument("--out", type=Path, help="site output directory (default: STORE/site)")
             sub.add_argument("--site-url", help="address the site is served at (overrides refdoc.yml's site_url)")
+            sub.add_argument("--engine", choices=ENGINES, help="what builds the HTML site (overrides refdoc.yml's engine; default mkdocs; zensical needs refdoc-site[zensical])")
         sub.set_defaults(run=run, out=None, publishes=out, writes_store=writes)
         return sub
 
-    build_command = command("build", _build, "Run the whole pipeline and the MkDocs build.", out=True)
+    build_command = command("build", _build, "Run the whole pipeline and the site build (MkDocs, or Zensical).", out=True)
     build_command.add_argument("--dry-run", action="store_true", help="estimate the LLM's requests, tokens and cost; send nothing, build no site")
     build_command.add_argument("--max-cost", type=float, metavar="USD", help="stop sending LLM requests at this cost; the rest is extractive (overrides llm: max_cost)")
     index_command = command("index", _index, "Discover, chunk, analyze and summarize changed files into the store.")
@@ -197,6 +198,7 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     config = with_overrides(
         from_file, chunk_size=args.chunk_size, chunk_overlap=args.overlap, lsp=lsp,
         lsp_budget=getattr(args, "lsp_budget", None), site_url=getattr(args, "site_url", None),
+        engine=getattr(args, "engine", None),
     )
     config = with_embedder(config, getattr(args, "embedder", None))
     workspace = Workspace.create(repo, config, args.store, args.out)

@@ -51,3 +51,17 @@ def ask_workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
 @pytest.fixture(scope="session")
 def ask_library(ask_workspace: Workspace) -> Library:
     return Library.open(ask_workspace)
+
+
+@pytest.fixture()
+def tab(browser):
+    """A page that records every request it and its workers make (`page.requests`); none may
+    leave 127.0.0.1."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.requests = []
+    context.on("request", lambda request: page.requests.append(request.url))
+    yield page
+    foreign = [url for url in page.requests if not url.startswith("http://127.0.0.1:")]
+    context.close()
+    assert foreign == []

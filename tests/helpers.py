@@ -75,18 +75,18 @@ def served_folder(root: Path) -> Iterator[str]:
 
 
 @contextmanager
-def served_build(repo: Path, root: Path, sub_path: str) -> Iterator[str]:
-    """Build `repo`'s site into `root/sub_path` and serve `root`, as a pull request preview
-    is served; yields the site's URL."""
+def served_build(repo: Path, root: Path, sub_path: str, engine: str = "mkdocs") -> Iterator[str]:
+    """Build `repo`'s site (with `engine`) into `root/sub_path` and serve `root`, as a pull
+    request preview is served; yields the site's URL."""
     from refdoc_site.cli import main
 
-    assert main(["build", str(repo), "--out", str(root / sub_path)]) == 0
+    assert main(["build", str(repo), "--out", str(root / sub_path), "--engine", engine]) == 0
     with served_folder(root) as url:
         yield f"{url}{sub_path}/"
 
 
 @contextmanager
-def served_shop_site(work: Path, sub_path: str) -> Iterator[str]:
+def served_shop_site(work: Path, sub_path: str, engine: str = "mkdocs") -> Iterator[str]:
     """The shop fixture built into `work` (its diagrams drawn by the tests' Mermaid, when
     npm installed it) and served under `sub_path`; yields the site's URL."""
     # lazy: helpers is imported by tests that never build a site
@@ -99,7 +99,7 @@ def served_shop_site(work: Path, sub_path: str) -> Iterator[str]:
     with pytest.MonkeyPatch.context() as patch:
         if TESTS_MERMAID.is_file():
             patch.setenv(MERMAID_ENV, str(TESTS_MERMAID))
-        with served_build(repo, work / "served", sub_path) as url:
+        with served_build(repo, work / "served", sub_path, engine) as url:
             yield url
 
 
@@ -318,3 +318,31 @@ ASK_SOURCES = {
     ''',
 }
 """A small shop whose orders call its payments, with a README section: what `ask` is tested on."""
+
+
+def check_mermaid_only_on_a_diagram_page(tab, site_url: str) -> None:
+    """In a browser `tab` (conftest.py): a file page loads no Mermaid, the overview (which
+    has a diagram) draws it from the site's own copy; skips without the tests' Mermaid."""
+    import pytest
+
+    tab.goto(site_url + "files/app/service.py/", wait_until="load")
+    tab.wait_for_timeout(500)
+    assert tab.query_selector("pre.mermaid, div.mermaid") is None
+    assert not [url for url in tab.requests if "mermaid" in url]
+    if not TESTS_MERMAID.is_file():
+        pytest.skip("Mermaid is not installed in tests/js: diagrams show as text")
+    tab.goto(site_url, wait_until="load")
+    tab.wait_for_selector("div.mermaid", state="attached", timeout=15_000)  # drawn (in a closed shadow root)
+    assert tab.query_selector("pre.mermaid") is None
+    assert any(url.startswith(f"{site_url}assets/javascripts/mermaid/") for url in tab.requests)
+
+
+def check_search_data_waits_for_the_box(tab, site_url: str, box: str, search_data: tuple[str, ...]) -> None:
+    """In a browser `tab`: nothing of `search_data` is fetched until a pointer is over the
+    search `box` (a selector); then the index is."""
+    tab.goto(site_url, wait_until="load")
+    tab.wait_for_timeout(1500)
+    assert [url for url in tab.requests if any(part in url for part in search_data)] == []
+    tab.hover(box)
+    tab.wait_for_selector("html[data-refdoc-search]", state="attached", timeout=10_000)
+    assert any(url.startswith(f"{site_url}search/refdoc/index.json") for url in tab.requests)

@@ -77,13 +77,13 @@ def committed(repo: Path) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
-def built_site(repo: Path, out: Path, hash_seed: str) -> dict[str, bytes]:
-    """Build `repo` in a new process (its own hash seed, no Actions variables); every file
-    of the site by its path."""
+def built_site(repo: Path, out: Path, hash_seed: str, engine: str = "mkdocs") -> dict[str, bytes]:
+    """Build `repo` with `engine` in a new process (its own hash seed, no Actions variables);
+    every file of the site by its path."""
     environment = {key: value for key, value in os.environ.items() if key not in UNSET_ACTIONS}
     environment["PYTHONHASHSEED"] = hash_seed
     subprocess.run(
-        [sys.executable, "-m", "refdoc_site", "build", str(repo), "--out", str(out)],
+        [sys.executable, "-m", "refdoc_site", "build", str(repo), "--out", str(out), "--engine", engine],
         check=True, capture_output=True, env=environment, cwd=repo.parent,
     )
     return {path.relative_to(out).as_posix(): path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file()}

@@ -8,7 +8,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import TESTS_MERMAID, require_chromium, served_shop_site
+from helpers import (
+    check_mermaid_only_on_a_diagram_page,
+    check_search_data_waits_for_the_box,
+    require_chromium,
+    served_shop_site,
+)
 
 SUB_PATH = "pr-7"
 SEARCH_DATA = ("/search/refdoc/", "/assets/refdoc/refdoc-search.js", "/assets/javascripts/workers/search.")
@@ -25,23 +30,6 @@ def site_url(tmp_path_factory):
         yield url
 
 
-@pytest.fixture()
-def tab(browser):
-    """A page that records every request it and its workers make."""
-    context = browser.new_context()
-    page = context.new_page()
-    page.requests = []
-    context.on("request", lambda request: page.requests.append(request.url))
-    yield page
-    foreign = [url for url in page.requests if not url.startswith("http://127.0.0.1:")]
-    context.close()
-    assert foreign == []
-
-
-def search_requests(tab) -> list[str]:
-    return [url for url in tab.requests if any(part in url for part in SEARCH_DATA)]
-
-
 def shown(tab) -> tuple[list[str], int]:
     """(each result's chunk link, the count the result header states)."""
     links = tab.eval_on_selector_all(".md-search-result__item", "items => items.map(i => i.querySelector('a[href*=\"#\"]').href)")
@@ -51,25 +39,11 @@ def shown(tab) -> tuple[list[str], int]:
 
 
 def test_mermaid_loads_only_on_a_page_with_a_diagram(tab, site_url) -> None:
-    tab.goto(site_url + "files/app/service.py/", wait_until="load")
-    tab.wait_for_timeout(500)
-    assert tab.query_selector("pre.mermaid, div.mermaid") is None
-    assert not [url for url in tab.requests if "mermaid" in url]
-    if not TESTS_MERMAID.is_file():
-        pytest.skip("Mermaid is not installed in tests/js: diagrams show as text")
-    tab.goto(site_url, wait_until="load")
-    tab.wait_for_selector("div.mermaid", state="attached", timeout=15_000)  # Material's drawn diagram
-    assert tab.query_selector("pre.mermaid") is None
-    assert any(url.startswith(f"{site_url}assets/javascripts/mermaid/") for url in tab.requests)
+    check_mermaid_only_on_a_diagram_page(tab, site_url)
 
 
 def test_no_search_data_before_the_box_is_about_to_be_used(tab, site_url) -> None:
-    tab.goto(site_url, wait_until="load")
-    tab.wait_for_timeout(1500)
-    assert search_requests(tab) == []
-    tab.hover(".md-search__input")
-    tab.wait_for_selector("html[data-refdoc-search]", state="attached", timeout=10_000)
-    assert any(url.startswith(f"{site_url}search/refdoc/index.json") for url in tab.requests)
+    check_search_data_waits_for_the_box(tab, site_url, ".md-search__input", SEARCH_DATA)
 
 
 def test_keyword_results_show_first_and_the_list_settles_below_them(tab, site_url) -> None:

@@ -24,6 +24,8 @@ CONFIG_NAME = "refdoc.yml"
 OUTPUT_LANGUAGES = ("en", "ja")
 LSP_MODES = ("off", "on", "only")
 LSP_ASK_POLICIES = ("all", "linkable", "ambiguous")
+ENGINES = ("mkdocs", "zensical")
+"""The site builders `engine:` (and `--engine`) may name (rendering/site.py)."""
 EMBEDDING_PROVIDERS = ("openai", "azure")
 LLM_PROVIDERS = ("openai", "azure")
 DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
@@ -154,6 +156,10 @@ class Config:
     plans: tuple[str, ...] = ()
     """Requests the build writes a plan for (`plans/{slug}.md`), as `refdoc-site plan` does."""
     secrets: SecretsConfig = field(default_factory=SecretsConfig)
+    engine: str = field(default="mkdocs", repr=False)
+    """What builds the HTML site from the rendered project: `mkdocs` (MkDocs with Material)
+    or `zensical` (the optional extra `refdoc-site[zensical]`). Out of the repr, which keys
+    the summarize digest: the render phase's digest names it (the theme override differs)."""
     publish_source: bool = True
     """False leaves the source code out of the site: file pages keep signatures and
     summaries but show no code, and the search data carries no words of the code."""
@@ -363,6 +369,7 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("llm", _section(LlmConfig, _llm_key), _llm_config),
     _Option("secrets", _section(SecretsConfig, _secrets_key), lambda value: SecretsConfig(**{k: tuple(v) for k, v in value.items()})),
     _Option("publish_source", _boolean),
+    _Option("engine", _one_of(ENGINES)),
 )
 LANGUAGE_KEYS = {"chunk_size": _int_at_least(16), "chunk_overlap": _int_at_least(0)}
 KNOWN_LANGUAGES = {spec.name for spec in LANGUAGES}

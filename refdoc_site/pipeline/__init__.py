@@ -92,7 +92,8 @@ def build(
     timed("summarize", lambda: summarize_phase.summarize(workspace, summarizer, writer))
     store_change_map(workspace, timed("diff", lambda: change_map(workspace, base)) if base else None)
     pages = timed("render", lambda: render_phase.render(workspace))
-    site_dir = timed("mkdocs", lambda: render_phase.publish(workspace)) if site else workspace.out_dir
+    engine = workspace.config.engine  # the site phase is timed under the engine's name
+    site_dir = timed(engine, lambda: render_phase.publish(workspace)) if site else workspace.out_dir
     return BuildReport(report, len(pages), site_dir, seconds)
 
 

@@ -69,7 +69,8 @@ def render(workspace: Workspace) -> list[str]:
     rendered = workspace.record(RENDERED_NAME)
     written = sorted((store.directory / WRITTEN_DIR).rglob("*.json")) + sorted(store.directory.glob(CHANGES_NAME))
     inputs = workspace.inputs_digest(
-        "render", workspace.record(FACTS_NAME).inputs(), templates_digest(), files_digest(written, named=True), str(mermaid)
+        "render", workspace.record(FACTS_NAME).inputs(), templates_digest(), files_digest(written, named=True), str(mermaid),
+        workspace.config.engine,
     )
     docs_dir = workspace.project_dir / "docs"
     if rendered.unchanged(inputs) and docs_dir.exists():
@@ -105,6 +106,7 @@ def render(workspace: Workspace) -> list[str]:
         changes_page=CHANGES_PAGE if changes is not None else "",
         build_stamp=build_stamp(page_labels(data.language), data.commit, data.stats.commit_date, data.repo_url),
         commit_date=data.stats.commit_date[:10],
+        engine=workspace.config.engine,
     )
     rendered.save(inputs, pages=pages)
     return pages
@@ -122,11 +124,11 @@ def searched_sections(prose: list[RenderedPage], embedder: StaticEmbedder | None
 
 
 def templates_digest() -> str:
-    """A hash of the page templates, the theme override and its scripts, and the MkDocs
+    """A hash of the page templates, the theme overrides and their scripts, and the MkDocs
     configuration template."""
     templates = templates_dir()
-    theme = sorted(path for path in (templates / "material").iterdir() if path.is_file())
-    return files_digest(sorted(templates.rglob("*.jinja2")) + sorted(templates.rglob("*.json")) + theme + [mkdocs_template()])
+    kinds = ("*.jinja2", "*.json", "*.html", "*.js")
+    return files_digest([path for kind in kinds for path in sorted(templates.rglob(kind))] + [mkdocs_template()])
 
 
 def load_site_data(workspace: Workspace) -> SiteData:
@@ -153,7 +155,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
 
 
 def publish(workspace: Workspace) -> Path:
-    """Build the MkDocs site in a new folder beside the output, check it whole, swap it in.
+    """Build the site (with refdoc.yml's `engine`) in a new folder beside the output, check it whole, swap it in.
 
     A failing or incomplete build leaves the previously published site untouched, and no
     folder refdoc-site did not write is ever deleted (outputs.py).
@@ -169,7 +171,7 @@ def publish(workspace: Workspace) -> Path:
     check_out_dir(out, workspace.repo, workspace.store_dir)
     remove_leftovers(out)
     with staging_folder(out) as staging:
-        build_site(workspace.project_dir / "mkdocs.yml", staging)
+        build_site(workspace.project_dir / "mkdocs.yml", staging, workspace.config.engine)
         raise_if_incomplete(staging, pages, out)
         swap_in(staging, out)
     published.save(inputs)

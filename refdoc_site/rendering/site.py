@@ -1,4 +1,6 @@
-"""Site stage: the MkDocs project around the rendered pages, and the MkDocs build.
+"""Site stage: the MkDocs project around the rendered pages, and its build by the engine
+refdoc.yml's `engine` names: MkDocs with Material (the default), or Zensical, which reads
+the same `mkdocs.yml` (zensical_site.py).
 
 `mkdocs.yml` comes from `mkdocs.yml.template`, its navigation titled in the configured
 language. Every asset is local: Material's web fonts are off, and Mermaid diagrams are
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from jinja2 import Environment, StrictUndefined
 
+from ..core.config import ENGINES
 from ..core.errors import SiteBuildError
 from ..core.resources import mkdocs_template, templates_dir
 from ..core.trust import is_inside
@@ -24,7 +27,10 @@ from .nav import module_nav_yaml
 from .page_weight import HOOK_SOURCE
 from .render import html_text, page_labels, yaml_string
 from .stamp import COMMIT_DATE_KEY
+from .zensical_site import ZENSICAL, build_with_zensical, zensical_assets
 
+THEMES = dict(zip(ENGINES, ("material", "zensical")))
+"""Each engine's theme override under templates/; templates/shared/ goes into both."""
 HOOK_FILE = "hooks/refdoc_pages.py"
 """Relative to the MkDocs project; `mkdocs.yml.template` names it under `hooks:`."""
 MERMAID_ENV = "REFDOC_MERMAID_JS"
@@ -84,20 +90,28 @@ def write_project(
     changes_page: str = "",
     build_stamp: str = "",
     commit_date: str = "",
+    engine: str = "mkdocs",
 ) -> Path:
     """Write `mkdocs.yml` (and local assets) next to the rendered `docs/`.
 
     `changes_page`, when given, is the "What changed" page of a build with `--base`.
     `site_dir` is written relative to the project (MkDocs reads it so), and `build_stamp`
     (stamp.py) is the footer: no path or time of the building machine is in the file.
+    The file is the same for both engines; `overrides/` holds the `engine`'s theme override.
     """
     docs_dir = project_dir / "docs"
     overrides = project_dir / "overrides"
-    overrides.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(templates_dir() / "material" / "main.html", overrides / "main.html")
-    ask_script = docs_dir / ASK_SCRIPT
-    ask_script.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(templates_dir() / "material" / ask_script.name, ask_script)
+    if overrides.exists():
+        shutil.rmtree(overrides)
+    for theme in ("shared", THEMES[engine]):
+        target = overrides / ("partials" if theme == "shared" else "")
+        shutil.copytree(templates_dir() / theme, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.js"))
+    if engine == ZENSICAL:
+        zensical_assets(docs_dir)
+    else:
+        ask_script = docs_dir / ASK_SCRIPT
+        ask_script.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(templates_dir() / "material" / ask_script.name, ask_script)
     hook = project_dir / HOOK_FILE
     hook.parent.mkdir(exist_ok=True)
     hook.write_text(HOOK_SOURCE, encoding="utf-8")
@@ -151,11 +165,15 @@ def _publish_mermaid(script: Path, docs_dir: Path) -> str:
     return MERMAID_ASSET
 
 
-def build_site(config_path: Path, site_dir: Path | None = None) -> None:
-    """Run `mkdocs build --strict` in this process; a warning fails the build.
+def build_site(config_path: Path, site_dir: Path | None = None, engine: str = "mkdocs") -> None:
+    """Run `mkdocs build --strict` in this process (or Zensical's build, zensical_site.py);
+    a warning fails the build.
 
     `site_dir` overrides `mkdocs.yml`'s: the publish step builds into a folder it made.
     """
+    if engine == ZENSICAL:
+        build_with_zensical(config_path, site_dir)
+        return
     # lazy: mkdocs takes ~0.15 s to import; only the site phase runs it
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
