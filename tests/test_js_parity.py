@@ -63,6 +63,12 @@ QUERIES = [
     "__init__",
     "to_dict",
     "_collapse",
+    # messages: every word pair of the query in one chunk's string literals
+    "not a directory; pass the repository folder to document",
+    "no indexed files; run refdoc-site index first",
+    "user exists",
+    "order not found",
+    "Failed to parse the glossary",
 ]
 
 
@@ -212,3 +218,15 @@ def test_common_terms_are_left_out_alike(search_data, tmp_path, monkeypatch) -> 
     for query, js_hits in zip(QUERIES, javascript):
         py_hits = index.search(query, 10, "sparse")
         assert [(h["path"], h["symbol"]) for h in js_hits] == [(h.path, h.symbol) for h in py_hits], query
+
+
+@pytest.mark.skipif(not node_available(), reason="needs node and `npm install` in tests/js (scripts/test.sh does it)")
+def test_message_matches_are_found_alike(search_data) -> None:
+    """The chunks holding a query as a message (messages first) are the same in node."""
+    from refdoc_site.search.japanese import with_glossary
+
+    data_dir, python_index = search_data
+    javascript = rank_in_node(data_dir, QUERIES, "messages")
+    python = [sorted(python_index.sparse_matches(with_glossary(q, python_index.loanwords), q)[1]) for q in QUERIES]
+    assert javascript == python
+    assert sum(bool(found) for found in python) >= 3

@@ -17,7 +17,9 @@ and a parity test keeps them in step. The steps:
    chunks that name no symbol (module rest, Markdown sections, windows) and sections of
    the site's own pages (overview, modules, decisions, plans) weigh less;
 5. on equal scores public definitions rank above private (`_x`) and dunder ones; a query
-   that is a definition's name puts the definitions it names first (`names.py`);
+   whose word pairs all occur in a chunk's string literals (an error message pasted in)
+   puts those chunks first, the fusion ordering them and everything below them; a query
+   that is a definition's name puts the definitions it names before all (`names.py`);
 6. chunks of one symbol (windows of a long function) collapse into their best.
 """
 
@@ -314,12 +316,18 @@ class SearchIndex:
 
     def sparse_scores(self, text: str, phrase_text: str = "") -> dict[int, float]:
         """Lunr scores by document position for a query text."""
+        return self.sparse_matches(text, phrase_text)[0]
+
+    def sparse_matches(self, text: str, phrase_text: str = "") -> tuple[dict[int, float], set[int]]:
+        """Lunr scores by document position, and the positions whose code holds the query
+        as a message: every word pair of the query (at least `message_min_pairs` of them)
+        in its string literals' pairs (`phrases`)."""
         from lunr.query import Query  # lazy: only queries run in Python need lunr
 
         common = self.common_terms
         wanted = [term for term in query_terms(text) if stem(term) not in common]
         if not wanted:
-            return {}
+            return {}, set()
         boosts = settings()["clauses"]
         # Prefix and typo matching help short, identifier-like queries; on long
         # natural-language ones they only add noise (and time). Japanese pairs, many to a
@@ -340,7 +348,17 @@ class SearchIndex:
                 if len(term) >= boosts["fuzzy_min_length"]:
                     query.term(term, boost=boosts["fuzzy"], use_pipeline=False, edit_distance=1)
 
-        return {int(result["ref"]): float(result["score"]) for result in self.lunr_index.query(callback=build)}
+        results = self.lunr_index.query(callback=build)
+        scores = {int(result["ref"]): float(result["score"]) for result in results}
+        wanted_pairs = set(phrases)
+        if len(wanted_pairs) < boosts["message_min_pairs"]:
+            return scores, set()
+        messages = set()
+        for result in results:
+            metadata = result["match_data"].metadata
+            if all("phrases" in metadata.get(pair, {}) for pair in wanted_pairs):
+                messages.add(int(result["ref"]))
+        return scores, messages
 
     def dense_scores(self, query_vector: np.ndarray) -> np.ndarray:
         if self.rows is None:
@@ -350,7 +368,7 @@ class SearchIndex:
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
         original, text = text, with_glossary(text, self.loanwords)
-        sparse = self.sparse_scores(text, original) if mode in ("sparse", "fused") else {}
+        sparse, messages = self.sparse_matches(text, original) if mode in ("sparse", "fused") else ({}, set())
         dense: dict[int, float] = {}
         if mode in ("dense", "fused") and embedder is not None and self.rows is not None:
             scores = self.dense_scores(embedder.embed([text])[0])
@@ -367,6 +385,7 @@ class SearchIndex:
             combined = sparse or dense
         order = self._by_score(combined)
         if mode == "fused":
+            order = self._messages_first(messages, order)
             order = self._names_first(original, combined, order)
         return self._collapse(order, combined, sparse, dense, top)
 
@@ -375,6 +394,15 @@ class SearchIndex:
         dunder ones (a tie often is a method and its `__init__` with the same words)."""
         documents = self.documents
         return sorted(scores, key=lambda p: (-scores[p], not is_public(documents[p].chunk.symbol), p))
+
+    @staticmethod
+    def _messages_first(messages: set[int], order: list[int]) -> list[int]:
+        """`order` with the chunks that hold the query verbatim in a string literal (an
+        error message pasted into the box) moved to the front, in their order: the words
+        are exact, so the dense side may re-rank only below them."""
+        if not messages:
+            return order
+        return [p for p in order if p in messages] + [p for p in order if p not in messages]
 
     def _names_first(self, query: str, combined: dict[int, float], order: list[int]) -> list[int]:
         """`order` with the definitions a name query names moved to the front (names.py);

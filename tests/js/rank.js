@@ -1,5 +1,6 @@
 /* Ranks queries with the site's JavaScript search, as the browser would.
  * Usage: node rank.js DATA_DIR QUERIES_JSON MODE → prints [[{path, symbol, score}, ...], ...]
+ * (MODE messages: [[position, ...], ...], the chunks holding each query as a message)
  */
 "use strict";
 const fs = require("fs");
@@ -31,7 +32,10 @@ if (config.model) {
 }
 const searcher = new RefdocSearch.Searcher(lunr, data);
 const queries = JSON.parse(fs.readFileSync(queriesFile, "utf-8"));
+// mode "messages": the positions whose string literals hold each query (sparseMatches).
 const ranked = queries.map((query) =>
-  searcher.search(query, 10, mode).map((hit) => ({ path: hit.path, symbol: hit.symbol, score: hit.score }))
+  mode === "messages"
+    ? Array.from(searcher.sparseMatches(searcher.expand(query), query).messages).sort((a, b) => a - b)
+    : searcher.search(query, 10, mode).map((hit) => ({ path: hit.path, symbol: hit.symbol, score: hit.score }))
 );
 process.stdout.write(JSON.stringify(ranked));

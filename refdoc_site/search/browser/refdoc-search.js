@@ -334,6 +334,20 @@
     return fused;
   }
 
+  /* order with the chunks that hold the query verbatim in a string literal (an error
+     message pasted into the box) moved to the front, in their order (search.py's
+     _messages_first): the words are exact, so the dense side re-ranks only below them. */
+  function messagesFirst(messages, order) {
+    if (!messages.size) {
+      return order;
+    }
+    return order.filter(function (position) {
+      return messages.has(position);
+    }).concat(order.filter(function (position) {
+      return !messages.has(position);
+    }));
+  }
+
   /* Names first (search/names.py, rule for rule): a query that is a definition's name
      puts the definitions it names first. */
   var DEFINITION_KINDS = ["class", "function", "method"];
@@ -433,13 +447,20 @@
   }
 
   Searcher.prototype.sparseScores = function (text, phraseText) {
+    return this.sparseMatches(text, phraseText).scores;
+  };
+
+  /* Lunr scores by position, and the positions whose code holds the query as a message:
+     every word pair of the query (at least message_min_pairs) among its string literals'
+     pairs (the phrases field), as search.py's sparse_matches. */
+  Searcher.prototype.sparseMatches = function (text, phraseText) {
     var lunr = this.lunr;
     var common = this.commonTerms;
     var wanted = queryTerms(text, this.stopWords).filter(function (term) {
       return !common.has(lunr.stemmer(new lunr.Token(term)).toString());
     });
     if (!wanted.length) {
-      return {};
+      return { scores: {}, messages: new Set() };
     }
     var clauses = this.settings.clauses;
     // Japanese pairs, many to a word and too short to expand, are not counted.
@@ -466,7 +487,17 @@
     results.forEach(function (result) {
       scores[Number(result.ref)] = result.score;
     });
-    return scores;
+    var messages = new Set();
+    var pairs = Array.from(new Set(phrases));
+    if (pairs.length >= clauses.message_min_pairs) {
+      results.forEach(function (result) {
+        var metadata = result.matchData.metadata;
+        if (pairs.every(function (pair) { return metadata[pair] !== undefined && "phrases" in metadata[pair]; })) {
+          messages.add(Number(result.ref));
+        }
+      });
+    }
+    return { scores: scores, messages: messages };
   };
 
   Searcher.prototype.denseScores = function (text) {
@@ -581,7 +612,8 @@
     mode = mode || "fused";
     var original = text;
     text = this.expand(text);
-    var sparse = mode === "sparse" || mode === "fused" ? this.sparseScores(text, original) : {};
+    var matches = mode === "sparse" || mode === "fused" ? this.sparseMatches(text, original) : { scores: {}, messages: new Set() };
+    var sparse = matches.scores;
     var dense = mode === "dense" || mode === "fused" ? this.denseScores(text) : {};
     var combined;
     if (mode === "fused") {
@@ -597,6 +629,7 @@
     }
     var order = this.byScore(combined);
     if (mode === "fused") {
+      order = messagesFirst(matches.messages, order);
       order = this.namesFirst(original, combined, order);
     }
     var seen = Object.create(null);
