@@ -49,8 +49,8 @@ def symbols(index: SearchIndex, positions: set[int]) -> list[str]:
 
 
 def test_the_chunk_holding_every_word_pair_of_the_query_is_a_message_match(message_index: SearchIndex) -> None:
-    assert symbols(message_index, message_index.sparse_matches("Failed to lookup view")[1]) == ["render"]
-    assert symbols(message_index, message_index.sparse_matches("failed to LOOKUP view.")[1]) == ["render"]
+    assert symbols(message_index, message_index.sparse_matches("Failed to lookup view").messages) == ["render"]
+    assert symbols(message_index, message_index.sparse_matches("failed to LOOKUP view.").messages) == ["render"]
 
 
 @pytest.mark.parametrize("query", [
@@ -59,7 +59,7 @@ def test_the_chunk_holding_every_word_pair_of_the_query_is_a_message_match(messa
     "view lookup failed",  # the words, not in the literal's order
 ])
 def test_a_query_the_literal_does_not_hold_in_order_is_no_message_match(message_index: SearchIndex, query: str) -> None:
-    assert message_index.sparse_matches(query)[1] == set()
+    assert message_index.sparse_matches(query).messages == set()
 
 
 def test_a_pasted_message_puts_the_code_that_says_it_first(message_index: SearchIndex, monkeypatch) -> None:

@@ -217,6 +217,27 @@ class Hit:
         }
 
 
+@dataclass
+class SparseMatches:
+    """The sparse side's answer to one query."""
+
+    scores: dict[int, float]
+    """Lunr's score by document position."""
+    messages: set[int]
+    """Positions whose code holds the query as a message: every word pair of the query (at
+    least `message_min_pairs`) among its string literals' pairs (`phrases`)."""
+    coverage: dict[int, float]
+    """For a description (more English words than `expand_max_terms`, so matched exactly),
+    the share of its distinct stemmed words each position holds in any field; else empty."""
+
+    def covered(self, power: float) -> dict[int, float]:
+        """Scores scaled by coverage ** power: BM25 adds up each word's weight, so a chunk
+        that repeats one rare word of a description outscores one that holds most of it."""
+        if not self.coverage or not power:
+            return self.scores
+        return {p: score * self.coverage[p] ** power for p, score in self.scores.items()}
+
+
 SCORE_DECIMALS = 2
 """Lunr keeps 3 decimals of each term weight; 2 make a smaller index and rank the same."""
 
@@ -316,23 +337,23 @@ class SearchIndex:
 
     def sparse_scores(self, text: str, phrase_text: str = "") -> dict[int, float]:
         """Lunr scores by document position for a query text."""
-        return self.sparse_matches(text, phrase_text)[0]
+        return self.sparse_matches(text, phrase_text).scores
 
-    def sparse_matches(self, text: str, phrase_text: str = "") -> tuple[dict[int, float], set[int]]:
-        """Lunr scores by document position, and the positions whose code holds the query
-        as a message: every word pair of the query (at least `message_min_pairs` of them)
-        in its string literals' pairs (`phrases`)."""
+    def sparse_matches(self, text: str, phrase_text: str = "") -> SparseMatches:
+        """Lunr scores by document position, with what the fusion reads of which words
+        each chunk matched (`SparseMatches`)."""
         from lunr.query import Query  # lazy: only queries run in Python need lunr
 
         common = self.common_terms
         wanted = [term for term in query_terms(text) if stem(term) not in common]
         if not wanted:
-            return {}, set()
+            return SparseMatches({}, set(), {})
         boosts = settings()["clauses"]
         # Prefix and typo matching help short, identifier-like queries; on long
         # natural-language ones they only add noise (and time). Japanese pairs, many to a
         # word and too short to expand, are not counted.
         expand = sum(term.isascii() for term in wanted) <= boosts["expand_max_terms"]
+        words = list(dict.fromkeys(stem(term) for term in wanted if term.isascii()))
 
         phrases = [p for p in phrase_terms(phrase_text or text)] if "phrases" in self.fields else []
 
@@ -351,14 +372,16 @@ class SearchIndex:
         results = self.lunr_index.query(callback=build)
         scores = {int(result["ref"]): float(result["score"]) for result in results}
         wanted_pairs = set(phrases)
-        if len(wanted_pairs) < boosts["message_min_pairs"]:
-            return scores, set()
-        messages = set()
+        messages: set[int] = set()
+        coverage: dict[int, float] = {}
         for result in results:
             metadata = result["match_data"].metadata
-            if all("phrases" in metadata.get(pair, {}) for pair in wanted_pairs):
-                messages.add(int(result["ref"]))
-        return scores, messages
+            position = int(result["ref"])
+            if len(wanted_pairs) >= boosts["message_min_pairs"] and all("phrases" in metadata.get(pair, {}) for pair in wanted_pairs):
+                messages.add(position)
+            if not expand:
+                coverage[position] = sum(word in metadata for word in words) / len(words)
+        return SparseMatches(scores, messages, coverage)
 
     def dense_scores(self, query_vector: np.ndarray) -> np.ndarray:
         if self.rows is None:
@@ -368,7 +391,8 @@ class SearchIndex:
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
         original, text = text, with_glossary(text, self.loanwords)
-        sparse, messages = self.sparse_matches(text, original) if mode in ("sparse", "fused") else ({}, set())
+        matches = self.sparse_matches(text, original) if mode in ("sparse", "fused") else SparseMatches({}, set(), {})
+        sparse = matches.scores
         dense: dict[int, float] = {}
         if mode in ("dense", "fused") and embedder is not None and self.rows is not None:
             scores = self.dense_scores(embedder.embed([text])[0])
@@ -376,6 +400,7 @@ class SearchIndex:
             dense = {int(i): float(scores[i]) for i in candidates}
         if mode == "fused":
             weights = dict(settings()["fusion"])
+            sparse = matches.covered(weights["coverage_power"])
             if text != original or is_identifier_lookup(original):
                 # Words the glossary supplied, or names from the code, are exact; the model
                 # reads Japanese poorly and adds little to a name lookup: lean on the words.
@@ -385,7 +410,7 @@ class SearchIndex:
             combined = sparse or dense
         order = self._by_score(combined)
         if mode == "fused":
-            order = self._messages_first(messages, order)
+            order = self._messages_first(matches.messages, order)
             order = self._names_first(original, combined, order)
         return self._collapse(order, combined, sparse, dense, top)
 

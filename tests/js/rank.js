@@ -1,6 +1,6 @@
 /* Ranks queries with the site's JavaScript search, as the browser would.
  * Usage: node rank.js DATA_DIR QUERIES_JSON MODE → prints [[{path, symbol, score}, ...], ...]
- * (MODE messages: [[position, ...], ...], the chunks holding each query as a message)
+ * (MODE matches: [{messages: [position, ...], coverage: {position: share} or null}, ...])
  */
 "use strict";
 const fs = require("fs");
@@ -32,10 +32,14 @@ if (config.model) {
 }
 const searcher = new RefdocSearch.Searcher(lunr, data);
 const queries = JSON.parse(fs.readFileSync(queriesFile, "utf-8"));
-// mode "messages": the positions whose string literals hold each query (sparseMatches).
+// mode "matches": what the sparse side read of each query's matches (sparseMatches).
+const matches = (query) => {
+  const found = searcher.sparseMatches(searcher.expand(query), query);
+  return { messages: Array.from(found.messages).sort((a, b) => a - b), coverage: found.coverage };
+};
 const ranked = queries.map((query) =>
-  mode === "messages"
-    ? Array.from(searcher.sparseMatches(searcher.expand(query), query).messages).sort((a, b) => a - b)
+  mode === "matches"
+    ? matches(query)
     : searcher.search(query, 10, mode).map((hit) => ({ path: hit.path, symbol: hit.symbol, score: hit.score }))
 );
 process.stdout.write(JSON.stringify(ranked));

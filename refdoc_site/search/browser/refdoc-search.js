@@ -450,21 +450,31 @@
     return this.sparseMatches(text, phraseText).scores;
   };
 
-  /* Lunr scores by position, and the positions whose code holds the query as a message:
-     every word pair of the query (at least message_min_pairs) among its string literals'
-     pairs (the phrases field), as search.py's sparse_matches. */
+  function stemOf(lunr, term) {
+    return lunr.stemmer(new lunr.Token(term)).toString();
+  }
+
+  var NO_MATCHES = Object.freeze({ scores: {}, messages: new Set(), coverage: null });
+
+  /* The sparse side's answer (search.py's SparseMatches): Lunr scores by position; the
+     positions whose code holds the query as a message (every word pair of the query, at
+     least message_min_pairs, among its string literals' pairs: the phrases field); and,
+     for a description (more English words than expand_max_terms), the share of its
+     distinct stemmed words each position holds, else null. */
   Searcher.prototype.sparseMatches = function (text, phraseText) {
     var lunr = this.lunr;
     var common = this.commonTerms;
     var wanted = queryTerms(text, this.stopWords).filter(function (term) {
-      return !common.has(lunr.stemmer(new lunr.Token(term)).toString());
+      return !common.has(stemOf(lunr, term));
     });
     if (!wanted.length) {
-      return { scores: {}, messages: new Set() };
+      return NO_MATCHES;
     }
     var clauses = this.settings.clauses;
     // Japanese pairs, many to a word and too short to expand, are not counted.
-    var expand = wanted.filter(function (term) { return ASCII.test(term); }).length <= clauses.expand_max_terms;
+    var english = wanted.filter(function (term) { return ASCII.test(term); });
+    var expand = english.length <= clauses.expand_max_terms;
+    var words = Array.from(new Set(english.map(function (term) { return stemOf(lunr, term); })));
     var phrases = this.index.fields.indexOf("phrases") >= 0 ? phraseTerms(phraseText || text, this.stopWords) : [];
     var results = this.index.query(function (query) {
       phrases.forEach(function (pair) {
@@ -488,17 +498,34 @@
       scores[Number(result.ref)] = result.score;
     });
     var messages = new Set();
+    var coverage = expand ? null : {};
     var pairs = Array.from(new Set(phrases));
-    if (pairs.length >= clauses.message_min_pairs) {
-      results.forEach(function (result) {
-        var metadata = result.matchData.metadata;
-        if (pairs.every(function (pair) { return metadata[pair] !== undefined && "phrases" in metadata[pair]; })) {
-          messages.add(Number(result.ref));
-        }
-      });
-    }
-    return { scores: scores, messages: messages };
+    results.forEach(function (result) {
+      var metadata = result.matchData.metadata;
+      var position = Number(result.ref);
+      if (pairs.length >= clauses.message_min_pairs && pairs.every(function (pair) { return metadata[pair] !== undefined && "phrases" in metadata[pair]; })) {
+        messages.add(position);
+      }
+      if (coverage) {
+        coverage[position] = words.filter(function (word) { return word in metadata; }).length / words.length;
+      }
+    });
+    return { scores: scores, messages: messages, coverage: coverage };
   };
+
+  /* Scores scaled by coverage ** power (search.py's SparseMatches.covered): BM25 adds up
+     each word's weight, so a chunk that repeats one rare word of a description outscores
+     one that holds most of it. */
+  function covered(matches, power) {
+    if (!matches.coverage || !power) {
+      return matches.scores;
+    }
+    var out = {};
+    Object.keys(matches.scores).forEach(function (key) {
+      out[key] = matches.scores[key] * Math.pow(matches.coverage[key], power);
+    });
+    return out;
+  }
 
   Searcher.prototype.denseScores = function (text) {
     var dense = {};
@@ -612,12 +639,13 @@
     mode = mode || "fused";
     var original = text;
     text = this.expand(text);
-    var matches = mode === "sparse" || mode === "fused" ? this.sparseMatches(text, original) : { scores: {}, messages: new Set() };
+    var matches = mode === "sparse" || mode === "fused" ? this.sparseMatches(text, original) : NO_MATCHES;
     var sparse = matches.scores;
     var dense = mode === "dense" || mode === "fused" ? this.denseScores(text) : {};
     var combined;
     if (mode === "fused") {
       var weights = Object.assign({}, this.settings.fusion);
+      sparse = covered(matches, weights.coverage_power);
       if (text !== original || isIdentifierLookup(original)) {
         // Words the glossary supplied, or names from the code, are exact; the model
         // reads Japanese poorly and adds little to a name lookup: lean on the words.
