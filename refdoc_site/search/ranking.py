@@ -13,7 +13,9 @@ and a parity test keeps them in step. The steps:
 2. sparse: a Lunr query with, per term, an exact clause (through the stemmer), a prefix
    clause and, for longer terms, an edit-distance-1 clause;
 3. dense: cosine between the query's vector and every chunk vector;
-4. fusion: each side's scores min-max normalised over its top candidates, then weighted;
+4. fusion: the sparse score of a description (more English words than `expand_max_terms`)
+   scaled by the share of its words the chunk holds (`SparseMatches.covered`); each side's
+   scores min-max normalised over its top candidates, then weighted;
    chunks that name no symbol (module rest, Markdown sections, windows) and sections of
    the site's own pages (overview, modules, decisions, plans) weigh less;
 5. on equal scores public definitions rank above private (`_x`) and dunder ones; a query
