@@ -224,11 +224,12 @@ def test_common_terms_are_left_out_alike(search_data, tmp_path, monkeypatch) -> 
 def test_message_matches_and_coverage_are_found_alike(search_data) -> None:
     """The chunks holding a query as a message (messages first) and the share of a
     description's words each chunk holds (coverage) are the same in node."""
-    from refdoc_site.search.japanese import with_glossary
+    from refdoc_site.search.japanese import glossary_words, with_glossary
 
     data_dir, python_index = search_data
     javascript = rank_in_node(data_dir, QUERIES, "matches")
-    python = [python_index.sparse_matches(with_glossary(q, python_index.loanwords), q) for q in QUERIES]
+    loanwords = python_index.loanwords
+    python = [python_index.sparse_matches(with_glossary(q, loanwords), q, glossary_words(q, loanwords)) for q in QUERIES]
     for query, js, py in zip(QUERIES, javascript, python):
         assert js["messages"] == sorted(py.messages), query
         if py.coverage:
@@ -237,4 +238,5 @@ def test_message_matches_and_coverage_are_found_alike(search_data) -> None:
             assert js["coverage"] is None, query
     assert sum(bool(py.messages) for py in python) >= 3
     assert sum(bool(py.coverage) for py in python) >= 5
+    assert any(py.coverage for query, py in zip(QUERIES, python) if not query.isascii())
     assert any(0 < share < 1 for py in python for share in py.coverage.values())

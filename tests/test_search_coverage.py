@@ -77,3 +77,14 @@ def test_covered_leaves_the_scores_when_there_is_nothing_to_scale() -> None:
     assert SparseMatches(scores, set(), {}).covered(1) is scores
     assert SparseMatches(scores, set(), {0: 0.5, 1: 1.0}).covered(0) is scores
     assert SparseMatches(scores, set(), {0: 0.5, 1: 1.0}).covered(2) == {0: 0.5, 1: 1.0}
+
+
+def test_a_japanese_word_counts_once_held_by_any_of_its_english_words(coverage_index: SearchIndex) -> None:
+    typed = "古い項目をセッションの cache から消す"
+    alternatives = [["stale", "old"], ["entries", "items"], ["session"], ["remove", "delete", "purge"]]
+    text = typed + " " + " ".join(word for words in alternatives for word in words)
+    purge = position(coverage_index, "purge")
+    # the typed `cache` and the four Japanese words: the purge function holds each of them
+    assert coverage_index.sparse_matches(text, typed, alternatives).coverage[purge] == 1.0
+    # counted word by word, the synonyms it does not use (items, delete) would count against it
+    assert coverage_index.sparse_matches(text, typed).coverage[purge] < 1.0

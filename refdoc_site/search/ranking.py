@@ -38,7 +38,7 @@ from typing import Protocol
 import numpy as np
 
 from ..core.records import ChunkKind, Document
-from .japanese import JAPANESE_RUN, japanese_terms, with_glossary
+from .japanese import JAPANESE_RUN, glossary_words, japanese_terms, with_glossary
 from .loanwords import Loanwords
 from .lunr_index import compact_index, serialized_index
 from .names import is_public, match_order, name_key, query_name
@@ -341,9 +341,12 @@ class SearchIndex:
         """Lunr scores by document position for a query text."""
         return self.sparse_matches(text, phrase_text).scores
 
-    def sparse_matches(self, text: str, phrase_text: str = "") -> SparseMatches:
+    def sparse_matches(self, text: str, phrase_text: str = "", alternatives: list[list[str]] | None = None) -> SparseMatches:
         """Lunr scores by document position, with what the fusion reads of which words
-        each chunk matched (`SparseMatches`)."""
+        each chunk matched (`SparseMatches`). `text` is the query with the English words
+        `alternatives` gave its Japanese words (japanese.glossary_words), `phrase_text` the
+        query as typed: a Japanese word counts once in the coverage, held when any of its
+        English words is."""
         from lunr.query import Query  # lazy: only queries run in Python need lunr
 
         common = self.common_terms
@@ -355,7 +358,7 @@ class SearchIndex:
         # natural-language ones they only add noise (and time). Japanese pairs, many to a
         # word and too short to expand, are not counted.
         expand = sum(term.isascii() for term in wanted) <= boosts["expand_max_terms"]
-        words = list(dict.fromkeys(stem(term) for term in wanted if term.isascii()))
+        words = self._coverage_words(wanted, phrase_text or text, alternatives or [])
 
         phrases = [p for p in phrase_terms(phrase_text or text)] if "phrases" in self.fields else []
 
@@ -381,9 +384,20 @@ class SearchIndex:
             position = int(result["ref"])
             if len(wanted_pairs) >= boosts["message_min_pairs"] and all("phrases" in metadata.get(pair, {}) for pair in wanted_pairs):
                 messages.add(position)
-            if not expand:
-                coverage[position] = sum(word in metadata for word in words) / len(words)
+            if not expand and words:
+                coverage[position] = sum(any(stemmed in metadata for stemmed in word) for word in words) / len(words)
         return SparseMatches(scores, messages, coverage)
+
+    def _coverage_words(self, wanted: list[str], typed: str, alternatives: list[list[str]]) -> list[tuple[str, ...]]:
+        """The words coverage counts, each as its stemmed forms: the English words the query
+        was typed with, and one for each Japanese word the glossary or the index's terms
+        explained (any of its English words holds it)."""
+        queried = {stem(term) for term in wanted}
+        if not alternatives:
+            return [(stemmed,) for stemmed in dict.fromkeys(stem(term) for term in wanted if term.isascii())]
+        typed_words = [(stem(term),) for term in query_terms(typed) if term.isascii() and stem(term) in queried]
+        explained = [tuple(dict.fromkeys(stem(term) for term in query_terms(" ".join(words)) if stem(term) in queried)) for words in alternatives]
+        return list(dict.fromkeys(word for word in typed_words + explained if word))
 
     def dense_scores(self, query_vector: np.ndarray) -> np.ndarray:
         if self.rows is None:
@@ -392,8 +406,9 @@ class SearchIndex:
 
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
-        original, text = text, with_glossary(text, self.loanwords)
-        matches = self.sparse_matches(text, original) if mode in ("sparse", "fused") else SparseMatches({}, set(), {})
+        original, alternatives = text, glossary_words(text, self.loanwords)
+        text = with_glossary(original, self.loanwords)
+        matches = self.sparse_matches(text, original, alternatives) if mode in ("sparse", "fused") else SparseMatches({}, set(), {})
         sparse = matches.scores
         dense: dict[int, float] = {}
         if mode in ("dense", "fused") and embedder is not None and self.rows is not None:

@@ -34,7 +34,8 @@ const searcher = new RefdocSearch.Searcher(lunr, data);
 const queries = JSON.parse(fs.readFileSync(queriesFile, "utf-8"));
 // mode "matches": what the sparse side read of each query's matches (sparseMatches).
 const matches = (query) => {
-  const found = searcher.sparseMatches(searcher.expand(query), query);
+  const alternatives = searcher.glossaryWords(query);
+  const found = searcher.sparseMatches(searcher.expand(query), query, alternatives);
   return { messages: Array.from(found.messages).sort((a, b) => a - b), coverage: found.coverage };
 };
 const ranked = queries.map((query) =>

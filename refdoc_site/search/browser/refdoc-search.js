@@ -76,21 +76,39 @@
 
   /* The query followed by the English words of the glossary terms found in it and, with
      loanwords, of the katakana words the glossary does not know (search/japanese.py:
-     with_glossary): scanned left to right, the longest entry starting at each position;
-     a katakana word taken whole when the index has terms it sounds like and no entry is
-     as long; other katakana gathered and looked up by sound when something ends it. */
+     with_glossary). */
+  function withGlossary(text, glossary, longest, loanwords) {
+    return joinedWords(text, glossaryWords(text, glossary, longest, loanwords));
+  }
+
+  function joinedWords(text, groups) {
+    var found = [];
+    groups.forEach(function (words) {
+      found.push.apply(found, words);
+    });
+    return found.length ? text + " " + found.join(" ") : text;
+  }
+
+  /* The English words of each Japanese word of a query the glossary or the loanwords
+     explain, one list a word (search/japanese.py: glossary_words): scanned left to right,
+     the longest entry starting at each position; a katakana word taken whole when the
+     index has terms it sounds like and no entry is as long; other katakana gathered and
+     looked up by sound when something ends it. */
   var LOANWORD = /[\u30a1-\u30fa\u30fc]+/y;
 
-  function withGlossary(text, glossary, longest, loanwords) {
+  function glossaryWords(text, glossary, longest, loanwords) {
     if (!(glossary || loanwords) || /^[\x00-\x7f]*$/.test(text)) {
-      return text;
+      return [];
     }
     glossary = glossary || {};
     var found = [];
     var katakana = "";
     function endKatakanaWord() {
       if (katakana && loanwords) {
-        found.push.apply(found, loanwords.english(katakana));
+        var sounds = loanwords.english(katakana);
+        if (sounds.length) {
+          found.push(sounds);
+        }
       }
       katakana = "";
     }
@@ -108,11 +126,11 @@
       }
       var english = word !== null && word.length > length ? loanwords.english(word) : [];
       if (english.length) {
-        found.push.apply(found, english);
+        found.push(english);
         position += word.length;
       } else if (length > 0) {
         endKatakanaWord();
-        found.push(glossary[text.substr(position, length)]);
+        found.push([glossary[text.substr(position, length)]]);
         position += length;
       } else {
         LOANWORD.lastIndex = position;
@@ -125,7 +143,7 @@
       }
     }
     endKatakanaWord();
-    return found.length ? text + " " + found.join(" ") : text;
+    return found;
   }
 
   /* Katakana loanwords matched by sound to the index's English terms (search/loanwords.py,
@@ -461,7 +479,7 @@
      least message_min_pairs, among its string literals' pairs: the phrases field); and,
      for a description (more English words than expand_max_terms), the share of its
      distinct stemmed words each position holds, else null. */
-  Searcher.prototype.sparseMatches = function (text, phraseText) {
+  Searcher.prototype.sparseMatches = function (text, phraseText, alternatives) {
     var lunr = this.lunr;
     var common = this.commonTerms;
     var wanted = queryTerms(text, this.stopWords).filter(function (term) {
@@ -474,7 +492,7 @@
     // Japanese pairs, many to a word and too short to expand, are not counted.
     var english = wanted.filter(function (term) { return ASCII.test(term); });
     var expand = english.length <= clauses.expand_max_terms;
-    var words = Array.from(new Set(english.map(function (term) { return stemOf(lunr, term); })));
+    var words = this.coverageWords(wanted, phraseText || text, alternatives || []);
     var phrases = this.index.fields.indexOf("phrases") >= 0 ? phraseTerms(phraseText || text, this.stopWords) : [];
     var results = this.index.query(function (query) {
       phrases.forEach(function (pair) {
@@ -498,7 +516,7 @@
       scores[Number(result.ref)] = result.score;
     });
     var messages = new Set();
-    var coverage = expand ? null : {};
+    var coverage = expand || !words.length ? null : {};
     var pairs = Array.from(new Set(phrases));
     results.forEach(function (result) {
       var metadata = result.matchData.metadata;
@@ -507,7 +525,9 @@
         messages.add(position);
       }
       if (coverage) {
-        coverage[position] = words.filter(function (word) { return word in metadata; }).length / words.length;
+        coverage[position] = words.filter(function (stems) {
+          return stems.some(function (stemmed) { return stemmed in metadata; });
+        }).length / words.length;
       }
     });
     return { scores: scores, messages: messages, coverage: coverage };
@@ -549,11 +569,52 @@
   };
 
   Searcher.prototype.expand = function (text) {
+    return joinedWords(text, this.glossaryWords(text));
+  };
+
+  /* The English words of each Japanese word of the query (glossaryWords). */
+  Searcher.prototype.glossaryWords = function (text) {
     if (this.loanwordRules && !this.loanwords && !ASCII.test(text)) {
       // Read once, on the first query that is not plain ASCII: the index's own terms.
       this.loanwords = new Loanwords(this.loanwordRules, Object.keys(this.index.invertedIndex));
     }
-    return withGlossary(text, this.glossaryLongest ? this.glossary : null, this.glossaryLongest, this.loanwords);
+    return glossaryWords(text, this.glossaryLongest ? this.glossary : null, this.glossaryLongest, this.loanwords);
+  };
+
+  /* The words coverage counts, each as its stemmed forms (search.py's _coverage_words):
+     the English words the query was typed with, and one for each Japanese word the
+     glossary or the index's terms explained (any of its English words holds it). */
+  Searcher.prototype.coverageWords = function (wanted, typed, alternatives) {
+    var lunr = this.lunr;
+    var stopWords = this.stopWords;
+    var queried = new Set(wanted.map(function (term) { return stemOf(lunr, term); }));
+    var candidates;
+    if (!alternatives.length) {
+      candidates = wanted.filter(function (term) { return ASCII.test(term); }).map(function (term) { return [stemOf(lunr, term)]; });
+    } else {
+      candidates = queryTerms(typed, stopWords)
+        .filter(function (term) { return ASCII.test(term) && queried.has(stemOf(lunr, term)); })
+        .map(function (term) { return [stemOf(lunr, term)]; });
+      alternatives.forEach(function (words) {
+        var stems = [];
+        queryTerms(words.join(" "), stopWords).forEach(function (term) {
+          var stemmed = stemOf(lunr, term);
+          if (queried.has(stemmed) && stems.indexOf(stemmed) < 0) {
+            stems.push(stemmed);
+          }
+        });
+        candidates.push(stems);
+      });
+    }
+    var seen = new Set();
+    return candidates.filter(function (stems) {
+      var key = stems.join("\u0000");
+      if (!stems.length || seen.has(key)) {
+        return false;
+      }
+      seen.add(key);
+      return true;
+    });
   };
 
   /* Chunks that name no symbol rank below functions and classes on equal evidence; a
@@ -638,8 +699,9 @@
   Searcher.prototype.search = function (text, top, mode) {
     mode = mode || "fused";
     var original = text;
-    text = this.expand(text);
-    var matches = mode === "sparse" || mode === "fused" ? this.sparseMatches(text, original) : NO_MATCHES;
+    var alternatives = this.glossaryWords(original);
+    text = joinedWords(original, alternatives);
+    var matches = mode === "sparse" || mode === "fused" ? this.sparseMatches(text, original, alternatives) : NO_MATCHES;
     var sparse = matches.scores;
     var dense = mode === "dense" || mode === "fused" ? this.denseScores(text) : {};
     var combined;
@@ -692,6 +754,7 @@
     queryName: queryName,
     matchOrder: matchOrder,
     withGlossary: withGlossary,
+    glossaryWords: glossaryWords,
     Loanwords: Loanwords,
     identifierParts: identifierParts,
     fuse: fuse,
