@@ -1,5 +1,5 @@
 """Coverage: the sparse side of a description is scaled by the share of its words a chunk
-holds (ranking.py `SparseMatches`), so one rare word repeated does not outrank a chunk that
+holds (matches.py `SparseMatches`), so one rare word repeated does not outrank a chunk that
 says most of what was asked."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from helpers import write_repo
 
 from refdoc_site.cli import main
 from refdoc_site.core.store import Store
-from refdoc_site.search.ranking import SearchIndex, SparseMatches
+from refdoc_site.search.matches import SparseMatches
+from refdoc_site.search.ranking import SearchIndex
 
 SOURCES = {
     "sessions/purge.py": '''

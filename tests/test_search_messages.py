@@ -1,5 +1,5 @@
 """Messages first: a query whose words a chunk's string literal holds verbatim ranks that
-chunk above what the vectors prefer (ranking.py `sparse_matches`, `_messages_first`)."""
+chunk above what the vectors prefer (ranking.py `sparse_matches`, matches.py `messages_first`)."""
 
 from __future__ import annotations
 

@@ -41,6 +41,7 @@ from ..core.records import ChunkKind, Document
 from .japanese import JAPANESE_RUN, glossary_words, japanese_terms, with_glossary
 from .loanwords import Loanwords
 from .lunr_index import compact_index, serialized_index
+from .matches import SparseMatches, messages_first, read_matches
 from .names import is_public, match_order, name_key, query_name
 
 ASSETS = Path(__file__).parent / "browser"
@@ -219,27 +220,6 @@ class Hit:
         }
 
 
-@dataclass
-class SparseMatches:
-    """The sparse side's answer to one query."""
-
-    scores: dict[int, float]
-    """Lunr's score by document position."""
-    messages: set[int]
-    """Positions whose code holds the query as a message: every word pair of the query (at
-    least `message_min_pairs`) among its string literals' pairs (`phrases`)."""
-    coverage: dict[int, float]
-    """For a description (more English words than `expand_max_terms`, so matched exactly),
-    the share of its distinct stemmed words each position holds in any field; else empty."""
-
-    def covered(self, power: float) -> dict[int, float]:
-        """Scores scaled by coverage ** power: BM25 adds up each word's weight, so a chunk
-        that repeats one rare word of a description outscores one that holds most of it."""
-        if not self.coverage or not power:
-            return self.scores
-        return {p: score * self.coverage[p] ** power for p, score in self.scores.items()}
-
-
 SCORE_DECIMALS = 2
 """Lunr keeps 3 decimals of each term weight; 2 make a smaller index and rank the same."""
 
@@ -374,19 +354,8 @@ class SearchIndex:
                 if len(term) >= boosts["fuzzy_min_length"]:
                     query.term(term, boost=boosts["fuzzy"], use_pipeline=False, edit_distance=1)
 
-        results = self.lunr_index.query(callback=build)
-        scores = {int(result["ref"]): float(result["score"]) for result in results}
-        wanted_pairs = set(phrases)
-        messages: set[int] = set()
-        coverage: dict[int, float] = {}
-        for result in results:
-            metadata = result["match_data"].metadata
-            position = int(result["ref"])
-            if len(wanted_pairs) >= boosts["message_min_pairs"] and all("phrases" in metadata.get(pair, {}) for pair in wanted_pairs):
-                messages.add(position)
-            if not expand and words:
-                coverage[position] = sum(any(stemmed in metadata for stemmed in word) for word in words) / len(words)
-        return SparseMatches(scores, messages, coverage)
+        pairs = phrases if len(set(phrases)) >= boosts["message_min_pairs"] else []
+        return read_matches(self.lunr_index.query(callback=build), pairs, [] if expand else words)
 
     def _coverage_words(self, wanted: list[str], typed: str, alternatives: list[list[str]]) -> list[tuple[str, ...]]:
         """The words coverage counts, each as its stemmed forms: the English words the query
@@ -427,7 +396,7 @@ class SearchIndex:
             combined = sparse or dense
         order = self._by_score(combined)
         if mode == "fused":
-            order = self._messages_first(matches.messages, order)
+            order = messages_first(matches.messages, order)
             order = self._names_first(original, combined, order)
         return self._collapse(order, combined, sparse, dense, top)
 
@@ -436,15 +405,6 @@ class SearchIndex:
         dunder ones (a tie often is a method and its `__init__` with the same words)."""
         documents = self.documents
         return sorted(scores, key=lambda p: (-scores[p], not is_public(documents[p].chunk.symbol), p))
-
-    @staticmethod
-    def _messages_first(messages: set[int], order: list[int]) -> list[int]:
-        """`order` with the chunks that hold the query verbatim in a string literal (an
-        error message pasted into the box) moved to the front, in their order: the words
-        are exact, so the dense side may re-rank only below them."""
-        if not messages:
-            return order
-        return [p for p in order if p in messages] + [p for p in order if p not in messages]
 
     def _names_first(self, query: str, combined: dict[int, float], order: list[int]) -> list[int]:
         """`order` with the definitions a name query names moved to the front (names.py);

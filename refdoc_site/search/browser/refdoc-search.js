@@ -353,8 +353,8 @@
   }
 
   /* order with the chunks that hold the query verbatim in a string literal (an error
-     message pasted into the box) moved to the front, in their order (search.py's
-     _messages_first): the words are exact, so the dense side re-ranks only below them. */
+     message pasted into the box) moved to the front, in their order (search/matches.py's
+     messages_first): the words are exact, so the dense side re-ranks only below them. */
   function messagesFirst(messages, order) {
     if (!messages.size) {
       return order;
@@ -474,7 +474,7 @@
 
   var NO_MATCHES = Object.freeze({ scores: {}, messages: new Set(), coverage: null });
 
-  /* The sparse side's answer (search.py's SparseMatches): Lunr scores by position; the
+  /* The sparse side's answer (search/matches.py's SparseMatches): Lunr scores by position; the
      positions whose code holds the query as a message (every word pair of the query, at
      least message_min_pairs, among its string literals' pairs: the phrases field); and,
      for a description (more English words than expand_max_terms), the share of its
@@ -533,7 +533,7 @@
     return { scores: scores, messages: messages, coverage: coverage };
   };
 
-  /* Scores scaled by coverage ** power (search.py's SparseMatches.covered): BM25 adds up
+  /* Scores scaled by coverage ** power (search/matches.py's SparseMatches.covered): BM25 adds up
      each word's weight, so a chunk that repeats one rare word of a description outscores
      one that holds most of it. */
   function covered(matches, power) {
@@ -581,7 +581,7 @@
     return glossaryWords(text, this.glossaryLongest ? this.glossary : null, this.glossaryLongest, this.loanwords);
   };
 
-  /* The words coverage counts, each as its stemmed forms (search.py's _coverage_words):
+  /* The words coverage counts, each as its stemmed forms (search/ranking.py's _coverage_words):
      the English words the query was typed with, and one for each Japanese word the
      glossary or the index's terms explained (any of its English words holds it). */
   Searcher.prototype.coverageWords = function (wanted, typed, alternatives) {
