@@ -63,6 +63,12 @@ QUERIES = [
     "__init__",
     "to_dict",
     "_collapse",
+    # messages: every word pair of the query in one chunk's string literals
+    "not a directory; pass the repository folder to document",
+    "no indexed files; run refdoc-site index first",
+    "user exists",
+    "order not found",
+    "Failed to parse the glossary",
 ]
 
 
@@ -85,7 +91,7 @@ def search_data(tmp_path_factory) -> tuple[Path, SearchIndex]:
     return docs / DATA_DIR, SearchIndex.build(documents)
 
 
-def rank_in_node(data_dir: Path, queries: list[str], mode: str) -> list[list[dict]]:
+def rank_in_node(data_dir: Path, queries: list[str], mode: str) -> list:
     queries_file = data_dir / "queries.json"
     queries_file.write_text(json.dumps(queries), encoding="utf-8")
     result = subprocess.run(
@@ -212,3 +218,25 @@ def test_common_terms_are_left_out_alike(search_data, tmp_path, monkeypatch) -> 
     for query, js_hits in zip(QUERIES, javascript):
         py_hits = index.search(query, 10, "sparse")
         assert [(h["path"], h["symbol"]) for h in js_hits] == [(h.path, h.symbol) for h in py_hits], query
+
+
+@pytest.mark.skipif(not node_available(), reason="needs node and `npm install` in tests/js (scripts/test.sh does it)")
+def test_message_matches_and_coverage_are_found_alike(search_data) -> None:
+    """The chunks holding a query as a message (messages first) and the share of a
+    description's words each chunk holds (coverage) are the same in node."""
+    from refdoc_site.search.japanese import glossary_words, with_glossary
+
+    data_dir, python_index = search_data
+    javascript = rank_in_node(data_dir, QUERIES, "matches")
+    loanwords = python_index.loanwords
+    python = [python_index.sparse_matches(with_glossary(q, loanwords), q, glossary_words(q, loanwords)) for q in QUERIES]
+    for query, js, py in zip(QUERIES, javascript, python):
+        assert js["messages"] == sorted(py.messages), query
+        if py.coverage:
+            assert {int(k): v for k, v in js["coverage"].items()} == py.coverage, query
+        else:
+            assert js["coverage"] is None, query
+    assert sum(bool(py.messages) for py in python) >= 3
+    assert sum(bool(py.coverage) for py in python) >= 5
+    assert any(py.coverage for query, py in zip(QUERIES, python) if not query.isascii())
+    assert any(0 < share < 1 for py in python for share in py.coverage.values())

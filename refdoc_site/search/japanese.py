@@ -64,24 +64,34 @@ def glossary() -> dict[str, str]:
 
 def with_glossary(text: str, loanwords: Loanwords | None = None) -> str:
     """The query followed by the English words of the glossary terms found in it and, with
-    `loanwords`, of the katakana words the glossary does not know.
+    `loanwords`, of the katakana words the glossary does not know (`glossary_words`)."""
+    found = [word for words in glossary_words(text, loanwords) for word in words]
+    return f"{text} {' '.join(found)}" if found else text
+
+
+def glossary_words(text: str, loanwords: Loanwords | None = None) -> list[list[str]]:
+    """The English words of each Japanese word of a query the glossary or, with `loanwords`,
+    the index's terms explain, in order: one list a Japanese word (its entry's words, or
+    the terms it sounds like), so that they can count as one word.
 
     The text is scanned left to right taking the longest entry that starts at each
     position. A katakana word is taken whole when the index has terms it sounds like and
     the glossary has no entry as long (so `バー` in `オーバーラップ` does not cut overlap in
     two); katakana that neither explains is gathered and looked up by sound once the next
-    entry or anything else ends it. Text without non-ASCII characters is returned as it is.
+    entry or anything else ends it. Text without non-ASCII characters has none.
     """
     if text.isascii():
-        return text
+        return []
     entries = glossary()
     longest = max(map(len, entries))
-    found: list[str] = []
+    found: list[list[str]] = []
     katakana: list[str] = []
 
     def end_katakana_word() -> None:
         if katakana and loanwords is not None:
-            found.extend(loanwords.english("".join(katakana)))
+            sounds = loanwords.english("".join(katakana))
+            if sounds:
+                found.append(list(sounds))
         katakana.clear()
 
     position = 0
@@ -90,11 +100,11 @@ def with_glossary(text: str, loanwords: Loanwords | None = None) -> str:
         word = LOANWORD_RE.match(text, position) if loanwords is not None and not katakana else None
         english = loanwords.english(word.group()) if word is not None and word.end() - position > length else []
         if english:
-            found.extend(english)
+            found.append(list(english))
             position = word.end()
         elif length:
             end_katakana_word()
-            found.append(entries[text[position : position + length]])
+            found.append([entries[text[position : position + length]]])
             position += length
         else:
             if LOANWORD_RE.match(text[position]):
@@ -103,4 +113,4 @@ def with_glossary(text: str, loanwords: Loanwords | None = None) -> str:
                 end_katakana_word()
             position += 1
     end_katakana_word()
-    return f"{text} {' '.join(found)}" if found else text
+    return found

@@ -13,11 +13,15 @@ and a parity test keeps them in step. The steps:
 2. sparse: a Lunr query with, per term, an exact clause (through the stemmer), a prefix
    clause and, for longer terms, an edit-distance-1 clause;
 3. dense: cosine between the query's vector and every chunk vector;
-4. fusion: each side's scores min-max normalised over its top candidates, then weighted;
+4. fusion: the sparse score of a description (more English words than `expand_max_terms`)
+   scaled by the share of its words the chunk holds (`SparseMatches.covered`); each side's
+   scores min-max normalised over its top candidates, then weighted;
    chunks that name no symbol (module rest, Markdown sections, windows) and sections of
    the site's own pages (overview, modules, decisions, plans) weigh less;
 5. on equal scores public definitions rank above private (`_x`) and dunder ones; a query
-   that is a definition's name puts the definitions it names first (`names.py`);
+   whose word pairs all occur in a chunk's string literals (an error message pasted in)
+   puts those chunks first, the fusion ordering them and everything below them; a query
+   that is a definition's name puts the definitions it names before all (`names.py`);
 6. chunks of one symbol (windows of a long function) collapse into their best.
 """
 
@@ -34,9 +38,10 @@ from typing import Protocol
 import numpy as np
 
 from ..core.records import ChunkKind, Document
-from .japanese import JAPANESE_RUN, japanese_terms, with_glossary
+from .japanese import JAPANESE_RUN, glossary_words, japanese_terms, with_glossary
 from .loanwords import Loanwords
 from .lunr_index import compact_index, serialized_index
+from .matches import SparseMatches, messages_first, read_matches
 from .names import is_public, match_order, name_key, query_name
 
 ASSETS = Path(__file__).parent / "browser"
@@ -323,16 +328,25 @@ class SearchIndex:
 
     def sparse_scores(self, text: str, phrase_text: str = "") -> dict[int, float]:
         """Lunr scores by document position for a query text."""
+        return self.sparse_matches(text, phrase_text).scores
+
+    def sparse_matches(self, text: str, phrase_text: str = "", alternatives: list[list[str]] | None = None) -> SparseMatches:
+        """Lunr scores by document position, with what the fusion reads of which words
+        each chunk matched (`SparseMatches`). `text` is the query with the English words
+        `alternatives` gave its Japanese words (japanese.glossary_words), `phrase_text` the
+        query as typed: a Japanese word counts once in the coverage, held when any of its
+        English words is."""
         from lunr.query import Query  # lazy: only queries run in Python need lunr
 
         wanted = self.searched_terms(text)
         if not wanted:
-            return {}
+            return SparseMatches({}, set(), {})
         boosts = settings()["clauses"]
         # Prefix and typo matching help short, identifier-like queries; on long
         # natural-language ones they only add noise (and time). Japanese pairs, many to a
         # word and too short to expand, are not counted.
         expand = sum(term.isascii() for term in wanted) <= boosts["expand_max_terms"]
+        words = self._coverage_words(wanted, phrase_text or text, alternatives or [])
 
         phrases = [p for p in phrase_terms(phrase_text or text)] if "phrases" in self.fields else []
 
@@ -348,7 +362,19 @@ class SearchIndex:
                 if len(term) >= boosts["fuzzy_min_length"]:
                     query.term(term, boost=boosts["fuzzy"], use_pipeline=False, edit_distance=1)
 
-        return {int(result["ref"]): float(result["score"]) for result in self.lunr_index.query(callback=build)}
+        pairs = phrases if len(set(phrases)) >= boosts["message_min_pairs"] else []
+        return read_matches(self.lunr_index.query(callback=build), pairs, [] if expand else words)
+
+    def _coverage_words(self, wanted: list[str], typed: str, alternatives: list[list[str]]) -> list[tuple[str, ...]]:
+        """The words coverage counts, each as its stemmed forms: the English words the query
+        was typed with, and one for each Japanese word the glossary or the index's terms
+        explained (any of its English words holds it)."""
+        queried = {stem(term) for term in wanted}
+        if not alternatives:
+            return [(stemmed,) for stemmed in dict.fromkeys(stem(term) for term in wanted if term.isascii())]
+        typed_words = [(stem(term),) for term in query_terms(typed) if term.isascii() and stem(term) in queried]
+        explained = [tuple(dict.fromkeys(stem(term) for term in query_terms(" ".join(words)) if stem(term) in queried)) for words in alternatives]
+        return list(dict.fromkeys(word for word in typed_words + explained if word))
 
     def dense_scores(self, query_vector: np.ndarray) -> np.ndarray:
         if self.rows is None:
@@ -357,8 +383,10 @@ class SearchIndex:
 
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
-        original, text = text, self.question_text(text)
-        sparse = self.sparse_scores(text, original) if mode in ("sparse", "fused") else {}
+        original, alternatives = text, glossary_words(text, self.loanwords)
+        text = self.question_text(original)
+        matches = self.sparse_matches(text, original, alternatives) if mode in ("sparse", "fused") else SparseMatches({}, set(), {})
+        sparse = matches.scores
         dense: dict[int, float] = {}
         if mode in ("dense", "fused") and embedder is not None and self.rows is not None:
             scores = self.dense_scores(embedder.embed([text])[0])
@@ -366,6 +394,7 @@ class SearchIndex:
             dense = {int(i): float(scores[i]) for i in candidates}
         if mode == "fused":
             weights = dict(settings()["fusion"])
+            sparse = matches.covered(weights["coverage_power"])
             if text != original or is_identifier_lookup(original):
                 # Words the glossary supplied, or names from the code, are exact; the model
                 # reads Japanese poorly and adds little to a name lookup: lean on the words.
@@ -375,6 +404,7 @@ class SearchIndex:
             combined = sparse or dense
         order = self._by_score(combined)
         if mode == "fused":
+            order = messages_first(matches.messages, order)
             order = self._names_first(original, combined, order)
         return self._collapse(order, combined, sparse, dense, top)
 

@@ -1,5 +1,6 @@
 /* Ranks queries with the site's JavaScript search, as the browser would.
  * Usage: node rank.js DATA_DIR QUERIES_JSON MODE → prints [[{path, symbol, score}, ...], ...]
+ * (MODE matches: [{messages: [position, ...], coverage: {position: share} or null}, ...])
  */
 "use strict";
 const fs = require("fs");
@@ -31,7 +32,15 @@ if (config.model) {
 }
 const searcher = new RefdocSearch.Searcher(lunr, data);
 const queries = JSON.parse(fs.readFileSync(queriesFile, "utf-8"));
+// mode "matches": what the sparse side read of each query's matches (sparseMatches).
+const matches = (query) => {
+  const alternatives = searcher.glossaryWords(query);
+  const found = searcher.sparseMatches(searcher.expand(query), query, alternatives);
+  return { messages: Array.from(found.messages).sort((a, b) => a - b), coverage: found.coverage };
+};
 const ranked = queries.map((query) =>
-  searcher.search(query, 10, mode).map((hit) => ({ path: hit.path, symbol: hit.symbol, score: hit.score }))
+  mode === "matches"
+    ? matches(query)
+    : searcher.search(query, 10, mode).map((hit) => ({ path: hit.path, symbol: hit.symbol, score: hit.score }))
 );
 process.stdout.write(JSON.stringify(ranked));

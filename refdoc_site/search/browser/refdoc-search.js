@@ -76,21 +76,39 @@
 
   /* The query followed by the English words of the glossary terms found in it and, with
      loanwords, of the katakana words the glossary does not know (search/japanese.py:
-     with_glossary): scanned left to right, the longest entry starting at each position;
-     a katakana word taken whole when the index has terms it sounds like and no entry is
-     as long; other katakana gathered and looked up by sound when something ends it. */
+     with_glossary). */
+  function withGlossary(text, glossary, longest, loanwords) {
+    return joinedWords(text, glossaryWords(text, glossary, longest, loanwords));
+  }
+
+  function joinedWords(text, groups) {
+    var found = [];
+    groups.forEach(function (words) {
+      found.push.apply(found, words);
+    });
+    return found.length ? text + " " + found.join(" ") : text;
+  }
+
+  /* The English words of each Japanese word of a query the glossary or the loanwords
+     explain, one list a word (search/japanese.py: glossary_words): scanned left to right,
+     the longest entry starting at each position; a katakana word taken whole when the
+     index has terms it sounds like and no entry is as long; other katakana gathered and
+     looked up by sound when something ends it. */
   var LOANWORD = /[\u30a1-\u30fa\u30fc]+/y;
 
-  function withGlossary(text, glossary, longest, loanwords) {
+  function glossaryWords(text, glossary, longest, loanwords) {
     if (!(glossary || loanwords) || /^[\x00-\x7f]*$/.test(text)) {
-      return text;
+      return [];
     }
     glossary = glossary || {};
     var found = [];
     var katakana = "";
     function endKatakanaWord() {
       if (katakana && loanwords) {
-        found.push.apply(found, loanwords.english(katakana));
+        var sounds = loanwords.english(katakana);
+        if (sounds.length) {
+          found.push(sounds);
+        }
       }
       katakana = "";
     }
@@ -108,11 +126,11 @@
       }
       var english = word !== null && word.length > length ? loanwords.english(word) : [];
       if (english.length) {
-        found.push.apply(found, english);
+        found.push(english);
         position += word.length;
       } else if (length > 0) {
         endKatakanaWord();
-        found.push(glossary[text.substr(position, length)]);
+        found.push([glossary[text.substr(position, length)]]);
         position += length;
       } else {
         LOANWORD.lastIndex = position;
@@ -125,7 +143,7 @@
       }
     }
     endKatakanaWord();
-    return found.length ? text + " " + found.join(" ") : text;
+    return found;
   }
 
   /* Katakana loanwords matched by sound to the index's English terms (search/loanwords.py,
@@ -334,6 +352,20 @@
     return fused;
   }
 
+  /* order with the chunks that hold the query verbatim in a string literal (an error
+     message pasted into the box) moved to the front, in their order (search/matches.py's
+     messages_first): the words are exact, so the dense side re-ranks only below them. */
+  function messagesFirst(messages, order) {
+    if (!messages.size) {
+      return order;
+    }
+    return order.filter(function (position) {
+      return messages.has(position);
+    }).concat(order.filter(function (position) {
+      return !messages.has(position);
+    }));
+  }
+
   /* Names first (search/names.py, rule for rule): a query that is a definition's name
      puts the definitions it names first. */
   var DEFINITION_KINDS = ["class", "function", "method"];
@@ -433,17 +465,34 @@
   }
 
   Searcher.prototype.sparseScores = function (text, phraseText) {
+    return this.sparseMatches(text, phraseText).scores;
+  };
+
+  function stemOf(lunr, term) {
+    return lunr.stemmer(new lunr.Token(term)).toString();
+  }
+
+  var NO_MATCHES = Object.freeze({ scores: {}, messages: new Set(), coverage: null });
+
+  /* The sparse side's answer (search/matches.py's SparseMatches): Lunr scores by position; the
+     positions whose code holds the query as a message (every word pair of the query, at
+     least message_min_pairs, among its string literals' pairs: the phrases field); and,
+     for a description (more English words than expand_max_terms), the share of its
+     distinct stemmed words each position holds, else null. */
+  Searcher.prototype.sparseMatches = function (text, phraseText, alternatives) {
     var lunr = this.lunr;
     var common = this.commonTerms;
     var wanted = queryTerms(text, this.stopWords).filter(function (term) {
-      return !common.has(lunr.stemmer(new lunr.Token(term)).toString());
+      return !common.has(stemOf(lunr, term));
     });
     if (!wanted.length) {
-      return {};
+      return NO_MATCHES;
     }
     var clauses = this.settings.clauses;
     // Japanese pairs, many to a word and too short to expand, are not counted.
-    var expand = wanted.filter(function (term) { return ASCII.test(term); }).length <= clauses.expand_max_terms;
+    var english = wanted.filter(function (term) { return ASCII.test(term); });
+    var expand = english.length <= clauses.expand_max_terms;
+    var words = this.coverageWords(wanted, phraseText || text, alternatives || []);
     var phrases = this.index.fields.indexOf("phrases") >= 0 ? phraseTerms(phraseText || text, this.stopWords) : [];
     var results = this.index.query(function (query) {
       phrases.forEach(function (pair) {
@@ -466,8 +515,37 @@
     results.forEach(function (result) {
       scores[Number(result.ref)] = result.score;
     });
-    return scores;
+    var messages = new Set();
+    var coverage = expand || !words.length ? null : {};
+    var pairs = Array.from(new Set(phrases));
+    results.forEach(function (result) {
+      var metadata = result.matchData.metadata;
+      var position = Number(result.ref);
+      if (pairs.length >= clauses.message_min_pairs && pairs.every(function (pair) { return metadata[pair] !== undefined && "phrases" in metadata[pair]; })) {
+        messages.add(position);
+      }
+      if (coverage) {
+        coverage[position] = words.filter(function (stems) {
+          return stems.some(function (stemmed) { return stemmed in metadata; });
+        }).length / words.length;
+      }
+    });
+    return { scores: scores, messages: messages, coverage: coverage };
   };
+
+  /* Scores scaled by coverage ** power (search/matches.py's SparseMatches.covered): BM25 adds up
+     each word's weight, so a chunk that repeats one rare word of a description outscores
+     one that holds most of it. */
+  function covered(matches, power) {
+    if (!matches.coverage || !power) {
+      return matches.scores;
+    }
+    var out = {};
+    Object.keys(matches.scores).forEach(function (key) {
+      out[key] = matches.scores[key] * Math.pow(matches.coverage[key], power);
+    });
+    return out;
+  }
 
   Searcher.prototype.denseScores = function (text) {
     var dense = {};
@@ -491,11 +569,52 @@
   };
 
   Searcher.prototype.expand = function (text) {
+    return joinedWords(text, this.glossaryWords(text));
+  };
+
+  /* The English words of each Japanese word of the query (glossaryWords). */
+  Searcher.prototype.glossaryWords = function (text) {
     if (this.loanwordRules && !this.loanwords && !ASCII.test(text)) {
       // Read once, on the first query that is not plain ASCII: the index's own terms.
       this.loanwords = new Loanwords(this.loanwordRules, Object.keys(this.index.invertedIndex));
     }
-    return withGlossary(text, this.glossaryLongest ? this.glossary : null, this.glossaryLongest, this.loanwords);
+    return glossaryWords(text, this.glossaryLongest ? this.glossary : null, this.glossaryLongest, this.loanwords);
+  };
+
+  /* The words coverage counts, each as its stemmed forms (search/ranking.py's _coverage_words):
+     the English words the query was typed with, and one for each Japanese word the
+     glossary or the index's terms explained (any of its English words holds it). */
+  Searcher.prototype.coverageWords = function (wanted, typed, alternatives) {
+    var lunr = this.lunr;
+    var stopWords = this.stopWords;
+    var queried = new Set(wanted.map(function (term) { return stemOf(lunr, term); }));
+    var candidates;
+    if (!alternatives.length) {
+      candidates = wanted.filter(function (term) { return ASCII.test(term); }).map(function (term) { return [stemOf(lunr, term)]; });
+    } else {
+      candidates = queryTerms(typed, stopWords)
+        .filter(function (term) { return ASCII.test(term) && queried.has(stemOf(lunr, term)); })
+        .map(function (term) { return [stemOf(lunr, term)]; });
+      alternatives.forEach(function (words) {
+        var stems = [];
+        queryTerms(words.join(" "), stopWords).forEach(function (term) {
+          var stemmed = stemOf(lunr, term);
+          if (queried.has(stemmed) && stems.indexOf(stemmed) < 0) {
+            stems.push(stemmed);
+          }
+        });
+        candidates.push(stems);
+      });
+    }
+    var seen = new Set();
+    return candidates.filter(function (stems) {
+      var key = stems.join("\u0000");
+      if (!stems.length || seen.has(key)) {
+        return false;
+      }
+      seen.add(key);
+      return true;
+    });
   };
 
   /* Chunks that name no symbol rank below functions and classes on equal evidence; a
@@ -580,12 +699,15 @@
   Searcher.prototype.search = function (text, top, mode) {
     mode = mode || "fused";
     var original = text;
-    text = this.expand(text);
-    var sparse = mode === "sparse" || mode === "fused" ? this.sparseScores(text, original) : {};
+    var alternatives = this.glossaryWords(original);
+    text = joinedWords(original, alternatives);
+    var matches = mode === "sparse" || mode === "fused" ? this.sparseMatches(text, original, alternatives) : NO_MATCHES;
+    var sparse = matches.scores;
     var dense = mode === "dense" || mode === "fused" ? this.denseScores(text) : {};
     var combined;
     if (mode === "fused") {
       var weights = Object.assign({}, this.settings.fusion);
+      sparse = covered(matches, weights.coverage_power);
       if (text !== original || isIdentifierLookup(original)) {
         // Words the glossary supplied, or names from the code, are exact; the model
         // reads Japanese poorly and adds little to a name lookup: lean on the words.
@@ -597,6 +719,7 @@
     }
     var order = this.byScore(combined);
     if (mode === "fused") {
+      order = messagesFirst(matches.messages, order);
       order = this.namesFirst(original, combined, order);
     }
     var seen = Object.create(null);
@@ -631,6 +754,7 @@
     queryName: queryName,
     matchOrder: matchOrder,
     withGlossary: withGlossary,
+    glossaryWords: glossaryWords,
     Loanwords: Loanwords,
     identifierParts: identifierParts,
     fuse: fuse,
