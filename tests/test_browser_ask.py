@@ -95,6 +95,32 @@ def test_the_panel_streams_an_answer_and_its_citation_lands_on_the_anchor(browse
     page.close()
 
 
+def test_on_a_phone_a_followed_citation_closes_the_panel_and_the_conversation_stays(browser, shop) -> None:
+    """At 375 px the panel covers the page: following one of its citations closes it, so
+    the definition it leads to is what the reader sees; Ask reopens the same conversation.
+    A wide screen keeps it open beside the page (the test above)."""
+    page = browser.new_page(viewport={"width": 375, "height": 740})
+    page.goto(shop.url + "modules/app/")
+    page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000).click()
+    answer = ask_in_panel(page, "how is a user deleted?")
+    cover = page.evaluate("document.getElementById('refdoc-ask').offsetWidth / innerWidth")
+    assert cover > 0.8, cover
+    target = next(a for a in answer.query_selector_all("a") if a.get_attribute("href").endswith("#chunk-UserService.delete-user"))
+    target.click()
+    page.wait_for_url("**#chunk-UserService.delete-user")
+    page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000)
+    assert page.evaluate("document.getElementById('refdoc-ask').hidden")
+    seen = page.evaluate(
+        "(() => { const r = document.getElementById('chunk-UserService.delete-user').getBoundingClientRect();"
+        " const at = document.elementFromPoint(r.left + 5, r.top + r.height / 2);"
+        " return [r.top >= 0 && r.top < innerHeight, !!at && !at.closest('#refdoc-ask')]; })()"
+    )
+    assert seen == [True, True], seen  # the definition is on screen, not under the panel
+    page.click(".refdoc-ask-toggle")
+    assert page.inner_text("#refdoc-ask .refdoc-ask__question") == "how is a user deleted?"
+    page.close()
+
+
 MODEL_REPLY = (
     "A user is removed by `UserService.delete_user` [C1]. See also app/nowhere.py:3-4. "
     "[run](javascript:alert(1)) [away](https://example.invalid/x) <img src=x onerror=alert(1)>"

@@ -13,6 +13,7 @@
 
   var STORE_KEY = "refdoc-ask";
   var MAX_TURNS = 20;
+  var COVERING_SHARE = 0.8; /* a panel wider than this share of the window hides the page */
   var config = JSON.parse(document.getElementById("__config").textContent);
   var root = new URL(String(config.base || ".").replace(/\/?$/, "/"), location.href);
   var served = window.refdocServed || {};
@@ -222,6 +223,18 @@
       state.turns = [];
       save();
       show();
+    });
+    // Following a link of the panel on a screen it covers (a phone's) closes it, so the
+    // page it leads to can be read; the conversation stays, and Ask reopens it. On a wide
+    // screen it stays open beside the page. A link opened in a new tab changes nothing.
+    panel.addEventListener("click", function (event) {
+      var link = event.target.closest ? event.target.closest("a[href]") : null;
+      if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) {
+        return;
+      }
+      if (panel.offsetWidth > COVERING_SHARE * window.innerWidth) {
+        setOpen(false);
+      }
     });
     panel.addEventListener("keydown", function (event) {
       if (event.key === "Escape") {
