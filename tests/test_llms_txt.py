@@ -42,7 +42,7 @@ def test_llms_txt_follows_the_convention_and_ranks_files(site: Path) -> None:
     assert headings == ["## Overview", "## Modules", "## Decisions", "## Files", "## Optional"]
     files = lines[lines.index("## Files") + 2 :]
     # app/util.py's normalize_name is called from service.py twice: the most called file comes first
-    assert files[0].startswith("- [`app/util.py`](md/files/app/util.py.md): Defines normalize\\_name")
+    assert files[0].startswith("- [`app/util.py`](md/files/app/util.py.md): Defines normalize_name")
     assert "- [Use Go for the order server](md/decisions.md): We write the order server in Go, with the standard library's net/http." in lines
     assert "[`notes/design notes é.md`](md/files/notes/design%20notes%20%C3%A9.md.md)" in text
 
@@ -167,3 +167,18 @@ def test_a_big_repositorys_map_is_bounded_and_keeps_the_most_used_files(tmp_path
     assert not any("tests/" in entry for entry in entries)
     assert "- [300 more files](md/summaries/files.md): every file's one-line summary" in text
     assert len(text.encode("utf-8")) < 20_000
+
+
+def test_a_name_in_a_description_reads_as_written_and_stays_text(tmp_path: Path) -> None:
+    """A model reads llms.txt as it is: `open_stream`, not `open\\_stream`. An underscore that
+    could open or close emphasis (`__init__`, `_private`, `*`) stays escaped, so the file
+    still renders to the same words with no emphasis."""
+    described = file_summary("pkg/compat.py")
+    described.text = "Defines open_stream, get_best_encoding and _private_helper: wraps __init__ and *args, 2_000 tries."
+    data = SiteData("compat", [], hierarchy(files=[described]), RepoGraph())
+    text = llms_txt(data, ["index.md"])
+    line = next(line for line in text.splitlines() if line.startswith("- [`pkg/compat.py`]"))
+    assert line.endswith(": Defines open_stream, get_best_encoding and \\_private_helper: wraps \\_\\_init\\_\\_ and \\*args, 2_000 tries."), line
+    parsed = llms_txt_markup(line)
+    assert parsed.tags == ["ul", "li", "a", "code"], parsed.tags
+    assert "".join(parsed.text).strip().endswith(": Defines open_stream, get_best_encoding and _private_helper: wraps __init__ and *args, 2_000 tries.")
