@@ -182,3 +182,16 @@ def test_a_name_in_a_description_reads_as_written_and_stays_text(tmp_path: Path)
     parsed = llms_txt_markup(line)
     assert parsed.tags == ["ul", "li", "a", "code"], parsed.tags
     assert "".join(parsed.text).strip().endswith(": Defines open_stream, get_best_encoding and _private_helper: wraps __init__ and *args, 2_000 tries.")
+
+
+def test_private_files_come_after_public_ones(tmp_path: Path) -> None:
+    """click's map began with `_compat.py`, the file most called from the others: an agent
+    reading the map should meet the public files first, however much the private are called."""
+    paths = ["click/_compat.py", "click/_impl/bar.py", "click/core.py", "click/__init__.py", "click/__main__.py"]
+    files = [file_summary(path) for path in paths]
+    called = stored_document("click/_compat.py", "isatty", 1, 2)
+    called.metadata.callers = ["click/core.py#Context.run", "click/_impl/bar.py#render"]
+    data = SiteData("click", [called], hierarchy(files=files), RepoGraph())
+    text = llms_txt(data, ["index.md"])
+    listed = [line.split("`")[1] for line in text.splitlines() if line.startswith("- [`")]
+    assert listed == ["click/__init__.py", "click/__main__.py", "click/core.py", "click/_compat.py", "click/_impl/bar.py"], listed

@@ -177,8 +177,9 @@ def _ranked_modules(data: SiteData) -> list[str]:
 
 def _ranked_files(data: SiteData) -> list[str]:
     """The project's own files before tests, fixtures, examples, vendored and generated
-    code; among them, the most called from other files first, then those with the most
-    public definitions, then the biggest; by path when equal."""
+    code; among them, public files before private ones (`_compat.py`, `_internal/x.py`),
+    then the most called from other files first, then those with the most public
+    definitions, then the biggest; by path when equal."""
     calls_in: Counter[str] = Counter()
     path_of = {document.chunk.id: document.chunk.path for document in data.documents}
     for document in data.documents:
@@ -188,9 +189,15 @@ def _ranked_files(data: SiteData) -> list[str]:
 
     def rank(path: str) -> tuple:
         summary = files[path]
-        return (summary.file_role != FileRole.SOURCE, -calls_in[path], -len(summary.public_api), -summary.lines, path)
+        return (summary.file_role != FileRole.SOURCE, _private(path), -calls_in[path], -len(summary.public_api), -summary.lines, path)
 
     return sorted(files, key=rank)
+
+
+def _private(path: str) -> bool:
+    """A file the naming convention marks internal: it, or a folder holding it, starts with
+    one `_` (`__init__.py` and other dunder names are public)."""
+    return any(part.startswith("_") and not (part.startswith("__") and part.split(".")[0].endswith("__")) for part in path.split("/"))
 
 
 def without_front_matter(markdown: str) -> str:
