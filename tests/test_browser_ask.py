@@ -66,6 +66,8 @@ def test_the_panel_streams_an_answer_and_its_citation_lands_on_the_anchor(browse
     page.goto(shop.url + "modules/app/")
     toggle = page.wait_for_selector(".md-header__inner .refdoc-ask-toggle", timeout=10_000)
     assert page.evaluate("document.querySelector('.md-search').nextElementSibling.className") == "refdoc-ask-toggle"
+    sizes = page.evaluate("[getComputedStyle(document.querySelector('.refdoc-ask-toggle')).fontSize, getComputedStyle(document.querySelector('.md-search__input')).fontSize]")
+    assert float(sizes[0].rstrip("px")) >= 0.8 * float(sizes[1].rstrip("px")), sizes  # as legible as the search box's
     toggle.click()
     answer = ask_in_panel(page, "how is a user deleted?")
     assert int(answer.get_attribute("data-pieces")) >= 2  # streamed: a piece per source
