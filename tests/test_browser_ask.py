@@ -74,6 +74,7 @@ def test_the_panel_streams_an_answer_and_its_citation_lands_on_the_anchor(browse
     asked = [r for r in requests if r.url == shop.url + "ask" and r.method == "POST"]
     assert json.loads(asked[0].post_data) == {"question": "how is a user deleted?", "history": []}
     assert asked[0].response().header_value("content-type").startswith("application/x-ndjson")
+    assert len(answer.query_selector_all(".refdoc-ask__text ol > li")) >= 2  # ranked results keep their numbers
     links = [(a.get_attribute("href"), a.inner_text()) for a in answer.query_selector_all("a")]
     target = next(href for href, _ in links if href.endswith("#chunk-UserService.delete-user"))
     assert target.startswith(shop.url + "files/app/service.py/")

@@ -89,15 +89,22 @@
     parent.appendChild(document.createTextNode(text.slice(last)));
   }
 
-  /* Paragraphs, list items (`-`, `*`, `1.`) and headings (as bold lines) of the answer. */
+  /* Paragraphs, list items (`-`, `*`; `1.` numbered, as a search result's rank) and
+     headings (as bold lines) of the answer. */
   function markdown(text) {
     var box = element("div", "refdoc-ask__text");
     var list = null;
     String(text).split("\n").forEach(function (line) {
-      var item = /^\s*(?:[-*]|\d+\.)\s+(.*)$/.exec(line);
+      var item = /^\s*(?:([-*])|(\d+)\.)\s+(.*)$/.exec(line);
       if (item) {
-        list = list || box.appendChild(element("ul"));
-        inline(list.appendChild(element("li")), item[1]);
+        var tag = item[1] ? "UL" : "OL";
+        if (!list || list.tagName !== tag) {
+          list = box.appendChild(element(tag.toLowerCase()));
+          if (item[2] && item[2] !== "1") {
+            list.start = Number(item[2]);
+          }
+        }
+        inline(list.appendChild(element("li")), item[3]);
         return;
       }
       list = null;
