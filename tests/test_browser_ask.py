@@ -124,6 +124,27 @@ def test_on_a_phone_a_followed_citation_closes_the_panel_and_the_conversation_st
     page.close()
 
 
+def test_the_sites_search_results_cover_the_open_panel(browser, shop) -> None:
+    """Searching while the panel is open: the results Material draws under the search box
+    are on top, not hidden under the panel (they were: the panel's z-index beat the header's)."""
+    for width, height in ((1280, 800), (375, 740)):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(shop.url)
+        page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000).click()
+        ask_in_panel(page, "how is a user deleted?")
+        page.click("label.md-header__button[for=__search]" if width < 600 else ".md-search__input")
+        page.keyboard.type("delete user")
+        page.wait_for_selector(".md-search-result__item", timeout=20_000)
+        page.wait_for_selector("html[data-refdoc-search=settled]", state="attached", timeout=20_000)
+        box = page.locator(".md-search-result__item").first.bounding_box()
+        on_top = page.evaluate(
+            "([x, y]) => { const e = document.elementFromPoint(x, y); return !!e && !e.closest('#refdoc-ask'); }",
+            [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+        )
+        assert on_top, (width, box)
+        page.close()
+
+
 MODEL_REPLY = (
     "A user is removed by `UserService.delete_user` [C1]. See also app/nowhere.py:3-4. "
     "[run](javascript:alert(1)) [away](https://example.invalid/x) <img src=x onerror=alert(1)>"

@@ -160,9 +160,11 @@
     return view;
   }
 
+  /* The panel sits under Material's header (z-index 4), whose search results and mobile
+     drawer must cover it, and above the page and its sidebars. */
   var STYLE =
     ".refdoc-ask-toggle{margin:0 .4rem;padding:.2rem .6rem;border:1px solid currentColor;border-radius:.2rem;background:none;color:inherit;font:inherit;font-size:.8rem;cursor:pointer}" +
-    "#refdoc-ask{position:fixed;top:3rem;right:.6rem;z-index:5;width:min(34rem,calc(100vw - 1.2rem));max-height:calc(100vh - 4rem);display:flex;flex-direction:column;background:var(--md-default-bg-color);color:var(--md-default-fg-color);border:1px solid var(--md-default-fg-color--lightest);border-radius:.2rem;box-shadow:0 .2rem .6rem rgba(0,0,0,.2);font-size:.7rem}" +
+    "#refdoc-ask{position:fixed;top:3rem;right:.6rem;z-index:3;width:min(34rem,calc(100vw - 1.2rem));max-height:calc(100vh - 4rem);display:flex;flex-direction:column;background:var(--md-default-bg-color);color:var(--md-default-fg-color);border:1px solid var(--md-default-fg-color--lightest);border-radius:.2rem;box-shadow:0 .2rem .6rem rgba(0,0,0,.2);font-size:.7rem}" +
     "#refdoc-ask[hidden]{display:none}" +
     ".refdoc-ask__log{overflow-y:auto;padding:.6rem;flex:1}" +
     ".refdoc-ask__question{font-weight:700;margin:.6rem 0 .2rem}" +
