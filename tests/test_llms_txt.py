@@ -195,3 +195,13 @@ def test_private_files_come_after_public_ones(tmp_path: Path) -> None:
     text = llms_txt(data, ["index.md"])
     listed = [line.split("`")[1] for line in text.splitlines() if line.startswith("- [`")]
     assert listed == ["click/__init__.py", "click/__main__.py", "click/core.py", "click/_compat.py", "click/_impl/bar.py"], listed
+
+
+def test_an_empty_decision_log_is_left_out_of_the_map(tmp_path: Path) -> None:
+    """click has no decision evidence: its decisions page only says so, and the map listed it
+    as "the design decisions the code shows". It is listed only when it holds a decision."""
+    data = SiteData("click", [], hierarchy(files=[file_summary("click/core.py")]), RepoGraph())
+    pages = ["index.md", "decisions.md", "plans/milestones.md"]
+    text = llms_txt(data, pages)
+    assert "md/decisions.md" not in text
+    assert "- [Refactoring plan](md/plans/milestones.md)" in text

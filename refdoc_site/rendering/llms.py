@@ -80,7 +80,9 @@ def llms_txt(data: SiteData, pages: list[str]) -> str:
         ("What changed", CHANGES_PAGE, "what the compared commit changed, by module and definition"),
     ]
     overview += [(f"Plan: {plan.query}", plan_page(plan.slug), "a proposal for this request") for plan in data.plans]
-    lines += _section("Overview", [_entry(prose(title), page, text) for title, page, text in overview if page in written])
+    # A decision log with no decision only says none was found: not worth a model's read.
+    empty = set() if data.decisions else {"decisions.md"}
+    lines += _section("Overview", [_entry(prose(title), page, text) for title, page, text in overview if page in written - empty])
 
     modules = _ranked_modules(data)
     entries = [_entry(code_span(name), module_page(name), hierarchy.modules[name].text) for name in modules[:MAX_MODULES]]
