@@ -66,12 +66,15 @@ def test_the_panel_streams_an_answer_and_its_citation_lands_on_the_anchor(browse
     page.goto(shop.url + "modules/app/")
     toggle = page.wait_for_selector(".md-header__inner .refdoc-ask-toggle", timeout=10_000)
     assert page.evaluate("document.querySelector('.md-search').nextElementSibling.className") == "refdoc-ask-toggle"
+    sizes = page.evaluate("[getComputedStyle(document.querySelector('.refdoc-ask-toggle')).fontSize, getComputedStyle(document.querySelector('.md-search__input')).fontSize]")
+    assert float(sizes[0].rstrip("px")) >= 0.8 * float(sizes[1].rstrip("px")), sizes  # as legible as the search box's
     toggle.click()
     answer = ask_in_panel(page, "how is a user deleted?")
     assert int(answer.get_attribute("data-pieces")) >= 2  # streamed: a piece per source
     asked = [r for r in requests if r.url == shop.url + "ask" and r.method == "POST"]
     assert json.loads(asked[0].post_data) == {"question": "how is a user deleted?", "history": []}
     assert asked[0].response().header_value("content-type").startswith("application/x-ndjson")
+    assert len(answer.query_selector_all(".refdoc-ask__text ol > li")) >= 2  # ranked results keep their numbers
     links = [(a.get_attribute("href"), a.inner_text()) for a in answer.query_selector_all("a")]
     target = next(href for href, _ in links if href.endswith("#chunk-UserService.delete-user"))
     assert target.startswith(shop.url + "files/app/service.py/")
@@ -93,6 +96,53 @@ def test_the_panel_streams_an_answer_and_its_citation_lands_on_the_anchor(browse
     assert all(r.url.startswith(shop.url) for r in requests)
     assert errors == []
     page.close()
+
+
+def test_on_a_phone_a_followed_citation_closes_the_panel_and_the_conversation_stays(browser, shop) -> None:
+    """At 375 px the panel covers the page: following one of its citations closes it, so
+    the definition it leads to is what the reader sees; Ask reopens the same conversation.
+    A wide screen keeps it open beside the page (the test above)."""
+    page = browser.new_page(viewport={"width": 375, "height": 740})
+    page.goto(shop.url + "modules/app/")
+    page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000).click()
+    answer = ask_in_panel(page, "how is a user deleted?")
+    cover = page.evaluate("document.getElementById('refdoc-ask').offsetWidth / innerWidth")
+    assert cover > 0.8, cover
+    target = next(a for a in answer.query_selector_all("a") if a.get_attribute("href").endswith("#chunk-UserService.delete-user"))
+    target.click()
+    page.wait_for_url("**#chunk-UserService.delete-user")
+    page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000)
+    assert page.evaluate("document.getElementById('refdoc-ask').hidden")
+    seen = page.evaluate(
+        "(() => { const r = document.getElementById('chunk-UserService.delete-user').getBoundingClientRect();"
+        " const at = document.elementFromPoint(r.left + 5, r.top + r.height / 2);"
+        " return [r.top >= 0 && r.top < innerHeight, !!at && !at.closest('#refdoc-ask')]; })()"
+    )
+    assert seen == [True, True], seen  # the definition is on screen, not under the panel
+    page.click(".refdoc-ask-toggle")
+    assert page.inner_text("#refdoc-ask .refdoc-ask__question") == "how is a user deleted?"
+    page.close()
+
+
+def test_the_sites_search_results_cover_the_open_panel(browser, shop) -> None:
+    """Searching while the panel is open: the results Material draws under the search box
+    are on top, not hidden under the panel (they were: the panel's z-index beat the header's)."""
+    for width, height in ((1280, 800), (375, 740)):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(shop.url)
+        page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000).click()
+        ask_in_panel(page, "how is a user deleted?")
+        page.click("label.md-header__button[for=__search]" if width < 600 else ".md-search__input")
+        page.keyboard.type("delete user")
+        page.wait_for_selector(".md-search-result__item", timeout=20_000)
+        page.wait_for_selector("html[data-refdoc-search=settled]", state="attached", timeout=20_000)
+        box = page.locator(".md-search-result__item").first.bounding_box()
+        on_top = page.evaluate(
+            "([x, y]) => { const e = document.elementFromPoint(x, y); return !!e && !e.closest('#refdoc-ask'); }",
+            [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+        )
+        assert on_top, (width, box)
+        page.close()
 
 
 MODEL_REPLY = (

@@ -42,7 +42,7 @@ def test_llms_txt_follows_the_convention_and_ranks_files(site: Path) -> None:
     assert headings == ["## Overview", "## Modules", "## Decisions", "## Files", "## Optional"]
     files = lines[lines.index("## Files") + 2 :]
     # app/util.py's normalize_name is called from service.py twice: the most called file comes first
-    assert files[0].startswith("- [`app/util.py`](md/files/app/util.py.md): Defines normalize\\_name")
+    assert files[0].startswith("- [`app/util.py`](md/files/app/util.py.md): Defines normalize_name")
     assert "- [Use Go for the order server](md/decisions.md): We write the order server in Go, with the standard library's net/http." in lines
     assert "[`notes/design notes é.md`](md/files/notes/design%20notes%20%C3%A9.md.md)" in text
 
@@ -167,3 +167,41 @@ def test_a_big_repositorys_map_is_bounded_and_keeps_the_most_used_files(tmp_path
     assert not any("tests/" in entry for entry in entries)
     assert "- [300 more files](md/summaries/files.md): every file's one-line summary" in text
     assert len(text.encode("utf-8")) < 20_000
+
+
+def test_a_name_in_a_description_reads_as_written_and_stays_text(tmp_path: Path) -> None:
+    """A model reads llms.txt as it is: `open_stream`, not `open\\_stream`. An underscore that
+    could open or close emphasis (`__init__`, `_private`, `*`) stays escaped, so the file
+    still renders to the same words with no emphasis."""
+    described = file_summary("pkg/compat.py")
+    described.text = "Defines open_stream, get_best_encoding and _private_helper: wraps __init__ and *args, 2_000 tries."
+    data = SiteData("compat", [], hierarchy(files=[described]), RepoGraph())
+    text = llms_txt(data, ["index.md"])
+    line = next(line for line in text.splitlines() if line.startswith("- [`pkg/compat.py`]"))
+    assert line.endswith(": Defines open_stream, get_best_encoding and \\_private_helper: wraps \\_\\_init\\_\\_ and \\*args, 2_000 tries."), line
+    parsed = llms_txt_markup(line)
+    assert parsed.tags == ["ul", "li", "a", "code"], parsed.tags
+    assert "".join(parsed.text).strip().endswith(": Defines open_stream, get_best_encoding and _private_helper: wraps __init__ and *args, 2_000 tries.")
+
+
+def test_private_files_come_after_public_ones(tmp_path: Path) -> None:
+    """click's map began with `_compat.py`, the file most called from the others: an agent
+    reading the map should meet the public files first, however much the private are called."""
+    paths = ["click/_compat.py", "click/_impl/bar.py", "click/core.py", "click/__init__.py", "click/__main__.py"]
+    files = [file_summary(path) for path in paths]
+    called = stored_document("click/_compat.py", "isatty", 1, 2)
+    called.metadata.callers = ["click/core.py#Context.run", "click/_impl/bar.py#render"]
+    data = SiteData("click", [called], hierarchy(files=files), RepoGraph())
+    text = llms_txt(data, ["index.md"])
+    listed = [line.split("`")[1] for line in text.splitlines() if line.startswith("- [`")]
+    assert listed == ["click/__init__.py", "click/__main__.py", "click/core.py", "click/_compat.py", "click/_impl/bar.py"], listed
+
+
+def test_an_empty_decision_log_is_left_out_of_the_map(tmp_path: Path) -> None:
+    """click has no decision evidence: its decisions page only says so, and the map listed it
+    as "the design decisions the code shows". It is listed only when it holds a decision."""
+    data = SiteData("click", [], hierarchy(files=[file_summary("click/core.py")]), RepoGraph())
+    pages = ["index.md", "decisions.md", "plans/milestones.md"]
+    text = llms_txt(data, pages)
+    assert "md/decisions.md" not in text
+    assert "- [Refactoring plan](md/plans/milestones.md)" in text

@@ -214,6 +214,47 @@ def test_a_failing_tool_is_a_tool_error_and_the_next_call_is_answered(tmp_path: 
     assert sorted(item["id"] for item in payload(answered)["callers"]) == [CREATE_USER, DELETE_USER]
 
 
+OVERLOADED = {"box.py": '''
+    import typing as t
+
+
+    class Box:
+        """A box of items."""
+
+        @t.overload
+        def get(self, key: int) -> int: ...
+
+        @t.overload
+        def get(self, key: str) -> str: ...
+
+        def get(self, key):
+            """Fetch the item stored under key from the box."""
+            return key
+    '''}
+
+
+def test_an_overloaded_methods_id_from_search_or_ask_reads_its_definition(tmp_path: Path) -> None:
+    """click's `Group.group` is three overloads: the search hit of the last carried the chunk
+    id `core.py#Group.group@1906`, which `definition` refused, and the URL of an anchor no
+    page has. Now the hit is the joined definition's id and URL, and the `@` id `ask`
+    still lists is read as that definition too."""
+    from refdoc_site.core.config import Config
+    from refdoc_site.pipeline import Workspace, index, summarize
+
+    repo = write_repo(tmp_path / "repo", OVERLOADED)
+    workspace = Workspace.create(repo, Config(), tmp_path / "store", tmp_path / "site")
+    index(workspace)
+    summarize(workspace)
+    tools = LibraryTools(Library.open(workspace))
+    hit = tools.search("fetch the item stored under key", 3)["hits"][0]
+    assert (hit["id"], hit["start_line"], hit["url"]) == ("box.py#Box.get", 13, "files/box.py/#chunk-Box.get")
+    read = tools.definition(hit["id"])
+    assert (read["id"], read["start_line"], read["end_line"]) == ("box.py#Box.get", 7, 15)
+    assert "Fetch the item" in read["source"]
+    assert tools.definition("box.py#Box.get@13")["id"] == "box.py#Box.get"
+    assert tools.callers("box.py#Box.get@13")["definition"] == "box.py#Box.get"
+
+
 def test_results_are_bounded() -> None:
     result = bounded({"source": "x" * 20_000, "callers": [{"id": str(n)} for n in range(MAX_ITEMS + 7)]})
     assert len(result["source"]) == 8000 and result["source"].endswith("…")

@@ -15,12 +15,16 @@ a static file; the copies are written by the `on_post_build` hook, so `mkdocs bu
 hand makes them too.
 
 Every name from the repository is a code span (its backticks cannot close it; in Markdown
-nothing inside one is markup), every description is escaped prose (render.escape_text),
-every URL a percent-encoded relative path: no name can add a line, a link or markup.
+nothing inside one is markup), every description is escaped prose (`prose`: render.escape_text
+but for an underscore inside a word, which neither CommonMark nor
+Python-Markdown reads as emphasis, so a model reading the file sees `open_stream`, not
+`open\\_stream`), every URL a percent-encoded relative path: no name can add a line, a link
+or markup.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
@@ -44,6 +48,8 @@ DESCRIPTION_CHARS = 200
 FULL_MAX_FILES = 5000
 FULL_TEXT_CHARS = 2000
 """`llms-full.txt`: every summary whole (up to this), every file up to `FULL_MAX_FILES`."""
+INTRAWORD_UNDERSCORE = re.compile(r"(?<=[^\W_])\\_(?=[^\W_])")
+"""An escaped `_` between two letters or digits: it can open or close no emphasis."""
 FULL_NAMES = 30
 """Names listed for a module's public API and its dependencies in `llms-full.txt`."""
 
@@ -57,9 +63,9 @@ def llms_txt(data: SiteData, pages: list[str]) -> str:
     """The `llms.txt` of a site whose rendered pages are `pages` (docs-relative paths)."""
     hierarchy = data.hierarchy
     written = set(pages)
-    lines = [f"# {escape_text(data.site_name)}", ""]
+    lines = [f"# {prose(data.site_name)}", ""]
     if hierarchy.system.text.strip():
-        lines += [f"> {escape_text(_cut(hierarchy.system.text, SUMMARY_CHARS))}", ""]
+        lines += [f"> {prose(_cut(hierarchy.system.text, SUMMARY_CHARS))}", ""]
     lines += [
         "The documentation of this repository, built by refdoc-site. Each link is the "
         "Markdown of a page of the site; its HTML page has the same path without `md/` and `.md`.",
@@ -74,7 +80,9 @@ def llms_txt(data: SiteData, pages: list[str]) -> str:
         ("What changed", CHANGES_PAGE, "what the compared commit changed, by module and definition"),
     ]
     overview += [(f"Plan: {plan.query}", plan_page(plan.slug), "a proposal for this request") for plan in data.plans]
-    lines += _section("Overview", [_entry(escape_text(title), page, text) for title, page, text in overview if page in written])
+    # A decision log with no decision only says none was found: not worth a model's read.
+    empty = set() if data.decisions else {"decisions.md"}
+    lines += _section("Overview", [_entry(prose(title), page, text) for title, page, text in overview if page in written - empty])
 
     modules = _ranked_modules(data)
     entries = [_entry(code_span(name), module_page(name), hierarchy.modules[name].text) for name in modules[:MAX_MODULES]]
@@ -83,7 +91,7 @@ def llms_txt(data: SiteData, pages: list[str]) -> str:
     lines += _section("Modules", entries)
 
     decisions = data.decisions[:MAX_DECISIONS]
-    lines += _section("Decisions", [_entry(escape_text(d.title), "decisions.md", d.decision) for d in decisions])
+    lines += _section("Decisions", [_entry(prose(d.title), "decisions.md", d.decision) for d in decisions])
 
     files = _ranked_files(data)
     entries = [_entry(code_span(path), file_page(path), hierarchy.files[path].text) for path in files[:MAX_FILES]]
@@ -106,15 +114,15 @@ def llms_full_txt(data: SiteData) -> str:
     every file's summary line (the file pages themselves, with the code, stay in `md/`)."""
     hierarchy = data.hierarchy
     system = hierarchy.system
-    lines = [f"# {escape_text(data.site_name)}", ""]
+    lines = [f"# {prose(data.site_name)}", ""]
     if system.text.strip():
-        lines += [f"> {escape_text(_cut(system.text, FULL_TEXT_CHARS))}", ""]
+        lines += [f"> {prose(_cut(system.text, FULL_TEXT_CHARS))}", ""]
     layers = [", ".join(code_span(name) for name in layer[:FULL_NAMES]) for layer in system.layers]
     lines += _section("System", [f"- Layer {n}: {layer}" for n, layer in enumerate(layers, start=1)])
     lines += ["## Modules", ""] if hierarchy.modules else []
     for name in _ranked_modules(data):
         module = hierarchy.modules[name]
-        text = escape_text(_cut(module.text, FULL_TEXT_CHARS))
+        text = prose(_cut(module.text, FULL_TEXT_CHARS))
         lines += [f"### {code_span(name)}", "", f"{text} ([page]({markdown_url(module_page(name))}))", ""]
         facts = [f"{_count(len(module.files), 'file')}, {_count(module.lines, 'line')}."]
         for label, names in (("Public API", module.public_api), ("Depends on", module.depends_on), ("Used by", module.used_by)):
@@ -124,16 +132,21 @@ def llms_full_txt(data: SiteData) -> str:
         lines += [" ".join(facts), ""]
     lines += ["## Decisions", ""] if data.decisions else []
     for decision in data.decisions:
-        lines += [f"### {escape_text(decision.title)}", ""]
+        lines += [f"### {prose(decision.title)}", ""]
         for label, text in (("Context", decision.context), ("Decision", decision.decision), ("Consequences", decision.consequences)):
             if text.strip():
-                lines += [f"{label}: {escape_text(_cut(text, FULL_TEXT_CHARS))}", ""]
+                lines += [f"{label}: {prose(_cut(text, FULL_TEXT_CHARS))}", ""]
     files = _ranked_files(data)
     entries = [_entry(code_span(path), file_page(path), hierarchy.files[path].text) for path in files[:FULL_MAX_FILES]]
     if len(files) > FULL_MAX_FILES:
         entries.append(_entry(f"{len(files) - FULL_MAX_FILES} more files", "summaries/files.md", "every file's one-line summary"))
     lines += _section("Files", entries)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def prose(value: object) -> str:
+    """Escaped text (render.escape_text) whose underscores inside words stay as written."""
+    return INTRAWORD_UNDERSCORE.sub("_", escape_text(value))
 
 
 def _count(n: int, noun: str) -> str:
@@ -147,7 +160,7 @@ def _section(title: str, entries: list[str]) -> list[str]:
 def _entry(label: str, page: str, description: str, url: str = "") -> str:
     """One link line to a page's Markdown copy (or to `url`); `label` is already Markdown
     (a code span or escaped text)."""
-    text = escape_text(_cut(description, DESCRIPTION_CHARS))
+    text = prose(_cut(description, DESCRIPTION_CHARS))
     return f"- [{label}]({url or markdown_url(page)})" + (f": {text}" if text else "")
 
 
@@ -166,8 +179,9 @@ def _ranked_modules(data: SiteData) -> list[str]:
 
 def _ranked_files(data: SiteData) -> list[str]:
     """The project's own files before tests, fixtures, examples, vendored and generated
-    code; among them, the most called from other files first, then those with the most
-    public definitions, then the biggest; by path when equal."""
+    code; among them, public files before private ones (`_compat.py`, `_internal/x.py`),
+    then the most called from other files first, then those with the most public
+    definitions, then the biggest; by path when equal."""
     calls_in: Counter[str] = Counter()
     path_of = {document.chunk.id: document.chunk.path for document in data.documents}
     for document in data.documents:
@@ -177,9 +191,15 @@ def _ranked_files(data: SiteData) -> list[str]:
 
     def rank(path: str) -> tuple:
         summary = files[path]
-        return (summary.file_role != FileRole.SOURCE, -calls_in[path], -len(summary.public_api), -summary.lines, path)
+        return (summary.file_role != FileRole.SOURCE, _private(path), -calls_in[path], -len(summary.public_api), -summary.lines, path)
 
     return sorted(files, key=rank)
+
+
+def _private(path: str) -> bool:
+    """A file the naming convention marks internal: it, or a folder holding it, starts with
+    one `_` (`__init__.py` and other dunder names are public)."""
+    return any(part.startswith("_") and not (part.startswith("__") and part.split(".")[0].endswith("__")) for part in path.split("/"))
 
 
 def without_front_matter(markdown: str) -> str:

@@ -13,6 +13,7 @@
 
   var STORE_KEY = "refdoc-ask";
   var MAX_TURNS = 20;
+  var COVERING_SHARE = 0.8; /* a panel wider than this share of the window hides the page */
   var config = JSON.parse(document.getElementById("__config").textContent);
   var root = new URL(String(config.base || ".").replace(/\/?$/, "/"), location.href);
   var served = window.refdocServed || {};
@@ -88,15 +89,22 @@
     parent.appendChild(document.createTextNode(text.slice(last)));
   }
 
-  /* Paragraphs, list items (`-`, `*`, `1.`) and headings (as bold lines) of the answer. */
+  /* Paragraphs, list items (`-`, `*`; `1.` numbered, as a search result's rank) and
+     headings (as bold lines) of the answer. */
   function markdown(text) {
     var box = element("div", "refdoc-ask__text");
     var list = null;
     String(text).split("\n").forEach(function (line) {
-      var item = /^\s*(?:[-*]|\d+\.)\s+(.*)$/.exec(line);
+      var item = /^\s*(?:([-*])|(\d+)\.)\s+(.*)$/.exec(line);
       if (item) {
-        list = list || box.appendChild(element("ul"));
-        inline(list.appendChild(element("li")), item[1]);
+        var tag = item[1] ? "UL" : "OL";
+        if (!list || list.tagName !== tag) {
+          list = box.appendChild(element(tag.toLowerCase()));
+          if (item[2] && item[2] !== "1") {
+            list.start = Number(item[2]);
+          }
+        }
+        inline(list.appendChild(element("li")), item[3]);
         return;
       }
       list = null;
@@ -152,9 +160,11 @@
     return view;
   }
 
+  /* The panel sits under Material's header (z-index 4), whose search results and mobile
+     drawer must cover it, and above the page and its sidebars. */
   var STYLE =
-    ".refdoc-ask-toggle{margin:0 .4rem;padding:.2rem .6rem;border:1px solid currentColor;border-radius:.2rem;background:none;color:inherit;font:inherit;cursor:pointer}" +
-    "#refdoc-ask{position:fixed;top:3rem;right:.6rem;z-index:5;width:min(34rem,calc(100vw - 1.2rem));max-height:calc(100vh - 4rem);display:flex;flex-direction:column;background:var(--md-default-bg-color);color:var(--md-default-fg-color);border:1px solid var(--md-default-fg-color--lightest);border-radius:.2rem;box-shadow:0 .2rem .6rem rgba(0,0,0,.2);font-size:.7rem}" +
+    ".refdoc-ask-toggle{margin:0 .4rem;padding:.2rem .6rem;border:1px solid currentColor;border-radius:.2rem;background:none;color:inherit;font:inherit;font-size:.8rem;cursor:pointer}" +
+    "#refdoc-ask{position:fixed;top:3rem;right:.6rem;z-index:3;width:min(34rem,calc(100vw - 1.2rem));max-height:calc(100vh - 4rem);display:flex;flex-direction:column;background:var(--md-default-bg-color);color:var(--md-default-fg-color);border:1px solid var(--md-default-fg-color--lightest);border-radius:.2rem;box-shadow:0 .2rem .6rem rgba(0,0,0,.2);font-size:.7rem}" +
     "#refdoc-ask[hidden]{display:none}" +
     ".refdoc-ask__log{overflow-y:auto;padding:.6rem;flex:1}" +
     ".refdoc-ask__question{font-weight:700;margin:.6rem 0 .2rem}" +
@@ -222,6 +232,18 @@
       state.turns = [];
       save();
       show();
+    });
+    // Following a link of the panel on a screen it covers (a phone's) closes it, so the
+    // page it leads to can be read; the conversation stays, and Ask reopens it. On a wide
+    // screen it stays open beside the page. A link opened in a new tab changes nothing.
+    panel.addEventListener("click", function (event) {
+      var link = event.target.closest ? event.target.closest("a[href]") : null;
+      if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) {
+        return;
+      }
+      if (panel.offsetWidth > COVERING_SHARE * window.innerWidth) {
+        setOpen(false);
+      }
     });
     panel.addEventListener("keydown", function (event) {
       if (event.key === "Escape") {
