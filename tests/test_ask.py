@@ -5,10 +5,12 @@ found in this repository" for a question about nothing in it, the CLI's JSON and
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import markdown
 import pytest
-from helpers import ASK_SOURCES, write_repo
+from helpers import ASK_SOURCES, HOSTILE_SOURCES, write_repo
 
 from refdoc_site.asking.answer import MAX_QUESTION_CHARS, Turn, ask
 from refdoc_site.asking.library import Library
@@ -130,3 +132,29 @@ def test_the_terminal_gets_no_control_characters_from_the_repository(tmp_path: P
     assert "repaint_screen" in out and "Repaint the screen" in out
     assert not any(ord(c) < 32 and c not in "\n\t" or 0x7F <= ord(c) <= 0x9F for c in out)
 
+
+
+
+def test_an_answer_keeps_the_repositorys_names_as_text(tmp_path: Path, capsys) -> None:
+    """Each result is one line of Markdown whatever its path, symbol and summary hold: no
+    HTML element or link comes out of them when the Markdown is rendered, and on the
+    terminal a path's newline starts no line; `--json`'s sources keep the data as it is."""
+    repo = write_repo(tmp_path / "repo", HOSTILE_SOURCES)
+    assert main(["index", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["ask", "spin the widget", str(repo), "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["mode"] == "extractive"
+    paths = {source["path"] for source in answer["sources"]}
+    assert {"<img src=x onerror=alert(2)>/widget.py", "fence\n```\n<img src=x onerror=alert(3)>/fenced.py", "README.md"} <= paths
+    assert "Widgets > Spin `x` <img src=x onerror=alert(6)> widgets" in {source["symbol"] for source in answer["sources"]}
+    lines = answer["text"].splitlines()
+    assert len(lines) == 2 + len(answer["sources"]), "a heading, a blank line, one line a result"
+    html = markdown.markdown(answer["text"])
+    assert "<img" not in html and '<a href="javascript' not in html
+    assert [a for a in re.findall(r'<a href="([^"]*)"', html) if not a.startswith("files/")] == []
+    assert main(["ask", "spin the widget", str(repo)]) == 0
+    out = capsys.readouterr().out
+    results = [line for line in out.splitlines() if re.match(r"\d+\. ", line)]
+    assert len(results) == len(answer["sources"]) and not any(line.startswith("```") for line in out.splitlines())
+    assert "&lt;img src=x onerror=alert(2)&gt;/widget.py:1-3" in out

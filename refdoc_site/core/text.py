@@ -54,6 +54,19 @@ def terminal_text(text: str) -> str:
     return TERMINAL_CONTROL.sub("", text)
 
 
+MARKDOWN_OPENERS = re.compile(r"[\\`\[\]]")
+"""What would open (or close) a code span or a link in a line of Markdown; the backslash too."""
+
+
+def markdown_line(text: str, code: bool = True) -> str:
+    """A repository's name or summary as one line of Markdown text (an answer's): whitespace
+    collapsed, so that a newline in a path cannot start a block, `<` and `>` as character
+    references, so that it opens no HTML tag, `[`, `]` and the backslash escaped, so that it
+    ends no link; with `code`, backticks too (a code span it opened could end another)."""
+    line = " ".join(text.split()).replace("<", "&lt;").replace(">", "&gt;")
+    return MARKDOWN_OPENERS.sub(lambda match: match[0] if match[0] == "`" and not code else "\\" + match[0], line)
+
+
 def first_sentences(text: str, limit: int) -> str:
     """The first paragraph's sentences that fit in `limit` characters (at least one)."""
     paragraphs = re.split(r"\n\s*\n", strip_markdown_noise(text).strip())
