@@ -384,7 +384,7 @@ class SearchIndex:
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
         original, alternatives = text, glossary_words(text, self.loanwords)
-        text = self.question_text(original)
+        text = with_glossary(original, explained=alternatives)
         matches = self.sparse_matches(text, original, alternatives) if mode in ("sparse", "fused") else SparseMatches({}, set(), {})
         sparse = matches.scores
         dense: dict[int, float] = {}
