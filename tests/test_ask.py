@@ -158,3 +158,19 @@ def test_an_answer_keeps_the_repositorys_names_as_text(tmp_path: Path, capsys) -
     results = [line for line in out.splitlines() if re.match(r"\d+\. ", line)]
     assert len(results) == len(answer["sources"]) and not any(line.startswith("```") for line in out.splitlines())
     assert "&lt;img src=x onerror=alert(2)&gt;/widget.py:1-3" in out
+
+
+def test_a_definition_split_into_windows_reads_as_its_source_once(tmp_path: Path) -> None:
+    """A long function and a long class, cut into overlapping windows, come back as one
+    source each with every line once (the file page's merge, writing/sections.whole_source)."""
+    steps = "\n".join(f"    total = total + {i}  # step {i} adds {i} to the running total of values" for i in range(60))
+    methods = "\n".join(f"    def method_{i}(self):\n        return {i}  # method {i} of the many\n" for i in range(40))
+    source = f"def long_sum():\n    total = 0\n{steps}\n    return total\n\n\nclass Big:\n{methods}\n"
+    workspace = Workspace.create(write_repo(tmp_path / "repo", {"calc.py": source}), Config(chunk_size=128, chunk_overlap=32), tmp_path / "store")
+    index(workspace)
+    library = Library.open(workspace)
+    function, big = library.definition("long_sum"), library.definition("Big")
+    assert len([d for d in library.documents if d.chunk.symbol == "long_sum"]) > 2, "the function was cut into windows"
+    assert len([d for d in library.documents if d.chunk.symbol == "Big"]) > 2, "the class was cut into windows"
+    assert function.source == "\n".join(source.splitlines()[function.start_line - 1 : function.end_line])
+    assert [line for line in big.source.splitlines() if "def method_" in line] == [f"    def method_{i}(self):" for i in range(40)]
