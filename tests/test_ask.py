@@ -17,6 +17,7 @@ from refdoc_site.asking.library import Library
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config
 from refdoc_site.core.errors import RefdocError
+from refdoc_site.core.text import markdown_line
 from refdoc_site.pipeline import Workspace, index
 from refdoc_site.search.site_search import _chunk_row
 
@@ -157,7 +158,7 @@ def test_an_answer_keeps_the_repositorys_names_as_text(tmp_path: Path, capsys) -
     out = capsys.readouterr().out
     results = [line for line in out.splitlines() if re.match(r"\d+\. ", line)]
     assert len(results) == len(answer["sources"]) and not any(line.startswith("```") for line in out.splitlines())
-    assert "&lt;img src=x onerror=alert(2)&gt;/widget.py:1-3" in out
+    assert "[&lt;img src=x onerror=alert(2)>/widget.py:1-3](" in out
 
 
 def test_a_definition_split_into_windows_reads_as_its_source_once(tmp_path: Path) -> None:
@@ -174,3 +175,12 @@ def test_a_definition_split_into_windows_reads_as_its_source_once(tmp_path: Path
     assert len([d for d in library.documents if d.chunk.symbol == "Big"]) > 2, "the class was cut into windows"
     assert function.source == "\n".join(source.splitlines()[function.start_line - 1 : function.end_line])
     assert [line for line in big.source.splitlines() if "def method_" in line] == [f"    def method_{i}(self):" for i in range(40)]
+
+
+def test_markdown_line_escapes_what_opens_markup_and_keeps_code_and_comparisons() -> None:
+    assert markdown_line("Return `List<int>` when a < b,\n  else None") == "Return `List<int>` when a < b, else None"
+    assert markdown_line("Widgets > Spin") == "Widgets > Spin", "a section's path reads as it is"
+    assert markdown_line("chars/[id].ts") == "chars/\\[id\\].ts"
+    for hostile in ("<img src=x onerror=alert(1)>", "a`b <img src=x onerror=alert(1)>", "[x](javascript:alert(1))", "<https://example.org>", "x\\<img src=x>"):
+        html = markdown.markdown(f"1. [{markdown_line(hostile)}](files/a/) {markdown_line(hostile)}")
+        assert "<img" not in html and re.findall(r'href="([^"]*)"', html) == ["files/a/"], html

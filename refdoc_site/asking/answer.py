@@ -108,5 +108,5 @@ def result_line(rank: int, source: Source) -> str:
     texts kept to one line of Markdown text (a symbol with a backtick is not a code span)."""
     symbol = " ".join(source.symbol.split())
     name = f" {markdown_line(symbol)}" if "`" in symbol else f" `{symbol}`" if symbol else ""
-    summary = markdown_line(source.summary, code=False)
+    summary = markdown_line(source.summary)
     return f"{rank}. {source.citation()}{name} ({source.kind})" + (f": {summary}" if summary else "") + "\n"
