@@ -262,3 +262,13 @@ def test_init_installs_the_zensical_extra_when_refdoc_yml_names_that_engine(tmp_
         line = _install_line(repo)
         assert line == f"python -m pip install '{expected}'"
         assert "zensical" in Requirement(expected).extras, "pip reads the extra from what the workflow installs"
+
+
+def test_an_engine_refdoc_yml_cannot_name_stays_out_of_the_workflow(tmp_path: Path) -> None:
+    """A repository's refdoc.yml is its own text: an engine value that is no engine (here a
+    shell command) is not read, and the workflow installs refdoc-site alone."""
+    repo = _initialized(tmp_path)
+    (repo / CONFIG_FILE).write_text("engine: \"zensical]'; curl evil #\"\n", encoding="utf-8")
+    assert main(["init", str(repo), "--force"]) == 0
+    assert _install_line(repo) == f"python -m pip install 'refdoc-site=={__version__}'"
+    assert "curl" not in (repo / WORKFLOW_FILE).read_text(encoding="utf-8") + (repo / CONFIG_FILE).read_text(encoding="utf-8")
