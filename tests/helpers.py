@@ -108,6 +108,23 @@ def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
+HOSTILE_SOURCES = {
+    "<img src=x onerror=alert(2)>/widget.py": '''
+        def widget():
+            """Spin the widget <img src=x onerror=alert(4)> [now](javascript:alert(5))."""
+            return 1
+    ''',
+    "fence\n```\n<img src=x onerror=alert(3)>/fenced.py": '''
+        def fenced_widget():
+            """Spin the fenced widget."""
+            return 1
+    ''',
+    "README.md": "# Widgets\n\n## Spin `x` <img src=x onerror=alert(6)> widgets\n\nSpin the widget with care.\n",
+}
+"""Paths with markup and a newline opening a fence, a docstring with markup and a link, a
+heading (a section's symbol) whose backticks would end the code span it is shown in."""
+
+
 def write_repo(root: Path, files: dict[str, str | bytes]) -> Path:
     """Write `files` (repo-relative path → text or bytes) under `root`; returns `root`.
 

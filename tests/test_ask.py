@@ -5,16 +5,19 @@ found in this repository" for a question about nothing in it, the CLI's JSON and
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import markdown
 import pytest
-from helpers import ASK_SOURCES, write_repo
+from helpers import ASK_SOURCES, HOSTILE_SOURCES, write_repo
 
 from refdoc_site.asking.answer import MAX_QUESTION_CHARS, Turn, ask
 from refdoc_site.asking.library import Library
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config
 from refdoc_site.core.errors import RefdocError
+from refdoc_site.core.text import markdown_line
 from refdoc_site.pipeline import Workspace, index
 from refdoc_site.search.site_search import _chunk_row
 
@@ -130,3 +133,54 @@ def test_the_terminal_gets_no_control_characters_from_the_repository(tmp_path: P
     assert "repaint_screen" in out and "Repaint the screen" in out
     assert not any(ord(c) < 32 and c not in "\n\t" or 0x7F <= ord(c) <= 0x9F for c in out)
 
+
+
+
+def test_an_answer_keeps_the_repositorys_names_as_text(tmp_path: Path, capsys) -> None:
+    """Each result is one line of Markdown whatever its path, symbol and summary hold: no
+    HTML element or link comes out of them when the Markdown is rendered, and on the
+    terminal a path's newline starts no line; `--json`'s sources keep the data as it is."""
+    repo = write_repo(tmp_path / "repo", HOSTILE_SOURCES)
+    assert main(["index", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["ask", "spin the widget", str(repo), "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["mode"] == "extractive"
+    paths = {source["path"] for source in answer["sources"]}
+    assert {"<img src=x onerror=alert(2)>/widget.py", "fence\n```\n<img src=x onerror=alert(3)>/fenced.py", "README.md"} <= paths
+    assert "Widgets > Spin `x` <img src=x onerror=alert(6)> widgets" in {source["symbol"] for source in answer["sources"]}
+    lines = answer["text"].splitlines()
+    assert len(lines) == 2 + len(answer["sources"]), "a heading, a blank line, one line a result"
+    html = markdown.markdown(answer["text"])
+    assert "<img" not in html and '<a href="javascript' not in html
+    assert [a for a in re.findall(r'<a href="([^"]*)"', html) if not a.startswith("files/")] == []
+    assert main(["ask", "spin the widget", str(repo)]) == 0
+    out = capsys.readouterr().out
+    results = [line for line in out.splitlines() if re.match(r"\d+\. ", line)]
+    assert len(results) == len(answer["sources"]) and not any(line.startswith("```") for line in out.splitlines())
+    assert "[&lt;img src=x onerror=alert(2)>/widget.py:1-3](" in out
+
+
+def test_a_definition_split_into_windows_reads_as_its_source_once(tmp_path: Path) -> None:
+    """A long function and a long class, cut into overlapping windows, come back as one
+    source each with every line once (the file page's merge, writing/sections.whole_source)."""
+    steps = "\n".join(f"    total = total + {i}  # step {i} adds {i} to the running total of values" for i in range(60))
+    methods = "\n".join(f"    def method_{i}(self):\n        return {i}  # method {i} of the many\n" for i in range(40))
+    source = f"def long_sum():\n    total = 0\n{steps}\n    return total\n\n\nclass Big:\n{methods}\n"
+    workspace = Workspace.create(write_repo(tmp_path / "repo", {"calc.py": source}), Config(chunk_size=128, chunk_overlap=32), tmp_path / "store")
+    index(workspace)
+    library = Library.open(workspace)
+    function, big = library.definition("long_sum"), library.definition("Big")
+    assert len([d for d in library.documents if d.chunk.symbol == "long_sum"]) > 2, "the function was cut into windows"
+    assert len([d for d in library.documents if d.chunk.symbol == "Big"]) > 2, "the class was cut into windows"
+    assert function.source == "\n".join(source.splitlines()[function.start_line - 1 : function.end_line])
+    assert [line for line in big.source.splitlines() if "def method_" in line] == [f"    def method_{i}(self):" for i in range(40)]
+
+
+def test_markdown_line_escapes_what_opens_markup_and_keeps_code_and_comparisons() -> None:
+    assert markdown_line("Return `List<int>` when a < b,\n  else None") == "Return `List<int>` when a < b, else None"
+    assert markdown_line("Widgets > Spin") == "Widgets > Spin", "a section's path reads as it is"
+    assert markdown_line("chars/[id].ts") == "chars/\\[id\\].ts"
+    for hostile in ("<img src=x onerror=alert(1)>", "a`b <img src=x onerror=alert(1)>", "[x](javascript:alert(1))", "<https://example.org>", "x\\<img src=x>"):
+        html = markdown.markdown(f"1. [{markdown_line(hostile)}](files/a/) {markdown_line(hostile)}")
+        assert "<img" not in html and re.findall(r'href="([^"]*)"', html) == ["files/a/"], html

@@ -7,9 +7,12 @@ the context; a failed call falls back to the search results; the answer is cache
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
+import markdown
+from helpers import HOSTILE_SOURCES, write_repo
 from openai_server import HALLUCINATED, NO_WAIT, OpenAIServer
 from openai_server import TEST_KEY as KEY
 
@@ -22,7 +25,7 @@ from refdoc_site.cli import main
 from refdoc_site.core.config import Config, LlmConfig
 from refdoc_site.core.tokens import count_tokens
 from refdoc_site.llm import LlmSession, open_session
-from refdoc_site.pipeline import Workspace
+from refdoc_site.pipeline import Workspace, index
 from refdoc_site.providers.openai_api import RetryPolicy
 
 QUESTION = "how does placing an order charge the card?"
@@ -191,3 +194,18 @@ def test_chat_and_history_file_on_the_command_line(server: OpenAIServer, ask_wor
     history.write_text("not json\n", encoding="utf-8")
     assert main(["ask", "refund", str(ask_workspace.repo), "--store", str(ask_workspace.store_dir), "--history", str(history)]) == 2
     assert f"--history {history}:1: not a turn" in capsys.readouterr().err
+
+
+def test_a_model_answers_citations_keep_the_repositorys_paths_as_text(server: OpenAIServer, tmp_path: Path) -> None:
+    """The model cites the hostile sources by number; each citation becomes a link whose
+    label is the path as text: rendered, no HTML element comes out of a path, and a path's
+    newline does not break the answer's paragraph."""
+    workspace = Workspace.create(write_repo(tmp_path / "repo", HOSTILE_SOURCES), Config(), tmp_path / "store")
+    index(workspace)
+    server.inject("reply", content="The widget spins [C1] [C2] [C3].", when=lambda request: request.phase == "ask")
+    answer = ask("spin the widget", Library.open(workspace), session_for(server, tmp_path))
+    assert answer.mode == "llm" and len(answer.cited) == 3, answer.text
+    assert any("<img" in source.path for source in answer.sources), "the hostile paths were in the context"
+    assert len(answer.text.strip().splitlines()) == 1, answer.text
+    html = markdown.markdown(answer.text)
+    assert "<img" not in html and len(re.findall(r'<a href="files/', html)) == 3, html

@@ -30,6 +30,7 @@ from refdoc_site.core.pages import (
     ROOT_MODULE,
     file_page,
     module_page,
+    page_url,
     path_segment,
 )
 from refdoc_site.rendering.render import (
@@ -117,6 +118,16 @@ def test_ordinary_paths_keep_their_pages() -> None:
     assert file_page(".github/workflows/ci.yml") == "files/~2Egithub/workflows/ci.yml.md"
     assert file_page("docs/README") == "files/docs/~52EADME.md"
     assert file_page("a#b?/100%.py") == "files/a~23b~3F/100~25.py.md"
+
+
+def test_a_pages_url_is_where_mkdocs_serves_it() -> None:
+    """One rule for every link to a page (the search data, ask's sources, mcp): an index
+    page is its folder's; a file named index has a page of its own."""
+    assert page_url("files/src/app.py.md") == "files/src/app.py/"
+    assert page_url("files/a b/100~25.py.md") == "files/a%20b/100~25.py/"
+    assert page_url("index.md") == "./"
+    assert page_url("guide/index.md") == "guide/"
+    assert page_url(file_page("docs/index")) == "files/docs/~69ndex/"
 
 
 class _Reader(HTMLParser):

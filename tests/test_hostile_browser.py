@@ -1,7 +1,9 @@
 """The hostile repository's site (tests/hostile.py) in headless Chromium, served under a
-sub-path: every page opened, hostile names typed into the search box, and nothing runs
-that the site did not ship. Mermaid (from tests/js, when npm installed it) draws the
-module maps, so their labels are checked as Mermaid renders them."""
+sub-path and built by each engine (MkDocs, and Zensical when installed): every page opened,
+hostile names typed into the search box (Material's, or refdoc-site's own box in
+Zensical's header), and nothing runs that the site did not ship. Mermaid (from tests/js,
+when npm installed it) draws the module maps, so their labels are checked as Mermaid
+renders them."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from helpers import TESTS_MERMAID, require_chromium, served_folder
 from hostile import HOSTILE_PLAN, SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, build_hostile_site
 
 from refdoc_site.rendering.site import MERMAID_ENV
+from refdoc_site.rendering.zensical_site import zensical_installed
 
 SUB_PATH = "pr-9"
 OPEN_SHADOWS = """(() => {
@@ -30,21 +33,30 @@ INJECTED = """() => {
 event handler attribute."""
 DIAGRAM_TEXT = """() => [...document.querySelectorAll("div.mermaid")].map(e => e.shadowRoot ? e.shadowRoot.textContent : "").join("\\n")"""
 
+SEARCH_BOX = {
+    "mkdocs": (".md-search__input", ".md-search-result__meta", ".md-search-result__link"),
+    "zensical": (".refdoc-zsearch__input", ".refdoc-zsearch__meta", ".refdoc-zsearch__link"),
+}
+"""Per engine: the search box's input, its count of results, a result's link."""
+
 require_chromium()
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """(site URL, the built site's folder)."""
-    work = tmp_path_factory.mktemp("hostile-browser")
+@pytest.fixture(scope="module", params=sorted(SEARCH_BOX))
+def served(request, tmp_path_factory):
+    """(site URL, the built site's folder, the engine that built it)."""
+    engine = request.param
+    if engine == "zensical" and not zensical_installed():
+        pytest.skip("needs Zensical: pip install 'refdoc-site[zensical]' (the test extra has it)")
+    work = tmp_path_factory.mktemp(f"hostile-browser-{engine}")
     root = work / "served"
     with pytest.MonkeyPatch.context() as patch:
         if TESTS_MERMAID.is_file():  # the operator's script, from the environment; the repository's own
             patch.setenv(MERMAID_ENV, str(TESTS_MERMAID))  # mermaid_js points out of it and is refused
-        _, exit_code = build_hostile_site(work, root / SUB_PATH)
+        _, exit_code = build_hostile_site(work, root / SUB_PATH, engine=engine)
     assert exit_code == 0
     with served_folder(root) as url:
-        yield f"{url}{SUB_PATH}/", root / SUB_PATH
+        yield f"{url}{SUB_PATH}/", root / SUB_PATH, engine
 
 
 @pytest.fixture()
@@ -66,7 +78,7 @@ def assert_nothing_ran(tab) -> None:
 
 
 def test_every_page_opens_with_nothing_injected(tab, served) -> None:
-    url, site = served
+    url, site, _ = served
     pages = sorted(path.relative_to(site).as_posix() for path in site.rglob("*.html"))
     assert len(pages) > 40
     for page in pages:
@@ -84,15 +96,16 @@ def test_every_page_opens_with_nothing_injected(tab, served) -> None:
 
 @pytest.mark.parametrize("query", [SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, HOSTILE_PLAN, "widget"])
 def test_hostile_searches_show_results_as_text(tab, served, query: str) -> None:
-    url, _ = served
+    url, _, engine = served
+    box, count, link = SEARCH_BOX[engine]
     tab.goto(url)
-    tab.click(".md-search__input")
+    tab.click(box)
     tab.keyboard.type(query, delay=5)
-    tab.wait_for_selector(".md-search-result__meta", timeout=10_000)
+    tab.wait_for_selector(count, timeout=10_000)
     tab.wait_for_timeout(300)
     assert_nothing_ran(tab)
     if query == "widget":
-        result = tab.wait_for_selector(".md-search-result__link", timeout=10_000)
+        result = tab.wait_for_selector(link, timeout=10_000)
         assert f"{SCRIPT_IN_FOLDER}/widget.py" in result.inner_text()
         response = tab.goto(result.get_attribute("href"))
         assert response is not None and response.ok

@@ -16,7 +16,9 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 from helpers import write_repo
+from packaging.requirements import Requirement
 
+from refdoc_site import __version__
 from refdoc_site.cli import _parser, main
 from refdoc_site.core.config import load_config
 from refdoc_site.rendering.init_files import CONFIG_FILE, PINNED_ACTIONS, WORKFLOW_FILE
@@ -234,3 +236,39 @@ def test_init_refuses_an_install_spec_the_workflow_cannot_quote(tmp_path: Path, 
     assert not (repo / CONFIG_FILE).exists(), "nothing is written"
     assert main(["init", str(repo), "--install", "git+https://example.org/refdoc-site@0123abc"]) == 0
     assert "pip install 'git+https://example.org/refdoc-site@0123abc'" in (repo / WORKFLOW_FILE).read_text(encoding="utf-8")
+
+
+def _install_line(repo: Path) -> str:
+    return next(step["run"] for step in _workflow(repo)["jobs"]["build"]["steps"] if step.get("name") == "Install refdoc-site")
+
+
+def test_init_installs_the_zensical_extra_when_refdoc_yml_names_that_engine(tmp_path: Path) -> None:
+    """The workflow builds with the engine refdoc.yml names, so its pip must install that
+    engine's extra; the rewritten refdoc.yml keeps the engine."""
+    repo = _initialized(tmp_path)
+    assert _install_line(repo) == f"python -m pip install 'refdoc-site=={__version__}'", "MkDocs needs no extra"
+    assert load_config(repo).engine == "mkdocs"
+    (repo / CONFIG_FILE).write_text("site_name: widget\nengine: zensical\n", encoding="utf-8")
+    assert main(["init", str(repo), "--force"]) == 0
+    assert _install_line(repo) == f"python -m pip install 'refdoc-site[zensical]=={__version__}'"
+    assert load_config(repo).engine == "zensical", "the rewritten refdoc.yml keeps the engine"
+    given = {
+        "refdoc-site[mcp]>=0.1": "refdoc-site[mcp,zensical]>=0.1",
+        "refdoc-site[zensical]==1.0": "refdoc-site[zensical]==1.0",
+        "git+https://example.org/refdoc-site@0123abc": "refdoc-site[zensical]@git+https://example.org/refdoc-site@0123abc",
+    }
+    for install, expected in given.items():
+        assert main(["init", str(repo), "--force", "--install", install]) == 0
+        line = _install_line(repo)
+        assert line == f"python -m pip install '{expected}'"
+        assert "zensical" in Requirement(expected).extras, "pip reads the extra from what the workflow installs"
+
+
+def test_an_engine_refdoc_yml_cannot_name_stays_out_of_the_workflow(tmp_path: Path) -> None:
+    """A repository's refdoc.yml is its own text: an engine value that is no engine (here a
+    shell command) is not read, and the workflow installs refdoc-site alone."""
+    repo = _initialized(tmp_path)
+    (repo / CONFIG_FILE).write_text("engine: \"zensical]'; curl evil #\"\n", encoding="utf-8")
+    assert main(["init", str(repo), "--force"]) == 0
+    assert _install_line(repo) == f"python -m pip install 'refdoc-site=={__version__}'"
+    assert "curl" not in (repo / WORKFLOW_FILE).read_text(encoding="utf-8") + (repo / CONFIG_FILE).read_text(encoding="utf-8")

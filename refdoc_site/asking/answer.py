@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 from ..core.errors import RefdocError
 from ..core.resources import page_labels
+from ..core.text import markdown_line
 from ..llm.session import LlmSession
 from ..search.ranking import MAX_QUERY_CHARS
 from ..writing.writers import expand_query
@@ -103,7 +104,9 @@ def extractive(
 
 
 def result_line(rank: int, source: Source) -> str:
-    """`1. [path:3-9](url) `symbol` (function): what it does.`"""
-    name = f" `{source.symbol}`" if source.symbol else ""
-    summary = " ".join(source.summary.split())
+    """`1. [path:3-9](url) `symbol` (function): what it does.`, each of the repository's
+    texts kept to one line of Markdown text (a symbol with a backtick is not a code span)."""
+    symbol = " ".join(source.symbol.split())
+    name = f" {markdown_line(symbol)}" if "`" in symbol else f" `{symbol}`" if symbol else ""
+    summary = markdown_line(source.summary)
     return f"{rank}. {source.citation()}{name} ({source.kind})" + (f": {summary}" if summary else "") + "\n"

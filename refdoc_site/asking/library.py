@@ -20,6 +20,7 @@ from ..core.workspace import HIERARCHY_NAME, Workspace
 from ..search.embed import matching_embedder
 from ..search.ranking import Hit, QueryEmbedder, SearchIndex
 from ..writing.names import NameIndex
+from ..writing.sections import whole_source
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ class Library:
         return Definition(
             id=key, path=chunk.path, symbol=chunk.symbol, name=chunk.name, kind=chunk.kind.value,
             language=chunk.language, start_line=chunk.start_line, end_line=last.chunk.end_line,
-            signature=chunk.signature, source=_joined_source(windows), docstring=chunk.docstring,
+            signature=chunk.signature, source=whole_source([d.chunk for d in windows]), docstring=chunk.docstring,
             summary=to_json(first.summary),
             callers=[definition_key(i) for i in union("callers")],
             callees=[definition_key(i) for i in union("callees")],
@@ -214,17 +215,3 @@ def definition_key(chunk_id: str) -> str:
     head, sep, tail = chunk_id.rpartition("~")
     return head if sep and "#" in head and tail.isdigit() else chunk_id
 
-
-def _joined_source(windows: list[Document]) -> str:
-    """The windows' text as one, each line once (windows overlap)."""
-    if len(windows) == 1:
-        return windows[0].chunk.content
-    lines: dict[int, str] = {}
-    for document in windows:
-        chunk = document.chunk
-        content = chunk.content.splitlines()
-        if len(content) != chunk.end_line - chunk.start_line + 1:
-            return "\n".join(d.chunk.content for d in windows)
-        for offset, line in enumerate(content):
-            lines.setdefault(chunk.start_line + offset, line)
-    return "\n".join(lines[number] for number in sorted(lines))

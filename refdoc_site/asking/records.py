@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from ..core.text import markdown_line
+
 MODES = ("llm", "extractive", "not_found")
 FILE_SUMMARY = "file summary"
 MODULE_SUMMARY = "module summary"
@@ -43,8 +45,9 @@ class Source:
         return self.path or self.symbol
 
     def citation(self) -> str:
-        """The Markdown link an answer cites it with."""
-        return f"[{self.label}]({self.url})"
+        """The Markdown link an answer cites it with; the label is the repository's text,
+        so it stays one line of text (a path may hold a newline, `<img …>` or `](`)."""
+        return f"[{markdown_line(self.label)}]({self.url})"
 
     def to_dict(self) -> dict:
         return asdict(self)

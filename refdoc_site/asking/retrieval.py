@@ -68,17 +68,12 @@ def ranked(question: str, library: Library, search_text: str = "", depth: int = 
     index = library.search_index
     text = index.question_text(question)
     stems = list(dict.fromkeys(stem(term) for term in index.searched_terms(text)))
-    scores = None
-    if library.embedder is not None and index.has_vectors:
-        scores = index.dense_scores(library.embedder.embed([text])[0])
-    out = []
-    for hit in hits:
-        position = library.position(hit.chunk_id)
-        if position is None:
-            continue
-        cosine = float(scores[position]) if scores is not None else 0.0
-        out.append(Retrieved(hit, cosine, coverage(stems, index.documents[position])))
-    return out
+    placed = [(hit, position) for hit in hits if (position := library.position(hit.chunk_id)) is not None]
+    cosines = [0.0] * len(placed)
+    if placed and library.embedder is not None and index.has_vectors:
+        # Only the hits' rows: the search ranked every row already.
+        cosines = index.dense_scores(library.embedder.embed([text])[0], [position for _, position in placed]).tolist()
+    return [Retrieved(hit, cosine, coverage(stems, index.documents[position])) for (hit, position), cosine in zip(placed, cosines)]
 
 
 def coverage(stems: list[str], document: Document) -> float:

@@ -83,8 +83,13 @@ def _escaped(character: str) -> str:
 
 
 def page_url(page: str) -> str:
-    """A page's site-relative URL as MkDocs serves it: `files/src/app.py.md` → `files/src/app.py/`."""
-    return quote(page.removesuffix(".md")) + "/"
+    """A page's site-relative URL as MkDocs serves it: `files/src/app.py.md` →
+    `files/src/app.py/`; an index page is its folder's (`guide/index.md` → `guide/`,
+    `index.md` → `./`)."""
+    path = page.removesuffix(".md")
+    if path == "index" or path.endswith("/index"):
+        path = path.removesuffix("index").rstrip("/")
+    return quote(path) + "/" if path else "./"
 
 
 def chunk_url(path: str, symbol: str) -> str:

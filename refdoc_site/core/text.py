@@ -54,6 +54,30 @@ def terminal_text(text: str) -> str:
     return TERMINAL_CONTROL.sub("", text)
 
 
+MARKDOWN_OPENERS = re.compile(r"[\\`\[\]]|<(?=[A-Za-z/!?])")
+"""What would open or close a code span, a link or an HTML tag (or autolink) in a line of
+Markdown, and the backslash that would escape the next character."""
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+"""A code span: its text is literal wherever the Markdown is rendered."""
+
+
+def markdown_line(text: str) -> str:
+    """A repository's name or summary as one line of Markdown text (an answer's): whitespace
+    collapsed, so that a newline in a path starts no block, and outside its code spans
+    (kept: `List<int>` stays code) `[`, `]`, backticks and backslashes escaped and a `<`
+    that would open a tag written `&lt;`, so that it opens no HTML and ends no link."""
+    line = " ".join(text.split())
+    out, position = [], 0
+    for span in CODE_SPAN.finditer(line):
+        out += [_markdown_escaped(line[position : span.start()]), span[0]]
+        position = span.end()
+    return "".join([*out, _markdown_escaped(line[position:])])
+
+
+def _markdown_escaped(text: str) -> str:
+    return MARKDOWN_OPENERS.sub(lambda match: "&lt;" if match[0] == "<" else "\\" + match[0], text)
+
+
 def first_sentences(text: str, limit: int) -> str:
     """The first paragraph's sentences that fit in `limit` characters (at least one)."""
     paragraphs = re.split(r"\n\s*\n", strip_markdown_noise(text).strip())

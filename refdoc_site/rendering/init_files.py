@@ -16,7 +16,8 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from .. import __version__
-from ..core.errors import RefdocError
+from ..core.config import load_config
+from ..core.errors import ConfigError, RefdocError
 from ..core.resources import templates_dir
 
 CONFIG_FILE = Path("refdoc.yml")
@@ -41,6 +42,8 @@ STEP_SCRIPTS = ("build", "publish", "preview", "comment", "remove")
 
 _SHELL_WORD = re.compile(r"[\w.:/@+=<>~!,\[\]#%-]+")
 """What `--install` and `--branch` may hold: no quote, space or `$` to escape from the YAML or the shell."""
+_REFDOC_REQUIREMENT = re.compile(r"(?i)refdoc[-_.]site(?:\[(?P<extras>[^\]]*)\])?(?![\w.-])")
+"""A requirement naming refdoc-site, with its extras if it has any."""
 _GITHUB_REMOTE = re.compile(r"github\.com[:/](?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")
 
 
@@ -54,8 +57,13 @@ class InitFile:
 def init_files(repo: Path, branch: str | None = None, install: str | None = None) -> list[InitFile]:
     """The configuration and the workflow for `repo`; `branch` is the one whose pushes
     publish (default: the branch checked out, else main), `install` what pip installs
-    (default: this version of refdoc-site, so that CI builds what was tried here)."""
+    (default: this version of refdoc-site, so that CI builds what was tried here). When the
+    repository's refdoc.yml says `engine: zensical`, pip installs the `zensical` extra too
+    and the rewritten refdoc.yml keeps the engine."""
+    engine = _configured_engine(repo)
     install = install or f"refdoc-site=={__version__}"
+    if engine != "mkdocs":
+        install = with_extra(install, engine)
     if not _SHELL_WORD.fullmatch(install):
         raise RefdocError(f"--install: {install!r} is not a pip requirement or URL the workflow can quote; give one without quotes or spaces")
     branch = branch or _checked_out_branch(repo)
@@ -70,7 +78,7 @@ def init_files(repo: Path, branch: str | None = None, install: str | None = None
         branch=branch, install=install, actions=PINNED_ACTIONS, scripts=scripts,
     )
     config = environment.get_template("init/refdoc.yml.jinja2").render(
-        site_name=repo.resolve().name, repo_url=_github_url(repo),
+        site_name=repo.resolve().name, repo_url=_github_url(repo), engine=engine,
     )
     return [InitFile(CONFIG_FILE, config), InitFile(WORKFLOW_FILE, workflow)]
 
@@ -88,6 +96,28 @@ def write_init_files(repo: Path, files: list[InitFile], force: bool = False) -> 
         target.write_text(file.text, encoding="utf-8")
         written.append(target)
     return written
+
+
+def with_extra(install: str, extra: str) -> str:
+    """`install` (a requirement, or a URL pip installs refdoc-site from) asking for `extra`
+    too: `refdoc-site==1.0` gives `refdoc-site[extra]==1.0`, a URL `refdoc-site[extra]@URL`;
+    anything else (a local path) is left as given."""
+    named = _REFDOC_REQUIREMENT.match(install)
+    if named is None:
+        return f"refdoc-site[{extra}]@{install}" if "://" in install else install
+    extras = [name.strip() for name in (named["extras"] or "").split(",") if name.strip()]
+    if extra in extras:
+        return install
+    return f"refdoc-site[{','.join([*extras, extra])}]{install[named.end():]}"
+
+
+def _configured_engine(repo: Path) -> str:
+    """The engine the repository's refdoc.yml names; mkdocs when it has none, or when it
+    cannot be read (`init --force` writes a new one)."""
+    try:
+        return load_config(repo).engine
+    except ConfigError:
+        return "mkdocs"
 
 
 def _git(repo: Path, *arguments: str) -> str:

@@ -62,10 +62,11 @@ def glossary() -> dict[str, str]:
     return entries
 
 
-def with_glossary(text: str, loanwords: Loanwords | None = None) -> str:
+def with_glossary(text: str, loanwords: Loanwords | None = None, explained: list[list[str]] | None = None) -> str:
     """The query followed by the English words of the glossary terms found in it and, with
-    `loanwords`, of the katakana words the glossary does not know (`glossary_words`)."""
-    found = [word for words in glossary_words(text, loanwords) for word in words]
+    `loanwords`, of the katakana words the glossary does not know; `explained` is
+    `glossary_words(text, loanwords)` when the caller has it already."""
+    found = [word for words in (glossary_words(text, loanwords) if explained is None else explained) for word in words]
     return f"{text} {' '.join(found)}" if found else text
 
 

@@ -376,15 +376,18 @@ class SearchIndex:
         explained = [tuple(dict.fromkeys(stem(term) for term in query_terms(" ".join(words)) if stem(term) in queried)) for words in alternatives]
         return list(dict.fromkeys(word for word in typed_words + explained if word))
 
-    def dense_scores(self, query_vector: np.ndarray) -> np.ndarray:
+    def dense_scores(self, query_vector: np.ndarray, positions: list[int] | None = None) -> np.ndarray:
+        """The query vector's cosine with every chunk's, or with those at `positions` only."""
+        count = len(self.documents) if positions is None else len(positions)
         if self.rows is None:
-            return np.zeros(len(self.documents))
-        return (self.rows.astype(np.float64) @ np.asarray(query_vector, dtype=np.float64)) * self.scales.astype(np.float64)
+            return np.zeros(count)
+        rows, scales = (self.rows, self.scales) if positions is None else (self.rows[positions], self.scales[positions])
+        return (rows.astype(np.float64) @ np.asarray(query_vector, dtype=np.float64)) * scales.astype(np.float64)
 
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
         original, alternatives = text, glossary_words(text, self.loanwords)
-        text = self.question_text(original)
+        text = with_glossary(original, explained=alternatives)
         matches = self.sparse_matches(text, original, alternatives) if mode in ("sparse", "fused") else SparseMatches({}, set(), {})
         sparse = matches.scores
         dense: dict[int, float] = {}

@@ -13,7 +13,6 @@ from __future__ import annotations
 import shutil
 import struct
 from pathlib import Path
-from urllib.parse import quote
 
 import numpy as np
 import orjson
@@ -100,16 +99,13 @@ def _page_section_row(document: Document) -> dict:
     """A prose page's section: its page's URL (`modules/app.md` → `modules/app/`, `index.md`
     → `./`), the heading's anchor, the page title and the start of the section's text."""
     chunk = document.chunk
-    page = chunk.path.removesuffix(".md")
-    if page == "index" or page.endswith("/index"):
-        page = page.removesuffix("index").rstrip("/")
     return {
         "path": chunk.path,
         "symbol": chunk.symbol,
         "kind": chunk.kind.value,
         "start_line": 0,
         "end_line": 0,
-        "page": quote(page) + "/" if page else "./",
+        "page": page_url(chunk.path),
         "anchor": page_anchor(document),
         "title": document.summary.notes,
         "signature": "",
