@@ -147,7 +147,8 @@ def test_the_sites_search_results_cover_the_open_panel(browser, shop) -> None:
 
 MODEL_REPLY = (
     "A user is removed by `UserService.delete_user` [C1]. See also app/nowhere.py:3-4. "
-    "[run](javascript:alert(1)) [away](https://example.invalid/x) <img src=x onerror=alert(1)>"
+    "[run](javascript:alert(1)) [away](https://example.invalid/x) <img src=x onerror=alert(1)> "
+    "Escaped as an answer's names are (core/text.markdown_line): app/\\[id\\].ts and &lt;b>bold&lt;/b>."
 )
 
 
@@ -173,6 +174,8 @@ def test_a_model_answer_shows_its_sources_and_flags_and_stays_text(browser, tmp_
                 assert answer.query_selector_all("img") == []
                 assert "[run](javascript:alert(1))" in text.inner_text()
                 assert "<img src=x onerror=alert(1)>" in text.inner_text()
+                assert "app/[id].ts and <b>bold</b>." in text.inner_text()  # the escapes read as what they stand for
+                assert answer.query_selector_all("b") == []
                 assert "app/nowhere.py" in answer.inner_text().split("Cited but not in")[1]
                 assert answer.query_selector_all(".refdoc-ask__sources li")  # what the model was shown
                 assert all(r.url.startswith(url) for r in requests)

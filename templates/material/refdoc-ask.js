@@ -62,7 +62,14 @@
     return resolved.origin === location.origin ? resolved.href : null;
   }
 
-  var INLINE = /\[([^\]\n]+)\]\(([^)\s]+)\)|`([^`\n]+)`|\*\*([^*\n]+)\*\*/g;
+  /* A link, a code span, bold, or a character the answer escaped (core/text.markdown_line
+     writes a repository's `[`, `]`, backticks and backslashes escaped and a tag's `<` as
+     `&lt;`): shown as the character itself, as text. */
+  var INLINE = /\[((?:\\.|[^\]\\\n])+)\]\(([^)\s]+)\)|`([^`\n]+)`|\*\*([^*\n]+)\*\*|\\([\\`*_\[\]<>])|&lt;/g;
+
+  function plain(text) {
+    return text.replace(/\\([\\`*_\[\]<>])/g, "$1").replace(/&lt;/g, "<");
+  }
 
   function inline(parent, text) {
     var last = 0;
@@ -73,7 +80,7 @@
       if (match[1] !== undefined) {
         var href = siteLink(match[2]);
         if (href) {
-          var link = element("a", "refdoc-ask__cite", match[1]);
+          var link = element("a", "refdoc-ask__cite", plain(match[1]));
           link.href = href;
           parent.appendChild(link);
         } else {
@@ -81,8 +88,10 @@
         }
       } else if (match[3] !== undefined) {
         parent.appendChild(element("code", "", match[3]));
+      } else if (match[4] !== undefined) {
+        parent.appendChild(element("strong", "", plain(match[4])));
       } else {
-        parent.appendChild(element("strong", "", match[4]));
+        parent.appendChild(document.createTextNode(match[5] !== undefined ? match[5] : "<"));
       }
       last = match.index + match[0].length;
     }
