@@ -265,6 +265,15 @@ def test_a_follow_up_is_searched_with_the_question_it_continues(qa_library: Libr
     assert ask(standalone, qa_library, None, history).sources[0].symbol == "refund_payment"
 
 
+def test_a_follow_up_that_finds_nothing_with_the_conversation_is_searched_alone(qa_library: Library) -> None:
+    from refdoc_site.asking.retrieval import retrieve
+
+    earlier, follow_up = "what temperature should sourdough bread be baked at?", "and how is it refunded to the card?"
+    assert retrieve(f"{earlier} {follow_up}", qa_library) == [], "together they are about nothing here"
+    answer = ask(follow_up, qa_library, None, [Turn(earlier, "Not found in this repository.")])
+    assert answer.mode == "extractive" and answer.sources[0].symbol == "refund_payment"
+
+
 def test_the_terminal_gets_absolute_links_when_the_site_url_is_known(tmp_path: Path, capsys) -> None:
     from refdoc_site.asking.conversation import absolute_links
 
