@@ -21,7 +21,13 @@ from pathlib import Path
 
 from . import __version__
 from .asking.answer import Turn, ask
-from .asking.conversation import closing_lines, load_history, questions, save_history
+from .asking.conversation import (
+    absolute_links,
+    closing_lines,
+    load_history,
+    questions,
+    save_history,
+)
 from .asking.library import Library
 from .asking.mcp_server import LibraryTools, check_sdk, serve_stdio
 from .core.config import ENGINES, Config, with_embedder, with_overrides
@@ -387,9 +393,14 @@ def _ask(args: argparse.Namespace) -> int:
     workspace = _workspace(args)
     library = Library.open(workspace)
     history = load_history(args.history) if args.history else []
+    site_url = workspace.config.site_url
+
+    def print_piece(piece: str) -> None:
+        _print_piece(absolute_links(piece, site_url))
+
     with _llm_session(args, workspace, account=False) as llm:
         for question in questions(args.question, sys.stdin if args.chat or args.question.strip() == "-" else None):
-            answer = ask(question, library, llm, list(history), on_text=None if args.json else _print_piece)
+            answer = ask(question, library, llm, list(history), on_text=None if args.json else print_piece)
             history.append(Turn(answer.question, answer.text))
             if args.history:
                 save_history(args.history, history)

@@ -337,6 +337,27 @@ ASK_SOURCES = {
 """A small shop whose orders call its payments, with a README section: what `ask` is tested on."""
 
 
+OVERLOADED_SOURCES = {"box.py": '''
+    import typing as t
+
+
+    class Box:
+        """A box of items."""
+
+        @t.overload
+        def get(self, key: int) -> int: ...
+
+        @t.overload
+        def get(self, key: str) -> str: ...
+
+        def get(self, key):
+            """Fetch the item stored under key from the box."""
+            return key
+    '''}
+"""A method declared twice with `@overload` before its implementation: three chunks of one
+name in one file (`box.py#Box.get`, `…@10`, `…@13`), which `ask` and `mcp` treat as one definition."""
+
+
 def check_mermaid_only_on_a_diagram_page(tab, site_url: str) -> None:
     """In a browser `tab` (conftest.py): a file page loads no Mermaid, the overview (which
     has a diagram) draws it from the site's own copy; skips without the tests' Mermaid."""

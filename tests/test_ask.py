@@ -10,7 +10,7 @@ from pathlib import Path
 
 import markdown
 import pytest
-from helpers import ASK_SOURCES, HOSTILE_SOURCES, write_repo
+from helpers import ASK_SOURCES, HOSTILE_SOURCES, OVERLOADED_SOURCES, write_repo
 
 from refdoc_site.asking.answer import MAX_QUESTION_CHARS, Turn, ask
 from refdoc_site.asking.library import Library
@@ -184,3 +184,163 @@ def test_markdown_line_escapes_what_opens_markup_and_keeps_code_and_comparisons(
     for hostile in ("<img src=x onerror=alert(1)>", "a`b <img src=x onerror=alert(1)>", "[x](javascript:alert(1))", "<https://example.org>", "x\\<img src=x>"):
         html = markdown.markdown(f"1. [{markdown_line(hostile)}](files/a/) {markdown_line(hostile)}")
         assert "<img" not in html and re.findall(r'href="([^"]*)"', html) == ["files/a/"], html
+
+
+# --- what a QA pass on click and express found (issue 14) --------------------------------
+
+QA_SOURCES = {
+    **OVERLOADED_SOURCES,
+    "report.py": '''
+        def render_report(rows):
+            """Render the sales report: one line per row with its total, then the grand total."""
+            lines = []
+            grand = 0
+    ''' + "".join(f"            lines.append(str(rows[{n}]['amount'] * {n + 2}))\n" for n in range(40)) + '''
+            for row in rows:
+                grand += row["amount"]
+            lines.append(f"grand total of the sales report: {grand}")
+            return "\\n".join(lines)
+    ''',
+    "progress.py": '''
+        def progress_bar(items, label="", hide_when_done=False):
+            """Show a progress bar while iterating over the items; with hide_when_done the
+            bar is erased from the terminal once the iteration is finished."""
+            for item in items:
+                yield item
+
+
+        def mark_done(task):
+            """Mark a task as done and hide it from the list of open tasks."""
+            task.done = True
+
+
+        def refund_payment(receipt):
+            """Give the money of a receipt back to the card it was charged to."""
+            return receipt
+    ''',
+    "CHANGELOG.md": '''
+        # Changelog
+
+        ## 3.0.0
+
+        - Refund a payment back to the card it was charged to, even a partial one.
+
+        ## 2.0.0
+
+        - A refund of a payment to the card now keeps the receipt.
+
+        ## 1.0.0
+
+        - Payments can be refunded to the card they were charged to.
+    ''',
+}
+
+
+@pytest.fixture(scope="module")
+def qa_library(tmp_path_factory: pytest.TempPathFactory) -> Library:
+    from refdoc_site.pipeline import summarize
+
+    root = tmp_path_factory.mktemp("qa")
+    workspace = Workspace.create(write_repo(root / "repo", QA_SOURCES), Config(chunk_size=120, chunk_overlap=16), root / "store", root / "site")
+    index(workspace)
+    summarize(workspace)
+    return Library.open(workspace)
+
+
+def test_an_overloads_chunk_id_names_its_definition_and_its_sections_anchor(qa_library: Library) -> None:
+    """click's `Group.group@1906` gave `files/core.py/#chunk-Group.group-1906`, an anchor no page has."""
+    stored = sorted(d.chunk.id for d in qa_library.documents if d.chunk.symbol == "Box.get")
+    assert stored == ["box.py#Box.get", "box.py#Box.get@10", "box.py#Box.get@13"]
+    implementation = qa_library.document("box.py#Box.get@13")
+    assert implementation is not None and implementation.chunk.start_line == 13
+    assert qa_library.page_url("box.py#Box.get@13") == "files/box.py/#chunk-Box.get"
+    definition = qa_library.definition("box.py#Box.get@10")
+    assert (definition.id, definition.start_line, definition.end_line) == ("box.py#Box.get", 7, 15)
+    assert definition.summary["responsibility"].startswith("Fetch the item"), "the implementation's, not a stub's"
+
+
+def test_an_overloaded_method_is_one_answer_entry_with_its_summary(qa_library: Library) -> None:
+    answer = ask("how do I fetch an item stored under a key from the box?", qa_library, None)
+    ids = [s.id for s in answer.sources]
+    assert len(ids) == len(set(ids)) and not any("@" in i or "~" in i for i in ids)
+    get = [s for s in answer.sources if s.symbol == "Box.get"]
+    assert len(get) == 1 and get[0].summary.startswith("Fetch the item") and get[0].url == "files/box.py/#chunk-Box.get"
+    assert (get[0].start_line, get[0].end_line) == (7, 15)
+
+
+def test_a_split_definition_is_cited_with_its_whole_range(qa_library: Library) -> None:
+    """`progressbar` was cited as `termui.py:378-432`, its last window; it starts at 283."""
+    windows = sorted((d.chunk.part, d.chunk.start_line, d.chunk.end_line) for d in qa_library.documents if d.chunk.symbol == "render_report")
+    assert len(windows) >= 3, "the test needs a definition split into windows"
+    answer = ask("grand total of the sales report", qa_library, None)
+    cited = [s for s in answer.sources if s.symbol == "render_report"]
+    assert len(cited) == 1
+    assert (cited[0].start_line, cited[0].end_line) == (windows[0][1], windows[-1][2])
+    assert cited[0].url == "files/report.py/#chunk-render-report"
+    assert f"[report.py:{windows[0][1]}-{windows[-1][2]}](files/report.py/#chunk-render-report)" in answer.text
+
+
+def test_release_notes_give_one_entry_after_the_projects_own_code(qa_library: Library) -> None:
+    """express's `History.md` windows filled 5 of 9 answers."""
+    answer = ask("how is a payment refunded to the card it was charged to?", qa_library, None)
+    paths = [s.path for s in answer.sources]
+    assert paths[0] == "progress.py" and answer.sources[0].symbol == "refund_payment"
+    assert paths.count("CHANGELOG.md") == 1 and paths.index("CHANGELOG.md") > paths.index("progress.py")
+    assert all(p == "CHANGELOG.md" for p in paths[paths.index("CHANGELOG.md") :])
+
+
+@pytest.mark.parametrize(("question", "follows"), [
+    ("and how do I hide it when done?", True),  # opens like one, refers back
+    ("what about the password?", True),  # opens like one
+    ("can I change them?", True),  # refers back
+    ("in color?", True),  # short: one search term
+    ("それを隠すには？", True),
+    ("how do I show a progress bar while processing items", False),
+    ("how do I check that a file exists", False),  # "that" is a conjunction here
+    ("is there a way to count repeated options", False),
+    ("パスワードを入力させるには", False),
+])
+def test_what_makes_a_question_a_follow_up(question: str, follows: bool) -> None:
+    from refdoc_site.asking.answer import is_follow_up
+
+    assert is_follow_up(question) is follows
+
+
+def test_a_follow_up_is_searched_with_the_question_it_continues(qa_library: Library) -> None:
+    """"and how do I hide it when done?" after a progress-bar question gave click's Option, Command, echo."""
+    follow_up = "and how do I hide it when done?"
+    alone = ask(follow_up, qa_library, None)
+    assert alone.sources and alone.sources[0].symbol == "mark_done", "alone, it is about hiding a done task"
+    history = [Turn("how do I show a progress bar while iterating over items?", "…")]
+    assert ask(follow_up, qa_library, None, history).sources[0].symbol == "progress_bar"
+    chained = [*history, Turn("and with a label?", "…")]
+    assert ask(follow_up, qa_library, None, chained).sources[0].symbol == "progress_bar", "through a chain of follow-ups"
+    standalone = "how is a payment refunded to the card?"
+    assert ask(standalone, qa_library, None, history).sources[0].symbol == "refund_payment"
+
+
+def test_a_follow_up_that_finds_nothing_with_the_conversation_is_searched_alone(qa_library: Library) -> None:
+    from refdoc_site.asking.retrieval import retrieve
+
+    earlier, follow_up = "what temperature should sourdough bread be baked at?", "and how is it refunded to the card?"
+    assert retrieve(f"{earlier} {follow_up}", qa_library) == [], "together they are about nothing here"
+    answer = ask(follow_up, qa_library, None, [Turn(earlier, "Not found in this repository.")])
+    assert answer.mode == "extractive" and answer.sources[0].symbol == "refund_payment"
+
+
+def test_the_terminal_gets_absolute_links_when_the_site_url_is_known(tmp_path: Path, capsys) -> None:
+    from refdoc_site.asking.conversation import absolute_links
+
+    text = "1. [a.py:1-4](files/a.py/#chunk-f) `f`; [b](https://x.test/b) [c](#top)"
+    assert absolute_links(text, "") == text
+    assert absolute_links(text, "https://docs.test/shop") == (
+        "1. [a.py:1-4](https://docs.test/shop/files/a.py/#chunk-f) `f`; [b](https://x.test/b) [c](#top)"
+    )
+    repo = write_repo(tmp_path / "repo", {**ASK_SOURCES, "refdoc.yml": "site_url: https://docs.test/shop/\n"})
+    assert main(["index", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["ask", "which function gives a payment back?", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "1. [shop/payments.py:" in out and "](https://docs.test/shop/files/shop/payments.py/#chunk-refund-payment)" in out
+    assert main(["ask", "which function gives a payment back?", str(repo), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sources"][0]["url"] == "files/shop/payments.py/#chunk-refund-payment"

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import built_shop, indexed_shop, write_repo
+from helpers import OVERLOADED_SOURCES, built_shop, indexed_shop, write_repo
 from openai_server import TEST_KEY, OpenAIServer
 
 from refdoc_site.asking.library import Library
@@ -214,23 +214,6 @@ def test_a_failing_tool_is_a_tool_error_and_the_next_call_is_answered(tmp_path: 
     assert sorted(item["id"] for item in payload(answered)["callers"]) == [CREATE_USER, DELETE_USER]
 
 
-OVERLOADED = {"box.py": '''
-    import typing as t
-
-
-    class Box:
-        """A box of items."""
-
-        @t.overload
-        def get(self, key: int) -> int: ...
-
-        @t.overload
-        def get(self, key: str) -> str: ...
-
-        def get(self, key):
-            """Fetch the item stored under key from the box."""
-            return key
-    '''}
 
 
 def test_an_overloaded_methods_id_from_search_or_ask_reads_its_definition(tmp_path: Path) -> None:
@@ -241,7 +224,7 @@ def test_an_overloaded_methods_id_from_search_or_ask_reads_its_definition(tmp_pa
     from refdoc_site.core.config import Config
     from refdoc_site.pipeline import Workspace, index, summarize
 
-    repo = write_repo(tmp_path / "repo", OVERLOADED)
+    repo = write_repo(tmp_path / "repo", OVERLOADED_SOURCES)
     workspace = Workspace.create(repo, Config(), tmp_path / "store", tmp_path / "site")
     index(workspace)
     summarize(workspace)

@@ -9,6 +9,7 @@ conversation; `--chat` reads further questions from stdin, one a line, within on
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -56,6 +57,20 @@ def questions(first: str, lines: Iterable[str] | None) -> Iterator[str]:
     for line in lines or ():
         if line.strip():
             yield line.strip()
+
+
+SITE_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|/|#)([^)\s]+)\)", re.IGNORECASE)
+"""The target of a Markdown link relative to the site's root (`](files/a.py/#chunk-f)`), not
+one with a scheme, an absolute path or a bare anchor."""
+
+
+def absolute_links(text: str, site_url: str) -> str:
+    """`text` with each site-relative link made absolute under `site_url` (a terminal has no
+    site root to resolve `files/a.py/#chunk-f` against); as it is without a `site_url`."""
+    if not site_url:
+        return text
+    root = site_url.rstrip("/") + "/"
+    return SITE_LINK.sub(lambda match: f"]({root}{match.group(1)})", text)
 
 
 def closing_lines(answer: Answer) -> list[str]:

@@ -9,6 +9,7 @@ lock and several may be open at once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
@@ -29,16 +30,16 @@ class Definition:
     windows, if it was split, joined back into one record."""
 
     id: str
-    """`path#Qualified.name`, without a window's part suffix."""
+    """`path#Qualified.name`, without a window's or an overload's suffix (`definition_key`)."""
     path: str
     symbol: str
     name: str
     kind: str
     language: str
     start_line: int
-    """1-based, of its first window."""
+    """1-based, of its first window (or overload stub)."""
     end_line: int
-    """1-based, inclusive, of its last window."""
+    """1-based, inclusive, of its last window: the whole definition, as its section on the site."""
     signature: str
     source: str
     """The chunk's text (a class's body has its members' bodies elided)."""
@@ -76,7 +77,7 @@ class Library:
         for document in documents:
             self._windows.setdefault(definition_id(document), []).append(document)
         for windows in self._windows.values():
-            windows.sort(key=lambda d: d.chunk.part)
+            windows.sort(key=lambda d: (d.chunk.start_line, d.chunk.part))
         self._positions = {d.chunk.id: position for position, d in enumerate(search_index.documents)}
         self._by_symbol: dict[str, list[str]] = {}
         self._by_name: dict[str, list[str]] = {}
@@ -139,9 +140,10 @@ class Library:
         return self.definitions(definition.callees) if definition else []
 
     def document(self, chunk_id: str) -> Document | None:
-        """The stored chunk with this id (a window's best: its first)."""
+        """The stored chunk that stands for the definition of this id: of its windows or
+        overloads, the first with a summary (an `@overload` stub has none), else the first."""
         found = self.matches(chunk_id) if "#" in chunk_id else []
-        return self._windows[found[0]][0] if found else None
+        return _representative(self._windows[found[0]]) if found else None
 
     def definitions(self, ids: list[str]) -> list[Definition]:
         out = []
@@ -152,17 +154,18 @@ class Library:
 
     def _definition(self, key: str) -> Definition:
         windows = self._windows[key]
-        first, last = windows[0], windows[-1]
-        chunk, metadata = first.chunk, first.metadata
+        best = _representative(windows)
+        chunk, metadata = best.chunk, best.metadata
 
         def union(name: str) -> list[str]:
             return list(dict.fromkeys(item for d in windows for item in getattr(d.metadata, name)))
 
         return Definition(
             id=key, path=chunk.path, symbol=chunk.symbol, name=chunk.name, kind=chunk.kind.value,
-            language=chunk.language, start_line=chunk.start_line, end_line=last.chunk.end_line,
+            language=chunk.language, start_line=min(d.chunk.start_line for d in windows),
+            end_line=max(d.chunk.end_line for d in windows),
             signature=chunk.signature, source=whole_source([d.chunk for d in windows]), docstring=chunk.docstring,
-            summary=to_json(first.summary),
+            summary=to_json(best.summary),
             callers=[definition_key(i) for i in union("callers")],
             callees=[definition_key(i) for i in union("callees")],
             imports=union("imports"), is_async=metadata.isAsync,
@@ -210,8 +213,21 @@ def definition_id(document: Document) -> str:
     return f"{document.chunk.path}#{document.chunk.symbol}"
 
 
+CHUNK_ID_SUFFIXES = re.compile(r"(?:~\d+)?(?:@\d+)?$")
+"""What indexing (`indexing/chunk.py`) adds to a definition's `path#symbol`: `~N`, the part
+of a split definition's window, then `@LINE` when the id is taken already (an `@overload`
+stub and its implementation, or a name defined twice in one file)."""
+
+
 def definition_key(chunk_id: str) -> str:
-    """A chunk id without its window's part suffix (`a.py#f~2` → `a.py#f`)."""
-    head, sep, tail = chunk_id.rpartition("~")
-    return head if sep and "#" in head and tail.isdigit() else chunk_id
+    """A chunk id without its window's and its overload's suffixes (`a.py#f~2` → `a.py#f`,
+    `a.py#C.get@13` → `a.py#C.get`)."""
+    head, sep, symbol = chunk_id.partition("#")
+    return f"{head}#{CHUNK_ID_SUFFIXES.sub('', symbol, count=1)}" if sep and symbol else chunk_id
+
+
+def _representative(windows: list[Document]) -> Document:
+    """The window or overload whose summary, signature and docstring a definition shows:
+    the first with a summary (an `@overload` stub comes first and has none)."""
+    return next((d for d in windows if d.summary.responsibility), windows[0])
 

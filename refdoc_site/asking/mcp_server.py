@@ -17,7 +17,6 @@ stdout: the SDK points the process's stdout at stderr while it serves.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import is_dataclass
@@ -44,11 +43,6 @@ MAX_REF_CHARS = 500
 AMBIGUOUS_SHOWN = 10
 
 
-SAME_NAME_SUFFIX = re.compile(r"@\d+$")
-"""What indexing adds to the chunk id of a second definition of one name in a file (an
-overload: `a.py#Box.get@13`), which the library joins under `a.py#Box.get`."""
-
-
 class ToolInputError(RefdocError):
     """An argument the tool cannot use: its message is the tool error the agent reads."""
 
@@ -71,7 +65,7 @@ class LibraryTools:
 
     def _hit(self, hit: Hit) -> dict:
         """A hit with its definition's id, summary and page URL: enough to choose what to read next."""
-        found = self.library.definition(hit.chunk_id) or self.library.definition(f"{hit.path}#{hit.symbol}")
+        found = self.library.definition(hit.chunk_id)
         if found is None:
             return {"id": hit.chunk_id, **hit.to_dict(), "summary": None, "url": self.library.page_url(hit.chunk_id)}
         return {"id": found.id, **hit.to_dict(), "summary": found.summary, "url": found.url}
@@ -111,7 +105,7 @@ class LibraryTools:
     def _definition(self, ref: str) -> Definition:
         """The one definition `ref` names; a tool error naming the candidates when it names several."""
         ref = _required(ref, "ref", MAX_REF_CHARS)
-        candidates = self.library.matches(ref) or self.library.matches(SAME_NAME_SUFFIX.sub("", ref))
+        candidates = self.library.matches(ref)
         if len(candidates) > 1:
             shown = ", ".join(candidates[:AMBIGUOUS_SHOWN]) + (", …" if len(candidates) > AMBIGUOUS_SHOWN else "")
             raise ToolInputError(f"{ref!r} names {len(candidates)} definitions; pass one id: {shown}")

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from ..core.pages import file_page, module_page, page_url
 from ..core.records import Document
 from ..core.tokens import count_tokens
+from ..languages.roles import RELEASE_NOTES_NAMES
 from ..search.ranking import Hit, sparse_fields, stem
 from ..writing.sources import chunk_text, file_text, module_text
 from .library import Library, definition_key
@@ -85,18 +86,41 @@ def coverage(stems: list[str], document: Document) -> float:
 
 
 def retrieve(question: str, library: Library, search_text: str = "", cap: int = MAX_RETRIEVED) -> list[Retrieved]:
-    """The relevant hits, best first, at most `cap`."""
-    return [r for r in ranked(question, library, search_text) if r.relevant][:cap]
+    """The relevant hits, at most `cap`, one per definition (its best-ranked window or
+    overload stands for it), best first, except that a file of release notes
+    (`languages/roles.py`: `CHANGELOG.md`, `History.md`, …) gives one at most, after
+    the others."""
+    own: list[Retrieved] = []
+    notes: list[Retrieved] = []
+    seen: set[str] = set()
+    for item in ranked(question, library, search_text):
+        hit = item.hit
+        key = definition_key(hit.chunk_id)
+        is_notes = is_release_notes(hit.path)
+        if not item.relevant or key in seen or (is_notes and hit.path in seen):
+            continue
+        seen.update((key, hit.path) if is_notes else (key,))
+        (notes if is_notes else own).append(item)
+    return (own + notes)[:cap]
+
+
+def is_release_notes(path: str) -> bool:
+    return bool(RELEASE_NOTES_NAMES.match(path.rsplit("/", 1)[-1]))
 
 
 def retrieved_source(library: Library, item: Retrieved) -> Source:
+    """A retrieved hit as the definition it is part of: the whole definition's lines and
+    summary, and its one anchor on the site (a window's or an overload's hit included)."""
     hit = item.hit
-    document = library.document(hit.chunk_id)
+    key = definition_key(hit.chunk_id)
+    definition = library.definition(key)
+    if definition is None:
+        return Source(key, hit.path, hit.start_line, hit.end_line, hit.symbol, hit.kind, round(hit.score, 6), "",
+                      "retrieved", library.page_url(key))
     return Source(
-        id=definition_key(hit.chunk_id), path=hit.path, start_line=hit.start_line, end_line=hit.end_line,
+        id=key, path=hit.path, start_line=definition.start_line, end_line=definition.end_line,
         symbol=hit.symbol, kind=hit.kind, score=round(hit.score, 6),
-        summary=document.summary.responsibility if document else "", reason="retrieved",
-        url=library.page_url(hit.chunk_id),
+        summary=definition.summary.get("responsibility", ""), reason="retrieved", url=definition.url,
     )
 
 

@@ -73,3 +73,14 @@ GITATTRIBUTES_ROLES = {
 }
 """`.gitattributes` attributes (GitHub Linguist's) → role; set gives the role, unset
 (`-linguist-vendored`, `=false`) makes a file the project's own whatever its path says."""
+
+RELEASE_NOTES_NAMES = re.compile(
+    r"^(?:change[-_ ]?log|changes|history|news|release[-_ ]?notes|releases|whats[-_ ]?new)"
+    r"(?:\.(?:md|markdown|rst|txt|adoc|asciidoc|org))?$",
+    re.IGNORECASE,
+)
+"""Base names of a project's record of its past releases (`CHANGELOG.md`, express's
+`History.md`, `CHANGES.rst`, `NEWS`, release notes): prose about every feature at once, so
+its sections match most questions a little. `ask` lists one section of such a file at most,
+after the project's own code and documentation (`asking/retrieval.py`). Only prose
+extensions count: `history.py` is code."""
