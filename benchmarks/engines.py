@@ -60,6 +60,7 @@ def run_child(repo: Path, store: Path, out: Path, engine: str, result_path: Path
         "files": built.index.files,
         "reprocessed": built.index.reprocessed,
         "pages": built.pages,
+        "rendered": built.rendered,
     }
     result_path.write_text(json.dumps(result), encoding="utf-8")
     return 0
@@ -83,7 +84,6 @@ def zensical_cache_entries(store: Path) -> list[Path]:
 def measure(repo: Path, store: Path, out: Path, engine: str) -> dict:
     """One build in a child process, with what it processed."""
     result_path = store.parent / f"result-{engine}.json"
-    records = {name: _read(store / name) for name in ("rendered.json", "published.json")}
     started_ns = time.time_ns()
     started = time.perf_counter()
     command = [sys.executable, str(Path(__file__).resolve()), "--child", str(repo), "--store", str(store), "--out", str(out), "--engine", engine, "--result", str(result_path)]
@@ -93,7 +93,6 @@ def measure(repo: Path, store: Path, out: Path, engine: str) -> dict:
         raise SystemExit(f"benchmark: {engine} build failed:\n{completed.stderr[-2000:]}")
     result = json.loads(result_path.read_text(encoding="utf-8"))
     seconds = result["seconds"]
-    rendered = _read(store / "rendered.json") != records["rendered.json"]
     zensical = engine == "zensical"
     html_written = written_since(html_pages(store / "mkdocs" / "site" if zensical else out), started_ns)
     return {
@@ -102,15 +101,12 @@ def measure(repo: Path, store: Path, out: Path, engine: str) -> dict:
         "engine": seconds.get(engine, 0.0),
         "reindexed": result["reprocessed"],
         "files": result["files"],
-        "rendered": result["pages"] if rendered else 0,
+        "rendered": result["rendered"],
         "engine_converted": written_since(zensical_cache_entries(store), started_ns) if zensical else html_written,
         "engine_pages": html_written,
         "site_pages": len(html_pages(out)),
     }
 
-
-def _read(path: Path) -> bytes:
-    return path.read_bytes() if path.exists() else b""
 
 
 def probe(path: Path, number: int) -> None:
