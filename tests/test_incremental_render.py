@@ -50,9 +50,10 @@ def project_files(workspace: Workspace) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def file_pages_rendered(report: RenderReport) -> int:
-    """The file pages among the pages rendered: every other page is rendered each time."""
-    return report.rendered - sum(1 for page in report.pages if not page.startswith("files/"))
+def pages_rendered(report: RenderReport) -> int:
+    """The file and module pages among the pages rendered: every other page (the overview,
+    decisions, milestones, summaries) is rendered each time."""
+    return report.rendered - sum(1 for page in report.pages if not page.startswith(("files/", "modules/")))
 
 
 def assert_same_as_clean(tmp_path: Path, repo: Path, workspace: Workspace) -> None:
@@ -67,14 +68,14 @@ def test_a_one_file_change_renders_only_its_page_and_matches_a_clean_render(tmp_
     repo = write_repo(tmp_path / "repo", SOURCES)
     store = tmp_path / "store"
     first, workspace = rendered(repo, store)
-    assert file_pages_rendered(first) == len(SOURCES)
+    assert pages_rendered(first) == len(SOURCES) + 3  # and the modules pkg, web and the root
     before = project_files(workspace)
     with (repo / "pkg/words.py").open("a", encoding="utf-8") as handle:
         handle.write('\n\ndef whisper(text: str) -> str:\n    """The text in small letters."""\n    return text.lower()\n')
 
     second, workspace = rendered(repo, store)
 
-    assert file_pages_rendered(second) == 1
+    assert pages_rendered(second) == 2  # words.py's page and its module's, whose public API grew
     after = project_files(workspace)
     assert after["docs/files/pkg/words.py.md"] != before["docs/files/pkg/words.py.md"]
     assert "whisper" in after["docs/files/pkg/words.py.md"].decode()
@@ -95,23 +96,36 @@ def test_a_change_in_one_file_renders_the_page_that_calls_into_it(tmp_path: Path
     core_after = (workspace.project_dir / "docs/files/pkg/core.py.md").read_text(encoding="utf-8")
     assert core_after != core_before
     assert "util.py.md#chunk-third" not in core_after
-    assert file_pages_rendered(report) == 2  # util.py's page and core.py's, whose links changed
+    assert pages_rendered(report) == 3  # util.py's page, core.py's (whose links changed) and their module's
     assert_same_as_clean(tmp_path, repo, workspace)
 
 
-def test_a_definition_added_in_one_file_renders_the_page_whose_docstring_names_it(tmp_path: Path) -> None:
-    """core.py's records do not change, only where a name in its docstring links."""
+@pytest.mark.parametrize(
+    ("path", "old", "new", "page", "shown", "pages"),
+    [
+        # core.py's records do not change, only where a name in its docstring links: its
+        # page, util.py's and their module's are rendered.
+        ("pkg/util.py", "return x / 3.0\n", 'return x / 3.0\n\n\ndef quarter(x):\n    """A quarter."""\n    return x / 4\n',
+         "docs/files/pkg/core.py.md", "util.py.md#chunk-quarter", 3),
+        # words.py's summary is the same; the module page's public API shows the new signature.
+        ("pkg/words.py", "(text: str)", "(text: str, *, loud: bool = True)", "docs/modules/pkg.md", "loud: bool = True", 2),
+    ],
+    ids=["docstring-link", "module-signature"],
+)
+def test_a_change_in_one_file_renders_the_other_pages_that_show_it(
+    tmp_path: Path, path: str, old: str, new: str, page: str, shown: str, pages: int
+) -> None:
     repo = write_repo(tmp_path / "repo", SOURCES)
     store = tmp_path / "store"
     _, workspace = rendered(repo, store)
-    assert "util.py.md#chunk-quarter" not in (workspace.project_dir / "docs/files/pkg/core.py.md").read_text(encoding="utf-8")
-    with (repo / "pkg/util.py").open("a", encoding="utf-8") as handle:
-        handle.write('\n\ndef quarter(x: float) -> float:\n    """A quarter of x."""\n    return x / 4.0\n')
+    assert shown not in (workspace.project_dir / page).read_text(encoding="utf-8")
+    source = repo / path
+    source.write_text(source.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
 
     report, workspace = rendered(repo, store)
 
-    assert "util.py.md#chunk-quarter" in (workspace.project_dir / "docs/files/pkg/core.py.md").read_text(encoding="utf-8")
-    assert file_pages_rendered(report) == 2
+    assert shown in (workspace.project_dir / page).read_text(encoding="utf-8")
+    assert pages_rendered(report) == pages
     assert_same_as_clean(tmp_path, repo, workspace)
 
 
@@ -127,7 +141,7 @@ def test_a_deleted_file_loses_its_page_and_the_prose_sections_are_reused(tmp_pat
 
     assert not (workspace.project_dir / "docs/files/pkg/numbers.py.md").exists()
     assert "files/pkg/numbers.py.md" not in report.pages
-    assert file_pages_rendered(report) == 0
+    assert pages_rendered(report) == 1  # the module's page, which listed the file
     assert (store / SECTIONS_NAME).read_bytes() != sections_before  # the module page and overview changed
     assert_same_as_clean(tmp_path, repo, workspace)
 
@@ -158,5 +172,5 @@ def test_a_render_cut_short_leaves_no_digest_for_a_page_it_did_not_write(tmp_pat
     assert record["files/pkg/words.py.md"] == "" and record["files/pkg/numbers.py.md"] == ""
     assert record["files/pkg/util.py.md"] != ""  # unchanged, and still on disk as recorded
     report, workspace = rendered(repo, store)
-    assert file_pages_rendered(report) == 2
+    assert pages_rendered(report) == 3  # the two files' pages and their module's
     assert_same_as_clean(tmp_path, repo, workspace)

@@ -38,7 +38,7 @@ from ..core.workspace import (
     Workspace,
 )
 from ..rendering.changes import CHANGES_PAGE, changes_page
-from ..rendering.incremental import PAGES_NAME, render_changed_pages
+from ..rendering.incremental import PAGES_NAME, IncrementalRender
 from ..rendering.llms import LLMS_FULL_TXT, LLMS_TXT, llms_full_txt, llms_txt
 from ..rendering.outputs import (
     check_out_dir,
@@ -49,7 +49,7 @@ from ..rendering.outputs import (
     staging_folder,
     swap_in,
 )
-from ..rendering.render import RenderedPage, SiteData, page_labels, prose_pages, write_hierarchy
+from ..rendering.render import RenderedPage, SiteData, page_labels, write_hierarchy
 from ..rendering.site import build_site, find_mermaid, write_project
 from ..rendering.stamp import build_stamp
 from ..search.embed import StaticEmbedder, embed_documents, matching_embedder
@@ -114,10 +114,11 @@ def render_report(workspace: Workspace) -> RenderReport:
     parallel = len(data.documents) >= PARALLEL_MIN_CHUNKS
     # The overview, decisions, plans and module pages are rendered first: their sections
     # are searched with the code (the file pages, most of the work, render meanwhile).
-    prose = prose_pages(data)
+    job = IncrementalRender(data, docs_dir, site, previous or {})
+    prose = job.prose()
     searched = data.documents + searched_sections(prose, query_embedder, store)
     with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
-        result = render_changed_pages(data, docs_dir, prose, site, previous or {}, lambda record: page_record.save(site, pages=record))
+        result = job.write(prose, lambda record: page_record.save(site, pages=record))
         write_hierarchy(data, docs_dir)
     pages = result.pages
     changes = stored_change_map(store)

@@ -1,5 +1,5 @@
-"""Incremental rendering: a file page is rendered and written only when the digest of what
-it is rendered from changed since the pages on disk were written.
+"""Incremental rendering: a file or module page is rendered and written only when the digest
+of what it is rendered from changed since the pages on disk were written.
 
 A file page's digest covers the site-wide inputs (`site_digest`: the templates, this
 package's code, the configuration, the repository URL and commit the source links name,
@@ -8,8 +8,9 @@ shows them), and what it shows of other files: each caller and callee of its def
 (its path and symbol, or that it is gone) and where each code name of its docstrings links
 (the target page and anchor, and whether that target is in the site). So a change in one
 file re-renders its own page and the pages whose links or call lists it changes, nothing
-else. The prose pages (overview, decisions, plans, modules) and the summaries are
-rendered every time (they are few, and the search reads the prose pages' text), and
+else. A module page's digest covers its summary, its diagram and its files' summaries
+and documents; an unchanged one's text is read back from its file for the search. The
+overview, decisions, plans and summaries are rendered every time (they are few) and
 written only when their text changed.
 
 The digests are kept in the store (`PAGES_NAME`) with every page that may be on disk;
@@ -26,11 +27,11 @@ from pathlib import Path
 
 import orjson
 
-from ..core.pages import file_page
+from ..core.pages import file_page, module_page
 from ..core.reuse import digest
 from ..core.serial import to_json
 from ..writing.docstrings import Docstring
-from .render import RenderedPage, SiteData, _Pages, docstring_parts, write_page
+from .render import RenderedPage, SiteData, _Pages, docstring_parts, front_matter, write_page
 
 PAGES_NAME = "render-pages.json"
 """{"inputs": site digest, "pages": {page: digest, or "" for a page rendered every time or being written}}."""
@@ -48,42 +49,60 @@ class RenderedPages:
     written: int
 
 
-def render_changed_pages(
-    data: SiteData,
-    docs_dir: Path,
-    prose: list[RenderedPage],
-    site: str,
-    previous: dict[str, str],
-    before_writing: Callable[[dict[str, str]], None],
-) -> RenderedPages:
-    """Render the prose pages given, the summaries, and each file page whose digest differs
-    from `previous` (or whose file is missing); write those whose text changed; delete the
-    pages of `previous` the site no longer has.
+class IncrementalRender:
+    """One render of the site over the pages `previous` (the stored record) says are on disk."""
 
-    `before_writing(record)` is called once before anything is written, with the record
-    that is true whenever the writing stops: the unchanged pages' digests, and "" for every
-    page that may be written or is still to be deleted.
-    """
-    pages = _Pages(data)
-    digests = file_page_digests(pages, site)
-    clean = {page for page, value in digests.items() if previous.get(page) == value and (docs_dir / page).is_file()}
-    every = {page: "" for page in chain(previous, digests)} | {page: digests[page] for page in clean}
-    before_writing(dict(sorted(every.items())))
-    rendered = written = 0
-    names = []
-    for page, title, text in chain(prose, pages.reference(skip=clean)):
-        rendered += 1
-        written += write_page(docs_dir, page, title, text)
-        names.append(page)
-    current = set(names) | clean
-    for stale in sorted(set(previous) - current):
-        (docs_dir / stale).unlink(missing_ok=True)
-    record = {page: digests.get(page, "") for page in sorted(current)}
-    return RenderedPages(sorted(current), record, rendered, written)
+    def __init__(self, data: SiteData, docs_dir: Path, site: str, previous: dict[str, str]) -> None:
+        self.pages = _Pages(data)
+        self.docs_dir = docs_dir
+        self.previous = previous
+        shown = {document.chunk.id: _json(_shown(to_json(document))) for document in data.documents}
+        self.digests = file_page_digests(self.pages, site, shown) | module_page_digests(self.pages, site, shown)
+        self.clean = {page for page, value in self.digests.items() if previous.get(page) == value and (docs_dir / page).is_file()}
+        self.rendered = 0
+
+    def prose(self) -> list[RenderedPage]:
+        """The prose pages (search reads their sections): an unchanged module page's text
+        is read back from its file, the others rendered."""
+        prose = []
+        for page, title, text in self.pages.prose(skip=self.clean):
+            kept = _text_after(self.docs_dir / page, front_matter(title)) if page in self.clean and not text else None
+            if kept is None and page in self.clean:
+                self.clean.discard(page)  # not as written: render it
+                text = next(t for p, _, t in self.pages.prose() if p == page)
+            self.rendered += kept is None
+            prose.append((page, title, text if kept is None else kept))
+        return prose
+
+    def write(self, prose: list[RenderedPage], before_writing: Callable[[dict[str, str]], None]) -> RenderedPages:
+        """Write the prose pages and summaries whose text changed, render and write each file
+        page whose digest changed; delete the pages of `previous` the site no longer has.
+
+        `before_writing(record)` is called once before anything is written, with the record
+        that is true whenever the writing stops: the unchanged pages' digests, and "" for
+        every page that may be written or is still to be deleted.
+        """
+        every = {page: "" for page in chain(self.previous, self.digests)} | {page: self.digests[page] for page in self.clean}
+        before_writing(dict(sorted(every.items())))
+        written = 0
+        names = []
+        for page, title, text in prose:
+            written += page not in self.clean and write_page(self.docs_dir, page, title, text)
+            names.append(page)
+        for page, title, text in self.pages.reference(skip=self.clean):
+            self.rendered += 1
+            written += write_page(self.docs_dir, page, title, text)
+            names.append(page)
+        current = set(names) | self.clean
+        for stale in sorted(set(self.previous) - current):
+            (self.docs_dir / stale).unlink(missing_ok=True)
+        record = {page: self.digests.get(page, "") for page in sorted(current)}
+        return RenderedPages(sorted(current), record, self.rendered, written)
 
 
-def file_page_digests(pages: _Pages, site: str) -> dict[str, str]:
-    """Each file page's digest (see the module's text)."""
+def file_page_digests(pages: _Pages, site: str, shown: dict[str, str]) -> dict[str, str]:
+    """Each file page's digest (see the module's text); `shown` is each document's JSON
+    without the fields no page shows, by chunk id."""
     data = pages.data
     graph = data.graph
     digests = {}
@@ -91,10 +110,7 @@ def file_page_digests(pages: _Pages, site: str) -> dict[str, str]:
         parts = [site, _json(to_json(summary))]
         for document in pages.by_path.get(path, []):
             chunk = document.chunk
-            shown = to_json(document)
-            for name in UNSHOWN_FIELDS:
-                shown.pop(name, None)
-            parts.append(_json(shown))
+            parts.append(shown[chunk.id])
             for edges in (graph.callers, graph.calls):
                 for other in edges.get(chunk.id, []):
                     found = pages.by_id.get(other)
@@ -106,6 +122,33 @@ def file_page_digests(pages: _Pages, site: str) -> dict[str, str]:
                     parts.append(f"{name}>{target.page}#{target.anchor}:{pages.exists(target.page, target.anchor)}" if target else f"{name}>")
         digests[file_page(path)] = digest(*parts)
     return digests
+
+
+def module_page_digests(pages: _Pages, site: str, shown: dict[str, str]) -> dict[str, str]:
+    """Each module page's digest: the site-wide inputs, the module's summary and diagram,
+    and the summaries and documents of its files (its tables and public API)."""
+    files = pages.data.hierarchy.files
+    digests = {}
+    for name, module in pages.data.hierarchy.modules.items():
+        parts = [site, _json(to_json(module)), pages.module_diagram(name)]
+        for path in module.files:
+            summary = files.get(path)
+            parts.append(_json(to_json(summary)) if summary is not None else f"{path}>")
+            parts.extend(shown.get(chunk_id, f"{chunk_id}>") for chunk_id in (summary.chunk_ids if summary is not None else []))
+        digests[module_page(name)] = digest(*parts)
+    return digests
+
+
+def _shown(document_json: dict) -> dict:
+    for name in UNSHOWN_FIELDS:
+        document_json.pop(name, None)
+    return document_json
+
+
+def _text_after(path: Path, front: str) -> str | None:
+    """A page file's text after its front matter, or None when the file does not start with it."""
+    content = path.read_text(encoding="utf-8")
+    return content[len(front):] if content.startswith(front) else None
 
 
 def code_names(parsed: Docstring) -> Iterator[str]:

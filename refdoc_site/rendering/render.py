@@ -123,7 +123,8 @@ class _Pages:
             self.by_path[document.chunk.path].append(document)
         self.by_id = {d.chunk.id: d for d in data.documents}
 
-    def prose(self) -> Iterator[RenderedPage]:
+    def prose(self, skip: frozenset[str] | set[str] = frozenset()) -> Iterator[RenderedPage]:
+        """The prose pages in the site's order; a module page in `skip` comes without its text ("")."""
         data = self.data
         yield "index.md", None, self.render("index.md.jinja2", "index.md", module_map=self.module_map())
         yield "decisions.md", None, self.written_or_offline("decisions", "decisions.md.jinja2", "decisions.md")
@@ -135,7 +136,7 @@ class _Pages:
         for name, module in sorted(data.hierarchy.modules.items()):
             page = module_page(name)
             title = fill(self.labels["module_title"], name=name)
-            yield page, title, self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
+            yield page, title, "" if page in skip else self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
 
     def reference(self, skip: frozenset[str] | set[str] = frozenset()) -> Iterator[RenderedPage]:
         """The summaries and the file pages, but those in `skip`."""
