@@ -10,7 +10,8 @@ changed (a function appended to each, spread evenly over the sorted Python files
 table gives the wall time of the child, split into refdoc-site's pipeline (index,
 summarize, render) and the engine's site phase (the engine's build, and for Zensical the
 copy out of its project and the page-weight passes; publishing included for both), and the
-items processed: files reindexed, pages rendered (the Markdown refdoc-site wrote), the pages
+items processed: files reindexed, pages rendered (the pages refdoc-site's render phase
+rendered: all on a first build, then those whose inputs changed), the pages
 whose Markdown the engine converted (MkDocs: every page it wrote; Zensical: the entries of
 its cache, `.cache/<hash>`, written by this build, as it converts only a page whose text
 changed), and the HTML pages the engine wrote (files of its output whose modification time

@@ -55,11 +55,18 @@ class IncrementalRender:
     def __init__(self, data: SiteData, docs_dir: Path, site: str, previous: dict[str, str]) -> None:
         self.pages = _Pages(data)
         self.docs_dir = docs_dir
+        self.site = site
         self.previous = previous
-        shown = {document.chunk.id: _json(_shown(to_json(document))) for document in data.documents}
-        self.digests = file_page_digests(self.pages, site, shown) | module_page_digests(self.pages, site, shown)
-        self.clean = {page for page, value in self.digests.items() if previous.get(page) == value and (docs_dir / page).is_file()}
+        self.shown = {document.chunk.id: _json(_shown(to_json(document))) for document in data.documents}
+        self.digests: dict[str, str] = {}
+        self.clean: set[str] = set()
         self.rendered = 0
+        self._compare(module_page_digests(self.pages, site, self.shown))
+
+    def _compare(self, digests: dict[str, str]) -> None:
+        """Take in pages' digests; those that match `previous`, with their file there, are clean."""
+        self.digests |= digests
+        self.clean |= {page for page, value in digests.items() if self.previous.get(page) == value and (self.docs_dir / page).is_file()}
 
     def prose(self) -> list[RenderedPage]:
         """The prose pages (search reads their sections): an unchanged module page's text
@@ -82,6 +89,7 @@ class IncrementalRender:
         that is true whenever the writing stops: the unchanged pages' digests, and "" for
         every page that may be written or is still to be deleted.
         """
+        self._compare(file_page_digests(self.pages, self.site, self.shown))  # while the search data is written
         every = {page: "" for page in chain(self.previous, self.digests)} | {page: self.digests[page] for page in self.clean}
         before_writing(dict(sorted(every.items())))
         written = 0
