@@ -10,7 +10,8 @@ changed (a function appended to each, spread evenly over the sorted Python files
 table gives the wall time of the child, split into refdoc-site's pipeline (index,
 summarize, render) and the engine's site phase (the engine's build, and for Zensical the
 copy out of its project and the page-weight passes; publishing included for both), and the
-items processed: files reindexed, pages rendered (the Markdown refdoc-site wrote), the pages
+items processed: files reindexed, pages rendered (the pages refdoc-site's render phase
+rendered: all on a first build, then those whose inputs changed), the pages
 whose Markdown the engine converted (MkDocs: every page it wrote; Zensical: the entries of
 its cache, `.cache/<hash>`, written by this build, as it converts only a page whose text
 changed), and the HTML pages the engine wrote (files of its output whose modification time
@@ -60,6 +61,7 @@ def run_child(repo: Path, store: Path, out: Path, engine: str, result_path: Path
         "files": built.index.files,
         "reprocessed": built.index.reprocessed,
         "pages": built.pages,
+        "rendered": built.rendered,
     }
     result_path.write_text(json.dumps(result), encoding="utf-8")
     return 0
@@ -83,7 +85,6 @@ def zensical_cache_entries(store: Path) -> list[Path]:
 def measure(repo: Path, store: Path, out: Path, engine: str) -> dict:
     """One build in a child process, with what it processed."""
     result_path = store.parent / f"result-{engine}.json"
-    records = {name: _read(store / name) for name in ("rendered.json", "published.json")}
     started_ns = time.time_ns()
     started = time.perf_counter()
     command = [sys.executable, str(Path(__file__).resolve()), "--child", str(repo), "--store", str(store), "--out", str(out), "--engine", engine, "--result", str(result_path)]
@@ -93,7 +94,6 @@ def measure(repo: Path, store: Path, out: Path, engine: str) -> dict:
         raise SystemExit(f"benchmark: {engine} build failed:\n{completed.stderr[-2000:]}")
     result = json.loads(result_path.read_text(encoding="utf-8"))
     seconds = result["seconds"]
-    rendered = _read(store / "rendered.json") != records["rendered.json"]
     zensical = engine == "zensical"
     html_written = written_since(html_pages(store / "mkdocs" / "site" if zensical else out), started_ns)
     return {
@@ -102,15 +102,12 @@ def measure(repo: Path, store: Path, out: Path, engine: str) -> dict:
         "engine": seconds.get(engine, 0.0),
         "reindexed": result["reprocessed"],
         "files": result["files"],
-        "rendered": result["pages"] if rendered else 0,
+        "rendered": result["rendered"],
         "engine_converted": written_since(zensical_cache_entries(store), started_ns) if zensical else html_written,
         "engine_pages": html_written,
         "site_pages": len(html_pages(out)),
     }
 
-
-def _read(path: Path) -> bytes:
-    return path.read_bytes() if path.exists() else b""
 
 
 def probe(path: Path, number: int) -> None:

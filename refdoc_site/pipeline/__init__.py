@@ -62,6 +62,8 @@ class BuildReport:
     pages: int
     site_dir: Path
     seconds: dict[str, float]
+    rendered: int = 0
+    """Pages the render phase rendered: those whose inputs changed."""
 
 
 @holding_store_lock
@@ -91,10 +93,10 @@ def build(
     report = timed("index", lambda: index_phase.index(workspace, summarizer, analyzer))
     timed("summarize", lambda: summarize_phase.summarize(workspace, summarizer, writer))
     store_change_map(workspace, timed("diff", lambda: change_map(workspace, base)) if base else None)
-    pages = timed("render", lambda: render_phase.render(workspace))
+    rendered = timed("render", lambda: render_phase.render_report(workspace))
     engine = workspace.config.engine  # the site phase is timed under the engine's name
     site_dir = timed(engine, lambda: render_phase.publish(workspace)) if site else workspace.out_dir
-    return BuildReport(report, len(pages), site_dir, seconds)
+    return BuildReport(report, len(rendered.pages), site_dir, seconds, rendered.rendered)
 
 
 def summarizer_for(llm: LlmSession | None) -> Summarizer:

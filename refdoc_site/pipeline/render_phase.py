@@ -9,16 +9,21 @@ when the rendered pages are and the published site is still whole.
 
 from __future__ import annotations
 
+import logging
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
+from .. import __version__
+from ..core.errors import StoreError
 from ..core.findings import Decision, Facts, Milestone
 from ..core.pages import module_page, plan_page
 from ..core.processes import alongside
 from ..core.records import Document, Hierarchy
 from ..core.resources import mkdocs_template, templates_dir
-from ..core.reuse import files_digest
-from ..core.serial import from_json
+from ..core.reuse import code_digest, digest, files_digest
+from ..core.serial import from_json, to_json
+from ..core.store import Store
 from ..core.workspace import (
     DECISIONS_NAME,
     FACTS_NAME,
@@ -33,6 +38,7 @@ from ..core.workspace import (
     Workspace,
 )
 from ..rendering.changes import CHANGES_PAGE, changes_page
+from ..rendering.incremental import PAGES_NAME, IncrementalRender
 from ..rendering.llms import LLMS_FULL_TXT, LLMS_TXT, llms_full_txt, llms_txt
 from ..rendering.outputs import (
     check_out_dir,
@@ -43,23 +49,43 @@ from ..rendering.outputs import (
     staging_folder,
     swap_in,
 )
-from ..rendering.render import RenderedPage, SiteData, page_labels, prose_pages, render_pages
+from ..rendering.render import RenderedPage, SiteData, page_labels, write_hierarchy
 from ..rendering.site import build_site, find_mermaid, write_project
 from ..rendering.stamp import build_stamp
 from ..search.embed import StaticEmbedder, embed_documents, matching_embedder
 from ..search.prose import ProsePage, page_documents
-from ..search.site_search import write_search_data
+from ..search.site_search import DATA_DIR, write_search_data
 from ..understanding.graph import RepoGraph
 from ..writing.written import WrittenDecisions, WrittenMilestones
 from .diff_phase import CHANGES_NAME, stored_change_map
 from .write_phase import stored_plans
 
+log = logging.getLogger("refdoc_site")
+
+SECTIONS_NAME = "render-sections.json"
+"""The prose pages' search sections, embedded, by the digest of each page's text and the model."""
 PARALLEL_MIN_CHUNKS = 200
 """Below this many chunks the search data is written in this process: a fork would cost more."""
 
 
+@dataclass
+class RenderReport:
+    pages: list[str]
+    """Every page of the site."""
+    rendered: int = 0
+    """The pages this run rendered (0 when the phase was reused); the others were unchanged."""
+    written: int = 0
+    """The pages whose file it wrote (their text changed)."""
+
+
 def render(workspace: Workspace) -> list[str]:
-    """Render every page from the store into the MkDocs project; returns page paths.
+    """Render the pages from the store into the MkDocs project; returns page paths."""
+    return render_report(workspace).pages
+
+
+def render_report(workspace: Workspace) -> RenderReport:
+    """Render the pages from the store into the MkDocs project: those whose inputs changed
+    (rendering/incremental.py), or all of them when the site-wide inputs did.
 
     The pages and the search data are written from the same records into different
     folders, so the search data is written in a forked process meanwhile.
@@ -74,24 +100,33 @@ def render(workspace: Workspace) -> list[str]:
     )
     docs_dir = workspace.project_dir / "docs"
     if rendered.unchanged(inputs) and docs_dir.exists():
-        return rendered.read()["pages"]
+        return RenderReport(rendered.read()["pages"])
     data = load_site_data(workspace)
-    if docs_dir.exists():
-        shutil.rmtree(docs_dir)
     rendered.forget()
+    site = site_digest(workspace, data, mermaid)
+    page_record = workspace.record(PAGES_NAME)
+    previous = page_record.read()["pages"] if page_record.unchanged(site) and docs_dir.is_dir() else None
+    if previous is None and docs_dir.exists():
+        shutil.rmtree(docs_dir)
+    shutil.rmtree(docs_dir / DATA_DIR, ignore_errors=True)  # the search data is written whole
     query_embedder = matching_embedder(workspace.load_state())
     model_dir = query_embedder.directory if query_embedder else None
     parallel = len(data.documents) >= PARALLEL_MIN_CHUNKS
     # The overview, decisions, plans and module pages are rendered first: their sections
     # are searched with the code (the file pages, most of the work, render meanwhile).
-    prose = prose_pages(data)
-    searched = data.documents + searched_sections(prose, query_embedder)
+    job = IncrementalRender(data, docs_dir, site, previous or {})
+    prose = job.prose()
+    searched = data.documents + searched_sections(prose, query_embedder, store)
     with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
-        pages = render_pages(data, docs_dir, prose)
+        result = job.write(prose, lambda record: page_record.save(site, pages=record))
+        write_hierarchy(data, docs_dir)
+    pages = result.pages
     changes = stored_change_map(store)
     if changes is not None:
         (docs_dir / CHANGES_PAGE).write_text(changes_page(changes, workspace.config.language, set(pages)), encoding="utf-8")
         pages.append(CHANGES_PAGE)
+    else:
+        (docs_dir / CHANGES_PAGE).unlink(missing_ok=True)
     (docs_dir / LLMS_TXT).write_text(llms_txt(data, pages), encoding="utf-8")
     (docs_dir / LLMS_FULL_TXT).write_text(llms_full_txt(data), encoding="utf-8")
     write_project(
@@ -108,19 +143,56 @@ def render(workspace: Workspace) -> list[str]:
         commit_date=data.stats.commit_date[:10],
         engine=workspace.config.engine,
     )
+    page_record.save(site, pages=result.digests)
     rendered.save(inputs, pages=pages)
-    return pages
+    log.info("render: %d of %d pages rendered, %d written", result.rendered, len(pages), result.written)
+    return RenderReport(pages, result.rendered, result.written)
 
 
-def searched_sections(prose: list[RenderedPage], embedder: StaticEmbedder | None) -> list[Document]:
+def site_digest(workspace: Workspace, data: SiteData, mermaid: Path | None) -> str:
+    """What every file page depends on besides its own file (incremental.py): a change
+    renders the whole site again."""
+    stats = data.stats
+    return digest(
+        "pages", __version__, code_digest(), templates_digest(), repr(workspace.config), data.site_name, data.repo_url,
+        data.commit, stats.source_prefix, str(mermaid), data.language, str(data.publish_source),
+    )
+
+
+def searched_sections(prose: list[RenderedPage], embedder: StaticEmbedder | None, store: Store | None = None) -> list[Document]:
     """The prose pages' sections as search documents, embedded by the model that embedded
     the chunks (when it ships with the site); the site ships vectors for all or none, so a
-    section the model failed on is left out."""
-    sections = page_documents([ProsePage(page, title or "", text) for page, title, text in prose])
-    if embedder is None:
-        return sections
-    embed_documents(sections, embedder)
-    return [section for section in sections if section.embedding]
+    section the model failed on is left out.
+
+    With a `store`, a page's sections are kept there (`SECTIONS_NAME`) under the digest of
+    its text and the model, and only the pages whose text changed are cut and embedded again.
+    """
+    model = embedder.name if embedder is not None else ""
+    keys = [digest("sections", code_digest(), model, page, title or "", text) for page, title, text in prose]
+    cached = _stored_sections(store)
+    missing = [(key, ProsePage(page, title or "", text)) for key, (page, title, text) in zip(keys, prose) if key not in cached]
+    fresh = page_documents([page for _, page in missing])
+    if embedder is not None:
+        embed_documents(fresh, embedder)
+    by_page: dict[str, list[Document]] = {}
+    for section in fresh:
+        by_page.setdefault(section.chunk.path, []).append(section)
+    kept = {key: cached[key] for key in keys if key in cached}
+    kept |= {key: to_json(by_page.get(page.page, [])) for key, page in missing}
+    if store is not None and (missing or len(kept) != len(cached)):
+        store.write_json(SECTIONS_NAME, dict(sorted(kept.items())))
+    sections = [section for key in keys for section in from_json(list[Document], kept[key])]
+    return sections if embedder is None else [section for section in sections if section.embedding]
+
+
+def _stored_sections(store: Store | None) -> dict[str, list]:
+    if store is None or not (store.directory / SECTIONS_NAME).is_file():
+        return {}
+    try:
+        found = store.read_json(SECTIONS_NAME)
+    except StoreError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def templates_digest() -> str:

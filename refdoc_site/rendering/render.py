@@ -90,13 +90,28 @@ def render_pages(data: SiteData, docs_dir: Path, prose: list[RenderedPage] | Non
     pages = _Pages(data)
     written = []
     for page, title, text in chain(pages.prose() if prose is None else prose, pages.reference()):
-        target = docs_dir / page
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(front_matter(title) + text, encoding="utf-8")
+        write_page(docs_dir, page, title, text)
         written.append(page)
-    hierarchy_json = docs_dir / "summaries" / "hierarchy.json"
-    hierarchy_json.write_text(json.dumps(to_json(data.hierarchy), ensure_ascii=False, indent=1), encoding="utf-8")
+    write_hierarchy(data, docs_dir)
     return sorted(written)
+
+
+def write_page(docs_dir: Path, page: str, title: str | None, text: str) -> bool:
+    """Write a page's file unless it already holds these bytes; returns whether it wrote."""
+    target = docs_dir / page
+    content = (front_matter(title) + text).encode("utf-8")
+    if target.is_file() and target.read_bytes() == content:
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(content)
+    return True
+
+
+def write_hierarchy(data: SiteData, docs_dir: Path) -> None:
+    """The summaries as JSON beside their pages."""
+    hierarchy_json = docs_dir / "summaries" / "hierarchy.json"
+    hierarchy_json.parent.mkdir(parents=True, exist_ok=True)
+    hierarchy_json.write_text(json.dumps(to_json(data.hierarchy), ensure_ascii=False, indent=1), encoding="utf-8")
 
 
 class _Pages:
@@ -108,7 +123,8 @@ class _Pages:
             self.by_path[document.chunk.path].append(document)
         self.by_id = {d.chunk.id: d for d in data.documents}
 
-    def prose(self) -> Iterator[RenderedPage]:
+    def prose(self, skip: frozenset[str] | set[str] = frozenset()) -> Iterator[RenderedPage]:
+        """The prose pages in the site's order; a module page in `skip` comes without its text ("")."""
         data = self.data
         yield "index.md", None, self.render("index.md.jinja2", "index.md", module_map=self.module_map())
         yield "decisions.md", None, self.written_or_offline("decisions", "decisions.md.jinja2", "decisions.md")
@@ -120,16 +136,18 @@ class _Pages:
         for name, module in sorted(data.hierarchy.modules.items()):
             page = module_page(name)
             title = fill(self.labels["module_title"], name=name)
-            yield page, title, self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
+            yield page, title, "" if page in skip else self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
 
-    def reference(self) -> Iterator[RenderedPage]:
-        """The summaries and the file pages."""
+    def reference(self, skip: frozenset[str] | set[str] = frozenset()) -> Iterator[RenderedPage]:
+        """The summaries and the file pages, but those in `skip`."""
         data = self.data
         yield "summaries/system.md", None, self.render("summaries/system.md.jinja2", "summaries/system.md")
         yield "summaries/modules.md", None, self.render("summaries/modules.md.jinja2", "summaries/modules.md")
         yield "summaries/files.md", None, self.render("summaries/files.md.jinja2", "summaries/files.md")
         for path, summary in sorted(data.hierarchy.files.items()):
             page = file_page(path)
+            if page in skip:
+                continue
             sections = page_sections(self.by_path.get(path, []))
             yield page, path, self.render("file.md.jinja2", page, file=summary, sections=sections)
 

@@ -101,7 +101,11 @@ def serialized_index(
 
 
 def compact_index(
-    rows: list[dict[str, list[str]]], boosts: dict[str, float], decimals: int = 3, search_pipeline: tuple[str, ...] = ("stemmer",)
+    rows: list[dict[str, list[str]]],
+    boosts: dict[str, float],
+    decimals: int = 3,
+    search_pipeline: tuple[str, ...] = ("stemmer",),
+    stats: TermStatistics | None = None,
 ) -> dict:
     """The index `serialized_index` makes, in the form the site ships (`refdoc-search`'s
     `keyword.js` expands it back).
@@ -112,8 +116,9 @@ def compact_index(
     the browser recomputes them from `lengths` (per field, per document), the boosts and
     the idf of each posting count, which Python computes (`math.log` and JavaScript's
     `Math.log` may differ in the last bit), then rounds them as Python's `round` does.
+    `stats` are `rows`' term statistics when the caller has them already.
     """
-    stats = term_statistics(rows, boosts)
+    stats = stats or term_statistics(rows, boosts)
     postings = []
     counts: set[int] = set()
     for posting in stats.postings.values():

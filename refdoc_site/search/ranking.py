@@ -40,7 +40,7 @@ import numpy as np
 from ..core.records import ChunkKind, Document
 from .japanese import JAPANESE_RUN, glossary_words, japanese_terms, with_glossary
 from .loanwords import Loanwords
-from .lunr_index import compact_index, serialized_index
+from .lunr_index import compact_index, serialized_index, term_statistics
 from .matches import SparseMatches, messages_first, read_matches
 from .names import is_public, match_order, name_key, query_name
 
@@ -241,13 +241,21 @@ class SearchIndex:
     """
 
     documents: list[Document]
-    serialized: dict
+    _serialized: dict | None
     rows: np.ndarray | None = None
     scales: np.ndarray | None = None
     fields: dict[str, float] = field(default_factory=dict)
     compact: dict | None = None
     """The index in the form the site ships (`lunr_index.compact_index`), when asked for."""
     _lunr_index: object | None = field(default=None, repr=False)
+    _terms: list[dict[str, list[str]]] | None = field(default=None, repr=False)
+    _posting_counts: dict[str, int] | None = field(default=None, repr=False)
+    """Each term's postings over the fields: the site's index has them without the serialised form."""
+
+    @cached_property
+    def serialized(self) -> dict:
+        """The Lunr index's serialised form; the site's index makes it only when asked."""
+        return self._serialized if self._serialized is not None else serialized_index(self._terms or [], self.fields, decimals=SCORE_DECIMALS)
 
     @classmethod
     def build(cls, documents: list[Document], fields: dict[str, float] | None = None, for_site: bool = False) -> SearchIndex:
@@ -259,12 +267,15 @@ class SearchIndex:
             rows.append({name: terms_by_field[name] for name in boosts})
         # Terms arrive split, filtered and stemmed (sparse_fields); queries go through Lunr's
         # stemmer, in Python and in lunr.js, which load this same serialised pipeline.
-        serialized = serialized_index(rows, boosts, decimals=SCORE_DECIMALS)
-        compact = compact_index(rows, boosts, decimals=SCORE_DECIMALS) if for_site else None
         vectors = scales = None
         if documents and all(d.embedding for d in documents):
             vectors, scales = quantize_rows(np.asarray([d.embedding for d in documents], dtype=np.float32))
-        return cls(documents, serialized, vectors, scales, dict(boosts), compact)
+        if for_site:  # the site ships the compact form: its counts also give the common terms
+            stats = term_statistics(rows, boosts)
+            compact = compact_index(rows, boosts, decimals=SCORE_DECIMALS, stats=stats)
+            counts = {term: stats.posting_count(term) for term in stats.postings}
+            return cls(documents, None, vectors, scales, dict(boosts), compact, _terms=rows, _posting_counts=counts)
+        return cls(documents, serialized_index(rows, boosts, decimals=SCORE_DECIMALS), vectors, scales, dict(boosts))
 
     @cached_property
     def common_terms(self) -> frozenset[str]:
@@ -279,9 +290,8 @@ class SearchIndex:
         share = settings()["clauses"]["common_term_share"]
         fields = list(self.fields)
         limit = share * max(len(self.documents), 1)
-        return frozenset(
-            term for term, posting in self.serialized["invertedIndex"] if sum(len(posting[f]) for f in fields) > limit
-        )
+        counts = self._posting_counts or {term: sum(len(posting[f]) for f in fields) for term, posting in self.serialized["invertedIndex"]}
+        return frozenset(term for term, count in counts.items() if count > limit)
 
     @cached_property
     def loanwords(self) -> Loanwords:

@@ -1,0 +1,172 @@
+"""Incremental rendering: a file or module page is rendered and written only when the digest
+of what it is rendered from changed since the pages on disk were written.
+
+A file page's digest covers the site-wide inputs (`site_digest`: the templates, this
+package's code, the configuration, the repository URL and commit the source links name,
+the labels' language), its file's summary and documents (their vectors aside: no page
+shows them), and what it shows of other files: each caller and callee of its definitions
+(its path and symbol, or that it is gone) and where each code name of its docstrings links
+(the target page and anchor, and whether that target is in the site). So a change in one
+file re-renders its own page and the pages whose links or call lists it changes, nothing
+else. A module page's digest covers its summary, its diagram and its files' summaries
+and documents; an unchanged one's text is read back from its file for the search. The
+overview, decisions, plans and summaries are rendered every time (they are few) and
+written only when their text changed.
+
+The digests are kept in the store (`PAGES_NAME`) with every page that may be on disk;
+before a page is written its digest is dropped from that record, so a render cut short
+never leaves a digest claiming a page it did not write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from itertools import chain
+from pathlib import Path
+
+import orjson
+
+from ..core.pages import file_page, module_page
+from ..core.reuse import digest
+from ..core.serial import to_json
+from ..writing.docstrings import Docstring
+from .render import RenderedPage, SiteData, _Pages, docstring_parts, front_matter, write_page
+
+PAGES_NAME = "render-pages.json"
+"""{"inputs": site digest, "pages": {page: digest, or "" for a page rendered every time or being written}}."""
+UNSHOWN_FIELDS = ("embedding", "indexedAt")
+"""A document's fields no page shows: its vector, and when it was indexed."""
+
+
+@dataclass
+class RenderedPages:
+    pages: list[str]
+    """Every page of the site, sorted."""
+    digests: dict[str, str]
+    """Each page's digest ("" for a page rendered every time): the record to keep."""
+    rendered: int
+    written: int
+
+
+class IncrementalRender:
+    """One render of the site over the pages `previous` (the stored record) says are on disk."""
+
+    def __init__(self, data: SiteData, docs_dir: Path, site: str, previous: dict[str, str]) -> None:
+        self.pages = _Pages(data)
+        self.docs_dir = docs_dir
+        self.site = site
+        self.previous = previous
+        self.shown = {document.chunk.id: _json(_shown(to_json(document))) for document in data.documents}
+        self.digests: dict[str, str] = {}
+        self.clean: set[str] = set()
+        self.rendered = 0
+        self._compare(module_page_digests(self.pages, site, self.shown))
+
+    def _compare(self, digests: dict[str, str]) -> None:
+        """Take in pages' digests; those that match `previous`, with their file there, are clean."""
+        self.digests |= digests
+        self.clean |= {page for page, value in digests.items() if self.previous.get(page) == value and (self.docs_dir / page).is_file()}
+
+    def prose(self) -> list[RenderedPage]:
+        """The prose pages (search reads their sections): an unchanged module page's text
+        is read back from its file, the others rendered."""
+        prose = []
+        for page, title, text in self.pages.prose(skip=self.clean):
+            kept = _text_after(self.docs_dir / page, front_matter(title)) if page in self.clean and not text else None
+            if kept is None and page in self.clean:
+                self.clean.discard(page)  # not as written: render it
+                text = next(t for p, _, t in self.pages.prose() if p == page)
+            self.rendered += kept is None
+            prose.append((page, title, text if kept is None else kept))
+        return prose
+
+    def write(self, prose: list[RenderedPage], before_writing: Callable[[dict[str, str]], None]) -> RenderedPages:
+        """Write the prose pages and summaries whose text changed, render and write each file
+        page whose digest changed; delete the pages of `previous` the site no longer has.
+
+        `before_writing(record)` is called once before anything is written, with the record
+        that is true whenever the writing stops: the unchanged pages' digests, and "" for
+        every page that may be written or is still to be deleted.
+        """
+        self._compare(file_page_digests(self.pages, self.site, self.shown))  # while the search data is written
+        every = {page: "" for page in chain(self.previous, self.digests)} | {page: self.digests[page] for page in self.clean}
+        before_writing(dict(sorted(every.items())))
+        written = 0
+        names = []
+        for page, title, text in prose:
+            written += page not in self.clean and write_page(self.docs_dir, page, title, text)
+            names.append(page)
+        for page, title, text in self.pages.reference(skip=self.clean):
+            self.rendered += 1
+            written += write_page(self.docs_dir, page, title, text)
+            names.append(page)
+        current = set(names) | self.clean
+        for stale in sorted(set(self.previous) - current):
+            (self.docs_dir / stale).unlink(missing_ok=True)
+        record = {page: self.digests.get(page, "") for page in sorted(current)}
+        return RenderedPages(sorted(current), record, self.rendered, written)
+
+
+def file_page_digests(pages: _Pages, site: str, shown: dict[str, str]) -> dict[str, str]:
+    """Each file page's digest (see the module's text); `shown` is each document's JSON
+    without the fields no page shows, by chunk id."""
+    data = pages.data
+    graph = data.graph
+    digests = {}
+    for path, summary in data.hierarchy.files.items():
+        parts = [site, _json(to_json(summary))]
+        for document in pages.by_path.get(path, []):
+            chunk = document.chunk
+            parts.append(shown[chunk.id])
+            for edges in (graph.callers, graph.calls):
+                for other in edges.get(chunk.id, []):
+                    found = pages.by_id.get(other)
+                    parts.append(f"{other}>{found.chunk.path}:{found.chunk.symbol}" if found else f"{other}>")
+                parts.append(";")
+            if chunk.docstring:
+                for name in code_names(docstring_parts(chunk.docstring)):
+                    target = pages.docstring_names.target(name, chunk.symbol, chunk.path)
+                    parts.append(f"{name}>{target.page}#{target.anchor}:{pages.exists(target.page, target.anchor)}" if target else f"{name}>")
+        digests[file_page(path)] = digest(*parts)
+    return digests
+
+
+def module_page_digests(pages: _Pages, site: str, shown: dict[str, str]) -> dict[str, str]:
+    """Each module page's digest: the site-wide inputs, the module's summary and diagram,
+    and the summaries and documents of its files (its tables and public API)."""
+    files = pages.data.hierarchy.files
+    digests = {}
+    for name, module in pages.data.hierarchy.modules.items():
+        parts = [site, _json(to_json(module)), pages.module_diagram(name)]
+        for path in module.files:
+            summary = files.get(path)
+            parts.append(_json(to_json(summary)) if summary is not None else f"{path}>")
+            parts.extend(shown.get(chunk_id, f"{chunk_id}>") for chunk_id in (summary.chunk_ids if summary is not None else []))
+        digests[module_page(name)] = digest(*parts)
+    return digests
+
+
+def _shown(document_json: dict) -> dict:
+    for name in UNSHOWN_FIELDS:
+        document_json.pop(name, None)
+    return document_json
+
+
+def _text_after(path: Path, front: str) -> str | None:
+    """A page file's text after its front matter, or None when the file does not start with it."""
+    content = path.read_text(encoding="utf-8")
+    return content[len(front):] if content.startswith(front) else None
+
+
+def code_names(parsed: Docstring) -> Iterator[str]:
+    """The names a docstring's code parts link to (file.md.jinja2's `name_url` calls)."""
+    for block in parsed.blocks:
+        inlines = list(getattr(block, "inlines", []))
+        for row in getattr(block, "rows", []):
+            inlines.extend(row.description)
+        yield from (part.target for part in inlines if not isinstance(part, str) and part.target)
+
+
+def _json(value: object) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
