@@ -904,6 +904,44 @@ def test_markdown_is_split_at_headings_outside_fences():
     assert all(c.part == 0 for c in chunks)
 
 
+CHANGELOG = """---
+title: front matter
+---
+
+4.18.2 / 2022-10-08
+===================
+
+  * Fix regression routing a large stack in a single route
+
+4.18.1 / 2022-04-29
+===================
+
+  * Fix hanging on large stack of sync routes
+
+Upgrading
+---------
+
+- a list item
+---
+
+| a | b |
+|---|---|
+"""
+
+
+def test_markdown_setext_headings_split_a_changelog_and_front_matter_is_no_heading():
+    """Changelogs underline their versions (`===`, `---`): each version is its own section;
+    a rule under a list item or a table, and front matter's closing `---`, are not headings."""
+    chunks = chunk("History.md", "markdown", CHANGELOG)
+    assert outline(chunks) == [
+        ("section", "History.md", 1, 4),
+        ("section", "4.18.2 / 2022-10-08", 5, 9),
+        ("section", "4.18.1 / 2022-04-29", 10, 14),
+        ("section", "4.18.1 / 2022-04-29 > Upgrading", 15, 22),
+    ]
+    assert by_symbol(chunks)["4.18.2 / 2022-10-08"].name == "4.18.2 / 2022-10-08"
+
+
 def test_long_markdown_section_is_windowed():
     body = "\n\n".join(f"Paragraph {i} says one thing." for i in range(20))
     chunks = chunk("notes.md", "markdown", f"# Notes\n\n{body}\n", SMALL)

@@ -16,24 +16,33 @@ from ..languages import LanguageSpec
 
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
+SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)\s*$")
+"""A setext heading's underline: `===` (level 1) or `---` (level 2) under its title line."""
+NOT_A_TITLE_RE = re.compile(r"^\s*$|^ {0,3}(?:[#>|]|[-*+]\s|\d+[.)]\s|(?:=+|-+|\*+|_+)\s*$)|\|")
+"""A line a setext underline does not make a heading of: blank, an ATX heading, a quote, a
+list item, a table row or another rule (so `---` after it is a rule, or front matter)."""
 
 
 def chunk_document(
     source: SourceFile, spec: LanguageSpec, lines: list[str], settings: ChunkSettings
 ) -> list[Chunk]:
-    """Markdown split at headings (outside code fences), each section windowed if long."""
+    """Markdown split at headings, ATX (`## Title`) and setext (a title line underlined with
+    `===` or `---`, as changelogs often are), outside code fences; each section windowed if long."""
     sections: list[tuple[int, str, int]] = []  # (start row, heading path, level)
     trail: list[tuple[int, str]] = []
     in_fence = False
-    for row, line in enumerate(lines):
+    body = _front_matter_rows(lines)
+    for row, line in enumerate(lines[body:], start=body):
         if FENCE_RE.match(line):
             in_fence = not in_fence
             continue
-        match = None if in_fence else HEADING_RE.match(line)
-        if match:
-            level, title = len(match.group(1)), match.group(2).strip()
+        if in_fence:
+            continue
+        heading = _heading(lines, row)
+        if heading:
+            start, level, title = heading
             trail = [(lvl, t) for lvl, t in trail if lvl < level] + [(level, title)]
-            sections.append((row, " > ".join(t for _, t in trail), level))
+            sections.append((start, " > ".join(t for _, t in trail), level))
     if not sections or sections[0][0] > 0:
         sections.insert(0, (0, "", 0))
     chunks: list[Chunk] = []
@@ -42,6 +51,27 @@ def chunk_document(
         symbol = heading or source.path.rsplit("/", 1)[-1]
         chunks += windowed(source, spec, lines, start, end, settings, ChunkKind.SECTION, symbol)
     return chunks
+
+
+def _front_matter_rows(lines: list[str]) -> int:
+    """How many rows a YAML front matter block (`---` … `---` at the top) takes; 0 if none."""
+    if lines and lines[0].rstrip() == "---":
+        for row in range(1, len(lines)):
+            if lines[row].rstrip() in ("---", "..."):
+                return row + 1
+    return 0
+
+
+def _heading(lines: list[str], row: int) -> tuple[int, int, str] | None:
+    """The heading `lines[row]` makes, as (its first row, level, title): an ATX heading on
+    that row, or the underline of a setext heading whose title is the row before."""
+    match = HEADING_RE.match(lines[row])
+    if match:
+        return row, len(match.group(1)), match.group(2).strip()
+    underline = SETEXT_RE.match(lines[row])
+    if underline and row > 0 and not NOT_A_TITLE_RE.search(lines[row - 1]) and not FENCE_RE.match(lines[row - 1]):
+        return row - 1, 1 if underline.group(1)[0] == "=" else 2, lines[row - 1].strip()
+    return None
 
 
 def window_chunks(
