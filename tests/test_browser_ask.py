@@ -237,8 +237,9 @@ def test_the_static_site_has_no_panel_and_asks_nothing(browser, request, engine:
         page.close()
 
 
-def test_an_open_page_reloads_after_a_rebuild_unless_a_question_is_typed(browser, tmp_path: Path) -> None:
-    served = served_shop(tmp_path, watch=True)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_open_page_reloads_after_a_rebuild_unless_a_question_is_typed(browser, tmp_path: Path, engine: str) -> None:
+    served = served_shop(tmp_path, watch=True, engine=engine)
     repo = served.workspace.repo
     with running(served) as url:
         page, _, errors = watched_page(browser)
