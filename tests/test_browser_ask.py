@@ -3,7 +3,8 @@ beside the search box, streams an answer whose citation lands on the definition'
 keeps the conversation across pages; the same site on a static host draws no panel, asks
 nothing and logs nothing; a model's answer shows its sources and flags and runs nothing of
 what it wrote; an open page reloads itself after a rebuild, or offers to while a question
-is being typed."""
+is being typed. The panel and its absence are checked on the MkDocs site and on the
+Zensical one, whose header holds refdoc-site's own search box."""
 
 from __future__ import annotations
 
@@ -18,18 +19,28 @@ from openai_server import TEST_KEY, OpenAIServer
 from refdoc_site.core.config import Config
 from refdoc_site.core.workspace import Workspace
 from refdoc_site.llm import open_session
+from refdoc_site.rendering.zensical_site import zensical_installed
 from refdoc_site.serving.answering import LibraryAnswering
 from refdoc_site.serving.app import Served, ServeOptions
 
 require_chromium()
 
 
-def served_shop(tmp_path: Path, watch: bool = False, llm: bool = False) -> Served:
-    """The shop's site built and served on a free loopback port; with `llm`, through the
-    session the environment configures."""
+ENGINES = ("mkdocs", pytest.param("zensical", marks=pytest.mark.skipif(not zensical_installed(), reason="needs Zensical: pip install 'refdoc-site[zensical]' (the test extra has it)")))
+SEARCH_BOX = {"mkdocs": ".md-search", "zensical": ".refdoc-zsearch"}
+"""The header's search box the Ask button follows, per engine."""
+SEARCH_INPUT = {"mkdocs": ".md-search__input", "zensical": ".refdoc-zsearch__input"}
+SEARCH_RESULT = {"mkdocs": ".md-search-result__item", "zensical": ".refdoc-zsearch__link"}
+PHONE_SEARCH = {"mkdocs": "label.md-header__button[for=__search]", "zensical": ".refdoc-zsearch__input"}
+"""What a phone taps to search: Material folds its box behind an icon; ours stays a box."""
+
+
+def served_shop(tmp_path: Path, watch: bool = False, llm: bool = False, engine: str = "mkdocs") -> Served:
+    """The shop's site built by `engine` and served on a free loopback port; with `llm`,
+    through the session the environment configures."""
     repo = tmp_path / "shop"
     shutil.copytree(SHOP_FIXTURE, repo)
-    workspace = Workspace.create(repo, Config())
+    workspace = Workspace.create(repo, Config(engine=engine))
     session = open_session(workspace.config, workspace.store_dir)[0] if llm else None
     options = ServeOptions(port=0, watch=watch, per_minute=600, burst=50)
     return Served(workspace, session, LibraryAnswering(workspace, session), options, say=lambda line: None)
@@ -40,6 +51,18 @@ def shop(tmp_path_factory):
     served = served_shop(tmp_path_factory.mktemp("ask-browser"))
     with running(served):
         yield served
+
+
+@pytest.fixture(scope="module")
+def zensical_shop(tmp_path_factory):
+    served = served_shop(tmp_path_factory.mktemp("ask-browser-zensical"), engine="zensical")
+    with running(served):
+        yield served
+
+
+def served_by(request, engine: str) -> Served:
+    """The module's served shop built by `engine`."""
+    return request.getfixturevalue("shop" if engine == "mkdocs" else f"{engine}_shop")
 
 
 def watched_page(browser):
@@ -61,13 +84,17 @@ def ask_in_panel(page, question: str):
     return done
 
 
-def test_the_panel_streams_an_answer_and_its_citation_lands_on_the_anchor(browser, shop) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_panel_streams_an_answer_and_its_citation_lands_on_the_anchor(browser, request, engine: str) -> None:
+    shop = served_by(request, engine)
     page, requests, errors = watched_page(browser)
     page.goto(shop.url + "modules/app/")
     toggle = page.wait_for_selector(".md-header__inner .refdoc-ask-toggle", timeout=10_000)
-    assert page.evaluate("document.querySelector('.md-search').nextElementSibling.className") == "refdoc-ask-toggle"
-    sizes = page.evaluate("[getComputedStyle(document.querySelector('.refdoc-ask-toggle')).fontSize, getComputedStyle(document.querySelector('.md-search__input')).fontSize]")
+    assert page.evaluate(f"document.querySelector('.md-header__inner {SEARCH_BOX[engine]}').nextElementSibling.className") == "refdoc-ask-toggle"
+    sizes = page.evaluate(f"[getComputedStyle(document.querySelector('.refdoc-ask-toggle')).fontSize, getComputedStyle(document.querySelector('{SEARCH_INPUT[engine]}')).fontSize]")
     assert float(sizes[0].rstrip("px")) >= 0.8 * float(sizes[1].rstrip("px")), sizes  # as legible as the search box's
+    toggle_box, header_box = page.locator(".refdoc-ask-toggle").bounding_box(), page.locator(".md-header").bounding_box()
+    assert header_box["y"] <= toggle_box["y"] and toggle_box["y"] + toggle_box["height"] <= header_box["y"] + header_box["height"], (toggle_box, header_box)
     toggle.click()
     answer = ask_in_panel(page, "how is a user deleted?")
     assert int(answer.get_attribute("data-pieces")) >= 2  # streamed: a piece per source
@@ -98,16 +125,20 @@ def test_the_panel_streams_an_answer_and_its_citation_lands_on_the_anchor(browse
     page.close()
 
 
-def test_on_a_phone_a_followed_citation_closes_the_panel_and_the_conversation_stays(browser, shop) -> None:
-    """At 375 px the panel covers the page: following one of its citations closes it, so
-    the definition it leads to is what the reader sees; Ask reopens the same conversation.
-    A wide screen keeps it open beside the page (the test above)."""
+@pytest.mark.parametrize("engine", ENGINES)
+def test_on_a_phone_a_followed_citation_closes_the_panel_and_the_conversation_stays(browser, request, engine: str) -> None:
+    """At 375 px the panel covers the page, within the screen: following one of its
+    citations closes it, so the definition it leads to is what the reader sees; Ask reopens
+    the same conversation. A wide screen keeps it open beside the page (the test above)."""
+    shop = served_by(request, engine)
     page = browser.new_page(viewport={"width": 375, "height": 740})
     page.goto(shop.url + "modules/app/")
     page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000).click()
     answer = ask_in_panel(page, "how is a user deleted?")
     cover = page.evaluate("document.getElementById('refdoc-ask').offsetWidth / innerWidth")
     assert cover > 0.8, cover
+    edges = page.evaluate("(() => { const r = document.getElementById('refdoc-ask').getBoundingClientRect(); return [r.left, r.right, document.documentElement.clientWidth]; })()")
+    assert 0 <= edges[0] and edges[1] <= edges[2], edges  # all of it on screen (Zensical keeps a scroll bar's gutter)
     target = next(a for a in answer.query_selector_all("a") if a.get_attribute("href").endswith("#chunk-UserService.delete-user"))
     target.click()
     page.wait_for_url("**#chunk-UserService.delete-user")
@@ -124,19 +155,22 @@ def test_on_a_phone_a_followed_citation_closes_the_panel_and_the_conversation_st
     page.close()
 
 
-def test_the_sites_search_results_cover_the_open_panel(browser, shop) -> None:
-    """Searching while the panel is open: the results Material draws under the search box
-    are on top, not hidden under the panel (they were: the panel's z-index beat the header's)."""
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_sites_search_results_cover_the_open_panel(browser, request, engine: str) -> None:
+    """Searching while the panel is open: the results drawn under the search box (Material's
+    or ours) are on top, not hidden under the panel (they were: the panel's z-index beat the
+    header's)."""
+    shop = served_by(request, engine)
     for width, height in ((1280, 800), (375, 740)):
         page = browser.new_page(viewport={"width": width, "height": height})
         page.goto(shop.url)
         page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000).click()
         ask_in_panel(page, "how is a user deleted?")
-        page.click("label.md-header__button[for=__search]" if width < 600 else ".md-search__input")
+        page.click(PHONE_SEARCH[engine] if width < 600 else SEARCH_INPUT[engine])
         page.keyboard.type("delete user")
-        page.wait_for_selector(".md-search-result__item", timeout=20_000)
+        page.wait_for_selector(SEARCH_RESULT[engine], timeout=20_000)
         page.wait_for_selector("html[data-refdoc-search=settled]", state="attached", timeout=20_000)
-        box = page.locator(".md-search-result__item").first.bounding_box()
+        box = page.locator(SEARCH_RESULT[engine]).first.bounding_box()
         on_top = page.evaluate(
             "([x, y]) => { const e = document.elementFromPoint(x, y); return !!e && !e.closest('#refdoc-ask'); }",
             [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
@@ -186,12 +220,15 @@ def test_a_model_answer_shows_its_sources_and_flags_and_stays_text(browser, tmp_
         assert any(recorded.streamed for recorded in api.requests)
 
 
-def test_the_static_site_has_no_panel_and_asks_nothing(browser, shop) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_static_site_has_no_panel_and_asks_nothing(browser, request, engine: str) -> None:
+    shop = served_by(request, engine)
+    assert (shop.workspace.out_dir / "assets/refdoc/refdoc-ask.js").is_file()  # published, and left unloaded
     with served_folder(shop.workspace.out_dir) as url:
         page, requests, errors = watched_page(browser)
         page.goto(url + "modules/app/")
         page.wait_for_load_state("networkidle")
-        page.hover(".md-search")
+        page.hover(SEARCH_BOX[engine])
         page.wait_for_timeout(300)
         assert page.query_selector(".refdoc-ask-toggle, #refdoc-ask") is None
         assert page.evaluate("window.refdocServed === undefined")
@@ -200,8 +237,9 @@ def test_the_static_site_has_no_panel_and_asks_nothing(browser, shop) -> None:
         page.close()
 
 
-def test_an_open_page_reloads_after_a_rebuild_unless_a_question_is_typed(browser, tmp_path: Path) -> None:
-    served = served_shop(tmp_path, watch=True)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_open_page_reloads_after_a_rebuild_unless_a_question_is_typed(browser, tmp_path: Path, engine: str) -> None:
+    served = served_shop(tmp_path, watch=True, engine=engine)
     repo = served.workspace.repo
     with running(served) as url:
         page, _, errors = watched_page(browser)

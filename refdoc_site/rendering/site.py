@@ -35,7 +35,8 @@ HOOK_FILE = "hooks/refdoc_pages.py"
 """Relative to the MkDocs project; `mkdocs.yml.template` names it under `hooks:`."""
 MERMAID_ENV = "REFDOC_MERMAID_JS"
 ASK_SCRIPT = "assets/refdoc/refdoc-ask.js"
-"""The Ask panel (templates/material/refdoc-ask.js); main.html loads it only on a page that
+"""The Ask panel (templates/shared/refdoc-ask.js), for either engine: the loader both theme
+overrides include (templates/shared/refdoc-ask.html) loads it only on a page that
 `refdoc-site serve` sent."""
 MERMAID_ASSET = "assets/javascripts/mermaid.min.js"
 MERMAID_MODULE = Path("mermaid.esm.min.mjs")
@@ -108,10 +109,9 @@ def write_project(
         shutil.copytree(templates_dir() / theme, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.js"))
     if engine == ZENSICAL:
         zensical_assets(docs_dir)
-    else:
-        ask_script = docs_dir / ASK_SCRIPT
-        ask_script.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(templates_dir() / "material" / ask_script.name, ask_script)
+    ask_script = docs_dir / ASK_SCRIPT
+    ask_script.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(templates_dir() / "shared" / ask_script.name, ask_script)
     hook = project_dir / HOOK_FILE
     hook.parent.mkdir(exist_ok=True)
     hook.write_text(HOOK_SOURCE, encoding="utf-8")

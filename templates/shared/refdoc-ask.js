@@ -1,7 +1,9 @@
-/* refdoc-site's Ask panel: loaded only on a page `refdoc-site serve` sent (main.html reads
- * its Server-Timing mark, so a statically hosted site never loads this file nor asks
+/* refdoc-site's Ask panel, on MkDocs and Zensical sites alike: loaded only on a page
+ * `refdoc-site serve` sent (refdoc-ask.html, which both themes include, reads its
+ * Server-Timing mark, so a statically hosted site never loads this file nor asks
  * anything). It probes `ask/health` at the site's root and, when that answers, draws a
- * button beside the search box that opens the panel: the conversation so far (kept for the
+ * button beside the header's search box (Material's, or refdoc-site's own on a Zensical
+ * site) that opens the panel: the conversation so far (kept for the
  * tab in sessionStorage, so it survives following a citation), a question field, and the
  * answer as `POST ask` streams it (newline-delimited JSON events). The answer's Markdown is
  * turned into elements, never into HTML: links go only to pages of this site.
@@ -169,11 +171,17 @@
     return view;
   }
 
-  /* The panel sits under Material's header (z-index 4), whose search results and mobile
-     drawer must cover it, and above the page and its sidebars. */
+  /* The header's search box the Ask button follows: Material's, or on a Zensical site
+     refdoc-site's own (templates/zensical/partials/search.html). */
+  var SEARCH_BOX = ".md-search, .refdoc-zsearch";
+
+  /* The panel sits under the header (z-index 4 in both themes), whose search results and
+     mobile drawer must cover it, and above the page and its sidebars. Its width is a share
+     of the viewport without its scroll bar (100%, not 100vw): Zensical keeps a gutter for
+     the bar (scrollbar-gutter: stable), and 100vw put the panel's left edge off screen. */
   var STYLE =
     ".refdoc-ask-toggle{margin:0 .4rem;padding:.2rem .6rem;border:1px solid currentColor;border-radius:.2rem;background:none;color:inherit;font:inherit;font-size:.8rem;cursor:pointer}" +
-    "#refdoc-ask{position:fixed;top:3rem;right:.6rem;z-index:3;width:min(34rem,calc(100vw - 1.2rem));max-height:calc(100vh - 4rem);display:flex;flex-direction:column;background:var(--md-default-bg-color);color:var(--md-default-fg-color);border:1px solid var(--md-default-fg-color--lightest);border-radius:.2rem;box-shadow:0 .2rem .6rem rgba(0,0,0,.2);font-size:.7rem}" +
+    "#refdoc-ask{position:fixed;top:3rem;right:.6rem;z-index:3;width:min(34rem,calc(100% - 1.2rem));max-height:calc(100vh - 4rem);display:flex;flex-direction:column;background:var(--md-default-bg-color);color:var(--md-default-fg-color);border:1px solid var(--md-default-fg-color--lightest);border-radius:.2rem;box-shadow:0 .2rem .6rem rgba(0,0,0,.2);font-size:.7rem}" +
     "#refdoc-ask[hidden]{display:none}" +
     ".refdoc-ask__log{overflow-y:auto;padding:.6rem;flex:1}" +
     ".refdoc-ask__question{font-weight:700;margin:.6rem 0 .2rem}" +
@@ -193,7 +201,7 @@
     var toggle = element("button", "refdoc-ask-toggle", "Ask");
     toggle.type = "button";
     toggle.title = "Ask a question about this repository";
-    var search = header.querySelector(".md-search");
+    var search = header.querySelector(SEARCH_BOX);
     header.insertBefore(toggle, search ? search.nextSibling : null);
 
     var panel = element("section");
