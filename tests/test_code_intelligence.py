@@ -1029,3 +1029,33 @@ class _EmptyReport:
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_a_member_named_like_an_import_is_not_a_use_of_it(tmp_path: Path) -> None:
+    """express's `Route` sets `this.methods = {}`: that is its own field, not the `methods`
+    module the file requires, which `Route.prototype.all` does use (`methods.forEach`)."""
+    repo = Indexed(tmp_path, {"route.js": dedent('''
+        var debug = require('debug')('express:router:route');
+        var methods = require('methods');
+
+        function Route(path) {
+          this.path = path;
+          this.methods = {};
+          debug('new %o', path);
+        }
+
+        Route.prototype.all = function all() {
+          methods.forEach(function (method) { debug(method); });
+          return this;
+        };
+
+        function spread(...methodsList) {
+          return [...methods, methodsList];
+        }
+
+        module.exports = Route;
+    ''')})
+    imports = {chunk_id.split("#")[1]: repo.meta(chunk_id).imports for chunk_id in repo.documents}
+    assert imports["Route"] == ["debug"]
+    assert imports["Route.all"] == ["debug", "methods"]
+    assert imports["spread"] == ["methods"]  # a spread is a use

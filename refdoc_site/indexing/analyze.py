@@ -59,6 +59,11 @@ class FileAnalysis:
         return cls(metadata={chunk.id: Metadata() for chunk in chunks}, deferred=deferred)
 
 
+BARE_NAME = re.compile(r"(?:(?<=\.\.\.)|(?<!\.))(?<!\w)[A-Za-z_]\w*")
+"""A name a chunk uses on its own, not as a member (`this.methods`, `obj.path`): what can
+mean an import. A spread (`...args`) is a use."""
+
+
 class Analyzer(Protocol):
     name: str
     """Part of the store's fingerprint: a different analyzer reindexes every file."""
@@ -113,7 +118,7 @@ class SyntaxAnalyzer:
         body = strip_strings_and_comments(chunk_body(chunk), chunk.language)
         raises = patterns.RAISES.get(chunk.language, patterns.RAISES["*"])
         throws = bool(raises.search(body))
-        words = set(re.findall(r"[A-Za-z_]\w*", body))
+        words = set(BARE_NAME.findall(body))
         effects = [
             name
             for name, pattern in patterns.EFFECTS.items()
