@@ -116,7 +116,9 @@ class Fault:
     JSON), `wrong_dim` (vectors one longer than asked), `short` (one vector too few);
     chat only: `invalid_json` (message text that is not JSON), `reply` (message text
     `content`), `hallucinate` (the usual reply, naming `symbol` in every text),
-    `broken_stream` (a streamed reply whose connection closes halfway).
+    `broken_stream` (a streamed reply whose connection closes halfway), `cut_off` (the
+    first half of the usual reply with `finish_reason` "length", as a server stopped at
+    the request's `max_tokens` answers).
     """
 
     kind: str
@@ -377,6 +379,8 @@ class _Handler(BaseHTTPRequestHandler):
             content = fault.content
         else:
             content = chat_reply(request, fault.symbol if kind == "hallucinate" else "")
+        if kind == "cut_off":
+            content = content[: len(content) // 2]
         prompt_tokens = len(WORD_RE.findall(request.prompt.lower()))
         completion_tokens = len(WORD_RE.findall(content.lower()))
         if request.body.get("stream"):
@@ -384,7 +388,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(request, 200, {
             "id": f"chatcmpl-{len(content)}", "object": "chat.completion", "created": 0,
             "model": request.body.get("model", ""),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "choices": [{
+                "index": 0, "message": {"role": "assistant", "content": content},
+                "finish_reason": "length" if kind == "cut_off" else "stop",
+            }],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens},
         })
 

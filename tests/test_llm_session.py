@@ -20,6 +20,7 @@ from refdoc_site.core.errors import ConfigError
 from refdoc_site.llm import HOW_TO_TURN_ON, LlmSession, open_session
 from refdoc_site.llm.cache import CACHE_DIR, CACHE_FILE, ResponseCache
 from refdoc_site.llm.costs import PriceTable
+from refdoc_site.llm.session import output_bound
 from refdoc_site.providers.openai_api import RetryPolicy
 
 SCHEMA = 'Reply with a JSON object: {"answer": "...", "detail": "..."}'
@@ -195,19 +196,21 @@ def test_a_dry_run_sends_nothing_and_estimates(server: OpenAIServer, tmp_path: P
     assert server.requests == []
     stats = session.report.phases["chunk"]
     assert (stats.requests, stats.cache_hits, stats.fallbacks) == (1, 1, 0)
-    assert stats.prompt_tokens > 0 and stats.completion_tokens == 200 and stats.cost > 0
+    # the estimate is the output bound: what the request may cost at most
+    assert stats.prompt_tokens > 0 and stats.completion_tokens == output_bound(200) and stats.cost > 0
     assert session.report.lines()[0].startswith("llm dry run, nothing sent; estimate")
 
 
 def test_the_budget_stops_sending(server: OpenAIServer, tmp_path: Path, caplog) -> None:
-    prices = {"gpt-4o-mini": (1000.0, 1000.0)}  # about 0.1 USD a request here
-    session = session_for(server, tmp_path, config=LlmConfig(prices=prices, concurrency=1), max_cost=0.35)
+    # about 0.1 USD a request here, and 0.5 reserved for each: what its output bound may cost
+    prices = {"gpt-4o-mini": (1000.0, 1000.0)}
+    session = session_for(server, tmp_path, config=LlmConfig(prices=prices, concurrency=1), max_cost=0.7)
     with caplog.at_level(logging.WARNING, logger="refdoc_site"):
         replies = [ask(session, f"question {n}") for n in range(6)]
     sent = len(server.chat_requests())
     assert 1 <= sent < 6 and replies[:sent] == [r for r in replies if r is not None]
-    assert session.report.total.cost <= 0.35
-    assert session.report.stopped == "the budget of 0.35 USD is reached (max_cost)"
+    assert session.report.total.cost <= 0.7
+    assert session.report.stopped == "the budget of 0.7 USD is reached (max_cost)"
     assert session.report.phases["chunk"].fallbacks == 6 - sent
     assert session.report.fallback_reasons == {"chunk: not sent: sending had stopped": 6 - sent}
     assert len(caplog.records) == 1

@@ -6,13 +6,16 @@ prompt leaves out what changes when other code moves (line numbers, callers), so
 asks again only for the changed chunks; the response cache answers everything else.
 
 A reply is validated; text over the seed's length is cut at a sentence (or word) end
-rather than refused, since an LLM's count of characters is approximate. An item whose
+rather than refused, since an LLM's count of characters is approximate. A reply that names
+nothing of its chunk (no word of its name, signature, calls or imports) says nothing a
+reader could check, the mark of a weak model's filler, and is refused like a malformed one. An item whose
 request fails keeps its extractive text, and the session counts it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 
 from ..core.records import ChunkSummary, Document
 from ..core.text import MAX_PROSE, MIN_PROSE, first_sentences
@@ -28,9 +31,21 @@ CHUNK_FIELDS = {
     "notes": "what a maintainer should know: errors, concurrency, security, limits",
 }
 MAX_CODE_CHARS = 8000
+CHUNK_REPLY_TOKENS = 250
+"""What a chunk's five fields of 100–200 characters take, as the request's expected output."""
 LISTED = 40
 """Items listed at most in a prompt (calls, parts of a file, files of a module, modules)."""
 LANGUAGE_NAMES = {"en": "English", "ja": "Japanese"}
+NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+"""The words of an identifier: `parseURLQuery` → parse, URL, Query."""
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MIN_NAME_WORD = 3
+GENERIC_WORDS = frozenset({
+    "self", "cls", "this", "args", "kwargs", "none", "null", "true", "false", "return", "returns", "def",
+    "function", "func", "class", "async", "await", "const", "let", "var", "void", "int", "str", "bool",
+    "string", "number", "object", "any", "dict", "list", "new", "pub", "impl", "static", "public", "private",
+})
+"""Words every chunk's signature has: naming them names nothing of this chunk."""
 
 ROLE = (
     "You write a reference site that explains a code repository to its developers. "
@@ -78,6 +93,30 @@ def chunk_messages(document: Document, language: str) -> list[dict]:
     ])
 
 
+def chunk_words(document: Document) -> frozenset[str]:
+    """The lower-case words of a chunk's own names (symbol, signature, calls, imports) a
+    reply about it can be expected to use at least one of."""
+    chunk, metadata = document.chunk, document.metadata
+    names = IDENTIFIER.findall(" ".join([chunk.symbol, chunk.signature, *metadata.calls, *metadata.imports]))
+    words = {part.lower() for name in names for part in (name, *NAME_PART.findall(name))}
+    return frozenset(w for w in words if len(w) >= MIN_NAME_WORD and not w.isdigit() and w not in GENERIC_WORDS)
+
+
+def names_the_chunk(words: frozenset[str]) -> Callable[[dict], str | None]:
+    """`check_chunk_summary`, also refusing a reply in which no word of `words` occurs."""
+
+    def check(value: dict) -> str | None:
+        problem = check_chunk_summary(value)
+        if problem is not None or not words:
+            return problem
+        said = " ".join(_text(value.get(key)) or "" for key in CHUNK_FIELDS).lower()
+        if not any(word in said for word in words):
+            return "the reply names nothing of the code (no name, call or import of it)"
+        return None
+
+    return check
+
+
 def check_chunk_summary(value: dict) -> str | None:
     """A problem with a chunk reply, or None; lists of strings are accepted (and joined)."""
     problems = []
@@ -114,7 +153,7 @@ def summarize_chunks(session: LlmSession, documents: Sequence[Document]) -> list
     def ask(document: Document) -> ChunkSummary | None:
         value = session.complete_json(
             "chunk", chunk_messages(document, session.language), model=session.summarizer_model,
-            validate=check_chunk_summary, expect_tokens=250,
+            validate=names_the_chunk(chunk_words(document)), expect_tokens=CHUNK_REPLY_TOKENS,
         )
         return chunk_summary(value, session.summarizer_model) if value is not None else None
 

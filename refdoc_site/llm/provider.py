@@ -23,6 +23,16 @@ PHASE_HEADER = "X-Refdoc-Phase"
 
 
 @dataclass(frozen=True)
+class Request:
+    """What bounds one request besides its messages: how much it may write, how long it may take."""
+
+    max_tokens: int
+    """The output bound sent to the server (`max_tokens`), sized to what the request asks."""
+    timeout: float
+    """Seconds each try may take."""
+
+
+@dataclass(frozen=True)
 class ChatReply:
     content: str
     prompt_tokens: int
@@ -30,15 +40,19 @@ class ChatReply:
     """0 when the server did not report usage; the session then estimates."""
     attempts: int = 1
     """HTTP requests it took, retries included."""
+    cut_off: bool = False
+    """The server stopped at the output bound (`finish_reason` "length"): the text is cut."""
 
 
 class ChatFailed(Exception):
     """Every try of a request failed with something a later build may not see (429, 5xx, timeouts)."""
 
-    def __init__(self, reason: str, attempts: int) -> None:
+    def __init__(self, reason: str, attempts: int, timed_out: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.attempts = attempts
+        self.timed_out = timed_out
+        """The last try ran out of time (rather than being refused)."""
 
 
 class ChatProvider(Protocol):
@@ -46,9 +60,10 @@ class ChatProvider(Protocol):
     """The server, as messages name it."""
 
     def chat(
-        self, messages: list[dict], *, model: str, json_output: bool, phase: str, on_text: Callable[[str], None] | None = None
+        self, messages: list[dict], *, model: str, json_output: bool, phase: str, bounds: Request,
+        on_text: Callable[[str], None] | None = None,
     ) -> ChatReply:
-        """One conversation's reply. Raises ApiError when no request can succeed (a rejected
+        """One conversation's reply, within `bounds`. Raises ApiError when no request can succeed (a rejected
         key, an unknown model), ChatFailed when this one did not. With `on_text` (passed
         only when a caller streams), the reply's pieces go to it as they arrive."""
         ...
@@ -75,23 +90,24 @@ class OpenAIChat:
         return self._client
 
     def chat(
-        self, messages: list[dict], *, model: str, json_output: bool, phase: str, on_text: Callable[[str], None] | None = None
+        self, messages: list[dict], *, model: str, json_output: bool, phase: str, bounds: Request,
+        on_text: Callable[[str], None] | None = None,
     ) -> ChatReply:
         settings = replace(self.settings, model=model, model_variable=self.model_variables.get(model, self.settings.model_variable))
         attempts = openai_api.Attempts()
 
         def request() -> ChatReply:
             options = {"response_format": JSON_FORMAT} if json_output else {}
-            if on_text is not None:
-                return self._streamed(attempts, on_text, model=model, messages=messages, temperature=TEMPERATURE,
-                                      extra_headers={PHASE_HEADER: phase}, **options)
-            response = openai_api.send(
-                self.client.chat.completions.with_raw_response.create, attempts,
-                model=model, messages=messages, temperature=TEMPERATURE,
-                extra_headers={PHASE_HEADER: phase}, **options,
+            params = dict(
+                model=model, messages=messages, temperature=TEMPERATURE, max_tokens=bounds.max_tokens,
+                timeout=bounds.timeout, extra_headers={PHASE_HEADER: phase}, **options,
             )
+            if on_text is not None:
+                return self._streamed(attempts, on_text, **params)
+            response = openai_api.send(self.client.chat.completions.with_raw_response.create, attempts, **params)
             try:
-                content = response.choices[0].message.content
+                choice = response.choices[0]
+                content = choice.message.content
             except (AttributeError, IndexError, TypeError):
                 raise openai_api.MalformedResponse("no choices in the reply") from None
             if not isinstance(content, str):
@@ -101,6 +117,7 @@ class OpenAIChat:
                 content,
                 int(getattr(usage, "prompt_tokens", 0) or 0),
                 int(getattr(usage, "completion_tokens", 0) or 0),
+                cut_off=getattr(choice, "finish_reason", None) == "length",
             )
 
         try:
@@ -109,7 +126,8 @@ class OpenAIChat:
             raise
         except Exception as error:  # a failed request falls back, never fatal
             sent = attempts.sent
-            raise ChatFailed(f"{openai_api.describe(error)}, after {sent} attempt{'s' if sent != 1 else ''}", sent) from None
+            reason = f"{openai_api.describe(error)}, after {sent} attempt{'s' if sent != 1 else ''}"
+            raise ChatFailed(reason, sent, openai_api.is_timeout(error)) from None
         return replace(reply, attempts=attempts.sent)
 
     def _streamed(self, attempts: openai_api.Attempts, on_text: Callable[[str], None], **params) -> ChatReply:
@@ -120,10 +138,12 @@ class OpenAIChat:
         stream = openai_api.send(self.client.chat.completions.with_raw_response.create, attempts, stream=True, **params)
         pieces: list[str] = []
         usage = None
+        finish = None
         try:
             for chunk in stream:
                 usage = getattr(chunk, "usage", None) or usage
                 for choice in getattr(chunk, "choices", None) or []:
+                    finish = getattr(choice, "finish_reason", None) or finish
                     piece = getattr(getattr(choice, "delta", None), "content", None)
                     if isinstance(piece, str) and piece:
                         pieces.append(piece)
@@ -138,6 +158,7 @@ class OpenAIChat:
             "".join(pieces),
             int(getattr(usage, "prompt_tokens", 0) or 0),
             int(getattr(usage, "completion_tokens", 0) or 0),
+            cut_off=finish == "length",
         )
 
 

@@ -12,9 +12,17 @@ the session counts the fallback. In order, a request is
 4. checked: JSON replies must parse to an object that `validate` accepts; one repair
    request shows the model its reply and the problem; a usable reply is cached.
 
-At most `concurrency` requests are in flight; `map()` runs a phase's items in threads.
-Tokens (as the server reports them, else estimated) and cost (price table in
-prices.json) are counted per phase in `report`.
+Every request carries an output bound sized to what it asks (`output_bound`), and the
+budget reserves that bound, so a model that rambles can neither run to its context limit
+nor past `--max-cost`. A reply cut at the bound, one that restates the prompt's own
+instructions (`restates_instructions`: a weak model echoing the schema) and one the
+caller's `validate` refuses get one repair request, then the extractive text; each is
+counted, none is cached or published.
+
+At most `concurrency` requests are in flight, fewer while the server times out (pacing.py);
+`map()` runs a phase's items on daemon threads, so SIGTERM stops a build with requests
+in flight at once. Tokens (as the server reports them, else estimated) and cost (price
+table in prices.json) are counted per phase in `report`.
 """
 
 from __future__ import annotations
@@ -26,8 +34,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -37,7 +44,8 @@ from ..core.progress import progress
 from ..providers.openai_api import ApiSettings, RetryPolicy
 from .cache import CachedReply, ResponseCache, request_key
 from .costs import PriceTable, estimate_prompt_tokens
-from .provider import JSON_FORMAT, TEMPERATURE, ChatFailed, ChatProvider, OpenAIChat
+from .pacing import Throttle, ordered_map
+from .provider import JSON_FORMAT, TEMPERATURE, ChatFailed, ChatProvider, OpenAIChat, Request
 
 log = logging.getLogger("refdoc_site")
 
@@ -64,6 +72,41 @@ server is down or overloaded, and every later request would cost its retries' wa
 NOT_SENT = "not sent: sending had stopped"
 """The fallback reason of the requests after a stop; the report names the stop's reason once."""
 FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+OUTPUT_HEADROOM = 2
+"""A request may write this many times the tokens its caller expects, plus `OUTPUT_SLACK`."""
+OUTPUT_SLACK = 64
+WORD = re.compile(r"[a-z0-9]+")
+ECHO_SHARE = 0.5
+"""A reply whose word triples are this much (or more) the instructions' own is an echo."""
+INTERRUPTED = "the build was stopped"
+
+
+def output_bound(expect_tokens: int) -> int:
+    """The `max_tokens` of a request whose caller expects `expect_tokens`: room for a longer
+    answer than usual, never the model's whole context."""
+    return expect_tokens * OUTPUT_HEADROOM + OUTPUT_SLACK
+
+
+def restates_instructions(reply: object, messages: list[dict]) -> bool:
+    """Whether a reply (a text, or a JSON value whose texts count, not its keys) is mostly
+    the system message's own words (the task, the schema's descriptions) rather than an
+    answer: half or more of its word triples occur there."""
+    instructions = " ".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
+    said = set().union(*map(_triples, _texts(reply)))
+    return len(said) >= 3 and len(said & _triples(instructions)) >= ECHO_SHARE * len(said)
+
+
+def _texts(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    return [text for item in value for text in _texts(item)] if isinstance(value, list) else []
+
+
+def _triples(text: str) -> set[tuple[str, str, str]]:
+    words = WORD.findall(text.lower())
+    return set(zip(words, words[1:], words[2:]))
 
 
 @dataclass(frozen=True)
@@ -79,6 +122,8 @@ class LlmSettings:
     max_cost: float = 0.0
     """USD; 0 for no limit."""
     prices: PriceTable = field(default_factory=PriceTable)
+    timeout: float = LlmConfig.timeout
+    """Seconds a request may take at first (it grows while the server times out)."""
 
     @classmethod
     def resolve(
@@ -95,7 +140,7 @@ class LlmSettings:
         doc_model = config.doc_model or env.get(DOC_VARIABLE, "") or DEFAULT_DOC_MODEL
         return cls(
             api, api.model, doc_model, language, config.concurrency,
-            config.max_cost if max_cost is None else max_cost, PriceTable(dict(config.prices)),
+            config.max_cost if max_cost is None else max_cost, PriceTable(dict(config.prices)), config.timeout,
         )
 
     @property
@@ -190,7 +235,7 @@ class LlmSession:
         self.dry_run = dry_run
         self.report = LlmReport(provider.where, (settings.summarizer_model, settings.doc_model), dry_run)
         self._lock = threading.Lock()
-        self._in_flight = threading.Semaphore(settings.concurrency)
+        self.throttle = Throttle(settings.concurrency, settings.timeout)
         self._reserved = 0.0
         self._spent = 0.0
         self._failed_in_a_row = 0
@@ -239,12 +284,12 @@ class LlmSession:
         """`[fn(item) for item in items]`, up to `concurrency` at a time, in order; with a
         `label`, a progress bar (or progress lines in CI logs) shows how far along it is."""
         items = list(items)
-        if len(items) <= 1 or self.settings.concurrency <= 1:
-            results: Iterable[R] = map(fn, items)
+        results: Iterable[R] = map(fn, items) if len(items) <= 1 else ordered_map(fn, items, self.throttle.most)
+        try:
             return list(progress(results, len(items), label, unit="items") if label else results)
-        with ThreadPoolExecutor(min(self.settings.concurrency, len(items)), thread_name_prefix="llm") as pool:
-            results = pool.map(fn, items)
-            return list(progress(results, len(items), label, unit="items") if label else results)
+        except BaseException:
+            self._stop(INTERRUPTED)  # the workers still busy send nothing more
+            raise
 
     def note_fallback(self, phase: str, reason: str, count: int = 1) -> None:
         """Count items that got extractive text for a reason of the caller's own."""
@@ -270,26 +315,36 @@ class LlmSession:
                     on_text(cached.content)
                 return value
         prompt_estimate = estimate_prompt_tokens(messages)
+        bound = output_bound(expect_tokens)
         if self.dry_run:
-            self._account(phase, model, prompt_estimate, expect_tokens, requests=1)
+            self._account(phase, model, prompt_estimate, bound, requests=1)
             return None
-        refusal = self._reserve(model, prompt_estimate, expect_tokens)
+        refusal = self._reserve(model, prompt_estimate, bound)
         if refusal:
             self.note_fallback(phase, refusal)
             return None
+
+        def judged(reply) -> tuple[object, str | None]:
+            value, problem = parse(reply.content)
+            if problem is not None and reply.cut_off:
+                return None, f"the reply was cut off at {bound} tokens; answer within that"
+            if problem is None and restates_instructions(value, messages):
+                return None, "the reply restates the instructions instead of answering them"
+            return value, problem
+
         try:
-            reply = self._send(phase, messages, model, json_output, on_text)
+            reply = self._send(phase, messages, model, json_output, bound, on_text)
             if reply is None:
                 return None
-            value, problem = parse(reply.content)
+            value, problem = judged(reply)
             if problem is not None:
                 with self._lock:
                     self.report.phase(phase).repairs += 1
                 repair = [*messages, {"role": "assistant", "content": reply.content}, {"role": "user", "content": REPAIR.format(problem=problem)}]
-                reply = self._send(phase, repair, model, json_output)
+                reply = self._send(phase, repair, model, json_output, bound)
                 if reply is None:
                     return None
-                value, problem = parse(reply.content)
+                value, problem = judged(reply)
                 if problem is not None:
                     self.note_fallback(phase, f"unusable reply twice ({problem})")
                     return None
@@ -297,9 +352,12 @@ class LlmSession:
             return value
         finally:
             with self._lock:
-                self._reserved -= self._price(model, prompt_estimate, expect_tokens) or 0.0
+                self._reserved -= self._price(model, prompt_estimate, bound) or 0.0
 
-    def _send(self, phase: str, messages: list[dict], model: str, json_output: bool, on_text: Callable[[str], None] | None = None):
+    def _send(
+        self, phase: str, messages: list[dict], model: str, json_output: bool, bound: int,
+        on_text: Callable[[str], None] | None = None,
+    ):
         """The provider's reply, accounted; None (counted) when it failed or may not be sent."""
         with self._lock:
             stopped = self.report.stopped
@@ -307,10 +365,13 @@ class LlmSession:
             self.note_fallback(phase, NOT_SENT)
             return None
         try:
-            with self._in_flight:
+            with self.throttle:
                 streamed = {"on_text": on_text} if on_text is not None else {}
-                reply = self.provider.chat(messages, model=model, json_output=json_output, phase=phase, **streamed)
+                bounds = Request(bound, self.throttle.timeout)
+                reply = self.provider.chat(messages, model=model, json_output=json_output, phase=phase, bounds=bounds, **streamed)
         except ChatFailed as failure:
+            if failure.timed_out:
+                self.throttle.timed_out()
             self._account(phase, model, 0, 0, requests=failure.attempts, retries=failure.attempts - 1)
             self.note_fallback(phase, failure.reason)
             with self._lock:
@@ -323,6 +384,7 @@ class LlmSession:
             self._account(phase, model, 0, 0, requests=1)
             self.note_fallback(phase, "the key or model was refused")
             return None
+        self.throttle.answered()
         with self._lock:
             self._failed_in_a_row = 0
         prompt = reply.prompt_tokens or estimate_prompt_tokens(messages)
@@ -399,8 +461,8 @@ def open_session(
         settings = LlmSettings.resolve(llm, config.language, max_cost, env)
     except ApiError as error:
         return None, f"llm: {error}; summaries are extractive"
-    timeout = llm.timeout if llm is not None else LlmConfig().timeout
-    policy = policy or RetryPolicy(timeout=timeout)
+    policy = policy or RetryPolicy(timeout=settings.timeout)
+    settings = replace(settings, timeout=policy.timeout)
     variables = {settings.summarizer_model: SUMMARIZER_VARIABLE, settings.doc_model: DOC_VARIABLE}
     provider = OpenAIChat(settings.api, policy, variables)
     return LlmSession(provider, ResponseCache(store_dir), settings, dry_run=dry_run), ""

@@ -122,6 +122,13 @@ def is_malformed(error: Exception) -> bool:
     return isinstance(error, (openai.APIResponseValidationError, MalformedResponse, JSONDecodeError))
 
 
+def is_timeout(error: Exception) -> bool:
+    """True when the request ran out of time: the server is slower than the timeout allows."""
+    import openai  # lazy: the client loads in about 0.45 s, and only a configured API needs it
+
+    return isinstance(error, openai.APITimeoutError)
+
+
 def describe(error: Exception) -> str:
     """A short reason for a message line: `HTTP 500: …`, `timed out`, …"""
     import openai  # lazy: the client loads in about 0.45 s, and only a configured API needs it
