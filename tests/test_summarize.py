@@ -235,7 +235,7 @@ def test_rule_lines_are_not_taken_for_prose() -> None:
     chunk = next(c for c in chunk_file(SourceFile("m.py", "python", len(source), "h"), source, ChunkSettings()) if c.symbol == "handle")
     responsibility = ExtractiveSummarizer().summarize(chunk, Metadata()).responsibility
     assert "---" not in responsibility
-    assert "Keep the original order of the keys." in responsibility
+    assert "Keep the original order" not in responsibility  # a comment inside the body says what one line does
 
 
 README_WITH_NOISE = """
@@ -322,3 +322,15 @@ def test_licence_lines_inside_a_chunk_are_not_its_description() -> None:
     """)
     module = found["(module)"].responsibility
     assert "Licen" not in module and "you may not" not in module, module
+
+
+def test_a_comment_inside_a_definition_is_never_its_summary() -> None:
+    found = summaries("sessions.py", "python", """
+        class SessionInterface:
+            def save_session(self, app, session, response):
+                # Add a "Vary: Cookie" header if the session was accessed at all.
+                if session.accessed:
+                    response.vary.add("Cookie")
+                response.set_cookie(app.name, session.sign())
+    """)
+    assert "Vary" not in found["SessionInterface.save_session"].responsibility

@@ -14,7 +14,6 @@ from typing import Protocol
 from ..core.records import Chunk, ChunkKind, ChunkSummary, Document, Hierarchy, Metadata
 from ..core.text import MAX_PROSE, clip, first_sentences
 from ..languages import language_named
-from ..languages.patterns import LICENSE_HEADER
 from ..languages.receivers import receiver_rules
 from .code_facts import EFFECT_PHRASES, code_sentences, notable_calls
 
@@ -95,8 +94,9 @@ class ExtractiveSummarizer:
 
 
 def responsibility(chunk: Chunk, metadata: Metadata) -> str:
-    """The docstring's first sentence; else what the code shows it does; else nothing
-    (a sentence made of the name would read as information and be none)."""
+    """The docstring's first sentence (or the comment block above the definition); else what
+    the code shows it does; else nothing (a sentence made of the name would read as
+    information and be none)."""
     if chunk.kind is ChunkKind.WINDOW and language_named(chunk.language).category == "config":
         return _settings_outline(chunk)
     if chunk.kind is ChunkKind.SECTION or chunk.kind is ChunkKind.WINDOW:
@@ -108,9 +108,9 @@ def responsibility(chunk: Chunk, metadata: Metadata) -> str:
         return ""
     if chunk.kind is ChunkKind.CLASS:
         return _class_outline(chunk)
-    comment = _first_comment(chunk)
-    said = [_sentence(comment) if comment else "", code_sentences(chunk, metadata)]
-    return clip(" ".join(s for s in said if s), MAX_PROSE)
+    # Not a comment inside the body: it says what one line does (`# Add a Vary header`),
+    # which read as the whole definition's purpose is wrong.
+    return clip(code_sentences(chunk, metadata), MAX_PROSE)
 
 
 DOC_TAG_LINE = re.compile(r"^[ \t]*@\w+.*$", re.MULTILINE)
@@ -201,35 +201,6 @@ def _class_outline(chunk: Chunk) -> str:
     if public:
         said.append("Offers " + ", ".join(public) + ".")
     return clip(" ".join(said), MAX_PROSE)
-
-
-def _first_comment(chunk: Chunk) -> str:
-    """The first sentence of the first comment inside the chunk that reads as prose (not a
-    marker or a rule line, nor a line of a licence block), its continuation lines joined."""
-    in_licence = False
-    lines = chunk.content.splitlines()[1:]
-    for index, line in enumerate(lines):
-        match = COMMENT_LINE.match(line)
-        if not match:
-            in_licence = False
-            continue
-        text = match.group(1).strip()
-        in_licence = in_licence or bool(LICENSE_HEADER.search(text))
-        if in_licence or len(text) < 12:
-            continue
-        letters = sum(char.isalpha() or char == " " for char in text)
-        if letters >= 0.6 * len(text) and not text.startswith(("noqa", "type:", "pragma", "eslint", "TODO", "FIXME")):
-            following: list[str] = []
-            for rest in lines[index + 1 :]:
-                continued = COMMENT_LINE.match(rest)
-                if not continued or not continued.group(1).strip():
-                    break
-                following.append(continued.group(1).strip())
-            return first_sentences(" ".join([text, *following]), MAX_PROSE)
-    return ""
-
-
-COMMENT_LINE = re.compile(r"\s*(?:#:?|//)\s?(.*)")
 
 
 CONFIG_ENTRY = re.compile(r"^(?:\[([^\]\n]+)\]|([A-Za-z_][\w.-]*)\s*[:=]|([A-Z]{2,})\s)", re.MULTILINE)
