@@ -60,10 +60,35 @@ def hostile(x):
 '''
 
 
+OVERLOADS = '''
+from typing import overload
+
+
+@overload
+def locate(name: str) -> str: ...
+@overload
+def locate(name: int) -> int: ...
+def locate(name):
+    """Find an app by name or number."""
+    return name
+
+
+class Config:
+    @property
+    def debug(self) -> bool:
+        """Whether debug mode is on."""
+        return self._debug
+
+    @debug.setter
+    def debug(self, value: bool) -> None:
+        self._debug = value
+'''
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> tuple[Path, Path]:
     work = tmp_path_factory.mktemp("sections")
-    repo = write_repo(work / "repo", {"app/registry.py": REGISTRY, "app/hostile.py": HOSTILE_DOCSTRING})
+    repo = write_repo(work / "repo", {"app/registry.py": REGISTRY, "app/hostile.py": HOSTILE_DOCSTRING, "app/overloads.py": OVERLOADS})
     out = work / "out"
     assert main(["build", str(repo), "--chunk-size", str(CHUNK_SIZE), "--overlap", "8", "--out", str(out)]) == 0
     return repo, out
@@ -112,12 +137,22 @@ def test_the_docstring_renders_with_links_and_a_table(site) -> None:
     assert "Find a plugin by `key`." in markdown
 
 
-def test_members_stay_out_of_the_table_of_contents(site) -> None:
+def test_methods_are_in_the_table_of_contents_under_their_class(site) -> None:
     _, out = site
     html = (out / "files" / "app" / "registry.py" / "index.html").read_text(encoding="utf-8")
-    toc = html.split('data-md-component="toc"', 1)[1].split("</nav>", 1)[0]
-    assert "#chunk-Registry" in toc and "#chunk-outside" in toc
-    assert "#chunk-Registry.lookup" not in toc
+    toc = html.split('data-md-component="toc"', 1)[1].split('class="md-content"', 1)[0]
+    entries = re.findall(r'href="#(chunk-[^"]+)"', toc)
+    assert entries == ["chunk-Registry", "chunk-Registry.lookup", "chunk-outside"]
+
+
+def test_overloads_and_setters_get_anchors_of_their_own_and_links_land_on_the_first(site) -> None:
+    _, out = site
+    html = (out / "files" / "app" / "overloads.py" / "index.html").read_text(encoding="utf-8")
+    ids = re.findall(r'\bid="(chunk-[^"]+)"', html)
+    assert len(ids) == len(set(ids)), sorted(ids)
+    assert ids.count("chunk-locate") == 1 and ids.count("chunk-Config.debug") == 1
+    assert len([i for i in ids if i.startswith("chunk-locate")]) == 3
+    assert len([i for i in ids if i.startswith("chunk-Config.debug")]) == 2
 
 
 class _ActiveMarkup(HTMLParser):

@@ -304,7 +304,6 @@ def _environment() -> Environment:
     env.filters["diagram"] = diagram_block
     env.filters["url"] = link_target
     env.filters["indent_block"] = lambda text, width=4: "\n".join((" " * width + line) if line.strip() else "" for line in text.splitlines())
-    env.filters["anchor"] = chunk_anchor
     env.filters["fill"] = fill
     env.filters["plural"] = plural
     return env

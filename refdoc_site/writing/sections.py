@@ -6,6 +6,11 @@ page shows one section per definition: one line range (the whole definition), on
 the whole source, the union of the windows' calls, callers and flags, under one anchor that
 every window's link and search result point at (`core.pages.chunk_anchor`). Methods and
 nested classes sit under their class's section.
+
+Two definitions of one name on a page (`@overload` stubs and their implementation, a
+property's getter and setter) are two sections; the first keeps the name's anchor, which
+every link to the name lands on, and each later one gets the anchor with its first line, so
+no id is on a page twice.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from ..core.pages import chunk_anchor
 from ..core.records import Chunk, ChunkKind, ChunkSummary, Document
 
 NESTING_KINDS = frozenset({ChunkKind.CLASS})
@@ -35,12 +41,19 @@ class PageSection:
     security_boundary: str = ""
     members: list[PageSection] = field(default_factory=list)
     """Sections of the methods and classes defined inside this one, in line order."""
+    anchor: str = ""
+    """The section's HTML id, unique on its page."""
 
 
 def page_sections(documents: Iterable[Document]) -> list[PageSection]:
     """The sections of one file page, top-level ones in line order with members nested."""
     ordered = sorted(documents, key=lambda d: (d.chunk.start_line, d.chunk.part, -d.chunk.end_line))
     flat = [_merged(windows) for windows in _definitions(ordered)]
+    taken: set[str] = set()
+    for section in flat:
+        anchor = chunk_anchor(section.chunk.symbol)
+        section.anchor = anchor if anchor not in taken else f"{anchor}-{section.chunk.start_line}"
+        taken.add(section.anchor)
     return _nested(flat)
 
 
