@@ -28,8 +28,8 @@ from .render import (
     code_span,
     escape_text,
     fill,
-    front_matter,
     link_target,
+    page_file,
     page_labels,
     plural,
 )
@@ -148,7 +148,7 @@ def changes_page(changes: ChangeMap, language: str, pages: set[str]) -> str:
     body = _environment().get_template("changes.md.jinja2").render(
         t=labels, summary=summary_line(changes, labels), sections=sections, modules=modules, empty=changes.empty
     )
-    return front_matter(None) + body
+    return page_file(None, body)
 
 
 def comment_markdown(

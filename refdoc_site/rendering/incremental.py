@@ -31,7 +31,8 @@ from ..core.pages import file_page, module_page
 from ..core.reuse import digest
 from ..core.serial import to_json
 from ..writing.docstrings import Docstring
-from .render import RenderedPage, SiteData, _Pages, docstring_parts, front_matter, write_page
+from .llms import without_front_matter
+from .render import RenderedPage, SiteData, _Pages, docstring_parts, page_file, write_page
 
 PAGES_NAME = "render-pages.json"
 """{"inputs": site digest, "pages": {page: digest, or "" for a page rendered every time or being written}}."""
@@ -73,7 +74,7 @@ class IncrementalRender:
         is read back from its file, the others rendered."""
         prose = []
         for page, title, text in self.pages.prose(skip=self.clean):
-            kept = _text_after(self.docs_dir / page, front_matter(title)) if page in self.clean and not text else None
+            kept = _text_as_written(self.docs_dir / page, title) if page in self.clean and not text else None
             if kept is None and page in self.clean:
                 self.clean.discard(page)  # not as written: render it
                 text = next(t for p, _, t in self.pages.prose() if p == page)
@@ -153,10 +154,12 @@ def _shown(document_json: dict) -> dict:
     return document_json
 
 
-def _text_after(path: Path, front: str) -> str | None:
-    """A page file's text after its front matter, or None when the file does not start with it."""
+def _text_as_written(path: Path, title: str | None) -> str | None:
+    """A page file's text after its front matter, or None when the file is not what
+    `write_page` writes for that text."""
     content = path.read_text(encoding="utf-8")
-    return content[len(front):] if content.startswith(front) else None
+    text = without_front_matter(content)
+    return text if content == page_file(title, text) else None
 
 
 def code_names(parsed: Docstring) -> Iterator[str]:

@@ -40,6 +40,7 @@ from ..writing.links import Link
 from ..writing.names import NameIndex
 from ..writing.sections import page_sections
 from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones
+from .page_meta import page_description
 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
 BLOCK_START = re.compile(r"^(\d*)([-+!?=]|(?<=\d)\.)")
@@ -99,7 +100,7 @@ def render_pages(data: SiteData, docs_dir: Path, prose: list[RenderedPage] | Non
 def write_page(docs_dir: Path, page: str, title: str | None, text: str) -> bool:
     """Write a page's file unless it already holds these bytes; returns whether it wrote."""
     target = docs_dir / page
-    content = (front_matter(title) + text).encode("utf-8")
+    content = page_file(title, text).encode("utf-8")
     if target.is_file() and target.read_bytes() == content:
         return False
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -420,12 +421,20 @@ def _fenced(value: str, info: str) -> str:
     return f"{fence}{info}\n{value}\n{fence}"
 
 
-def front_matter(title: str | None) -> str:
+def page_file(title: str | None, text: str) -> str:
+    """A page's file: its front matter (with the description its text gives) and its text."""
+    return front_matter(title, page_description(text)) + text
+
+
+def front_matter(title: str | None, description: str = "") -> str:
     """The page's YAML front matter: out of Material's own index (refdoc-site's search serves
-    the box) and, when given, the title as HTML-escaped text (see `html_text`)."""
+    the box) and, when given, the title and the description as HTML-escaped text (see
+    `html_text`: the themes print both as HTML)."""
     lines = ["---", "search:", "  exclude: true"]
     if title is not None:
         lines.append(f"title: {yaml_string(html_text(title))}")
+    if description:
+        lines.append(f"description: {yaml_string(html_text(description))}")
     return "\n".join([*lines, "---", ""])
 
 
