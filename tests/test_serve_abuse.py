@@ -18,7 +18,7 @@ import pytest
 from helpers import running
 from test_serve import ask, request, served_shop, shop, shop_copy  # noqa: F401 (shop: the fixture)
 
-from refdoc_site.cli import main
+from refdoc_site.cli import _parser, main
 from refdoc_site.serving.app import ServeOptions, check_host
 from refdoc_site.serving.slots import EVICT_AFTER_SECONDS, MAX_CONNECTIONS, MAX_WAITERS, ConnectionSlots
 from refdoc_site.serving.server import SiteServer
@@ -204,3 +204,9 @@ def test_slow_requests_give_way_to_a_page_when_every_slot_is_taken(shop, monkeyp
         assert [request(shop.url, path="/")[0] for _ in range(3)] == [200, 200, 200]
         cut = [closed_by_server(connection, 0.5) for connection in slow]
         assert 1 <= cut.count(True) < len(slow), cut
+
+
+def test_allow_host_takes_names_repeated_or_listed_and_the_name_listened_on() -> None:
+    args = _parser().parse_args(["serve", ".", "--host", "docs.internal", "--allow-remote", "--allow-host", "docs.lan, build-box", "--allow-host", "10.0.0.5"])
+    assert ServeOptions.from_arguments(args).allowed_names == ("docs.lan", "build-box", "10.0.0.5", "docs.internal")
+    assert ServeOptions.from_arguments(_parser().parse_args(["serve", ".", "--host", "0.0.0.0"])).allowed_names == ()

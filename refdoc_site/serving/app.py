@@ -85,10 +85,11 @@ def check_host(options: ServeOptions) -> str | None:
             "reaches this machine: add --allow-remote to mean it (or keep the default 127.0.0.1)"
         )
     names = ", ".join(options.allowed_names)
-    reached = f"by an IP address or as {names}" if names else "by an IP address only (--allow-host NAME allows a name)"
+    reached = f"an IP address or as {names}" if names else "an IP address (--allow-host NAME adds a name)"
     return (
         f"serve: warning: listening on {options.host}: anyone on a network that reaches this machine can read "
-        f"the site and ask questions (spending the configured LLM's budget); requests must name the server {reached}"
+        f"the site and ask questions (spending the configured LLM's budget); it answers requests that name it by {reached}, "
+        "so a web page elsewhere that points its own name at this machine gets 421"
     )
 
 
