@@ -30,6 +30,9 @@ FENCE_BREAKING_FOLDER = "fence\n```\n<img src=x onerror=alert(3)>\n{: onerror=al
 """A newline and a code fence: closes the module map's block and adds attribute-list markup."""
 HOSTILE_SITE_NAME = "<img src=x onerror=alert(4)> \"site' & </title>"
 HOSTILE_PLAN = "<img src=x onerror=alert(5)> </title><script>alert(5)</script>"
+MENTION_PATHS = ("@acme/security-team/notify.py", "www.github-login.example/verify.py", "refs/#12 GH-7 x@login.example.py")
+"""Paths GitHub would make a team mention, an autolink or an issue reference of in the pull
+request's comment."""
 QUOTED_REPO_URL = "https://example.org/o%22w%3Cn/re(po)"
 """Valid (http, no raw quote or angle bracket) but with percent-encoded ones and parentheses,
 which must not end a Markdown link target."""
@@ -106,6 +109,13 @@ def _add_url_characters(repo: HostileRepo) -> None:
                  "chars/spaced name.py", "chars/日本語.py", "chars/~tilde~7E.py", "chars/[id].ts"):
         _write(repo, path, _function("f") if path.endswith(".py") else "export const x = 1;\n")
     repo.names += ["chars/a#b.py", "chars/100%.py", "chars/日本語.py"]
+
+
+def _add_mention_names(repo: HostileRepo) -> None:
+    """Folders named like a GitHub team, a web address and issue references."""
+    for path in MENTION_PATHS:
+        _write(repo, path, _function("notify"))
+    repo.names += list(MENTION_PATHS)
 
 
 def _add_undecodable_names(repo: HostileRepo) -> None:
@@ -261,6 +271,7 @@ FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
     _add_reserved_names,
     _add_dot_paths,
     _add_url_characters,
+    _add_mention_names,
     _add_undecodable_names,
     _add_secrets,
     _add_outside_references,

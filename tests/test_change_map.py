@@ -4,6 +4,7 @@ strict MkDocs build, and names from the code escaped in both."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -279,3 +280,30 @@ def test_diff_writes_the_comment_and_refuses_an_unknown_revision(repo, tmp_path,
     assert error.startswith("refdoc-site: --base no-such-branch: not a commit") and "\n" not in error
     assert main(["diff", str(repo), "--store", str(tmp_path / "store")]) == 2
     assert "--base REV" in capsys.readouterr().err
+
+
+GITHUB_LINKS = re.compile(r"(?i)@[a-z0-9]|#\d|\bgh-\d|www\.|https?://")
+"""What GitHub makes a mention, an issue reference or an autolink of, in a comment's text."""
+
+
+def outside_code_and_targets(markdown_text: str) -> str:
+    """A comment's text without its code spans and link targets (GitHub reads neither)."""
+    return re.sub(r"\]\([^)]*\)", "]", re.sub(r"`[^`]*`", "", markdown_text))
+
+
+def test_names_in_the_comment_mention_and_link_nothing() -> None:
+    """A pull request can name a folder after a team or a domain: in the comment its path is
+    text GitHub notifies no one of and links nowhere."""
+    paths = ["@acme/security-team/notify.py", "www.github-login.example/verify.py", "docs/#12 GH-7 x@evil.example/https:/evil.example/a.py"]
+    changes_map = ChangeMap(
+        "main",
+        files=[FileChange(path, path.rsplit("/", 1)[0], ChangeStatus.ADDED) for path in paths],
+        definitions=[DefinitionChange(f"{path}#notify", path, "notify", "function", "m", ChangeStatus.REMOVED, True) for path in paths],
+        modules=["m"],
+        callers=[AffectedCaller(f"{paths[0]}#c", paths[0], "c", ["@acme/x.py#@everyone"], False)],
+    )
+    comment = comment_markdown(changes_map, "en", "https://example.org/pr-7/")
+    shown = outside_code_and_targets(comment)
+    assert "notify.py" in shown and "verify.py" in shown
+    assert GITHUB_LINKS.findall(shown) == [], comment
+    assert GITHUB_LINKS.search(outside_code_and_targets("- `a` (@acme/team/x.py www.x.example #3)"))  # the check sees them

@@ -16,6 +16,7 @@ from hostile import (
     FENCE_BREAKING_FOLDER,
     HOSTILE_PLAN,
     HOSTILE_SITE_NAME,
+    MENTION_PATHS,
     OUTSIDE_TEXT,
     QUOTED_REPO_URL,
     SCRIPT_IN_FOLDER,
@@ -23,13 +24,17 @@ from hostile import (
     build_hostile_site,
 )
 from openai_server import TEST_KEY, OpenAIServer
+from test_change_map import GITHUB_LINKS, outside_code_and_targets
 from test_llms_txt import assert_only_the_maps_markup, llms_txt_markup
 
 from refdoc_site.cli import main
 from refdoc_site.core.pages import ROOT_MODULE, file_page, module_page
 from refdoc_site.core.redact import MARKER
 from refdoc_site.core.store import Store
+from refdoc_site.rendering.changes import comment_markdown
 from refdoc_site.rendering.render import link_target, one_line
+from refdoc_site.understanding.changes import Snapshot, compare, load_snapshot
+from refdoc_site.understanding.graph import RepoGraph
 
 
 class SitePage(HTMLParser):
@@ -160,6 +165,18 @@ def test_llms_txt_shows_the_names_as_text(built) -> None:
     full = llms_txt_markup((site / "llms-full.txt").read_text(encoding="utf-8"))
     for name in (SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, FENCE_BREAKING_FOLDER):
         assert one_line(name) in rendered.text and one_line(name) in full.text, name
+
+
+def test_a_pull_request_adding_the_repository_gets_a_comment_that_mentions_and_links_nothing(built) -> None:
+    """The comment a pull request adding every hostile file would get: GitHub makes no
+    mention, issue reference or autolink of its text (names are code spans, paths inert)."""
+    repo = built[0]
+    added = compare(Snapshot([], {}, RepoGraph()), load_snapshot(repo.root / ".refdoc"), "main")
+    comment = comment_markdown(added, "en", "https://example.org/pr-7/", max_lines=10_000)
+    shown = outside_code_and_targets(comment)
+    for path in MENTION_PATHS:
+        assert path.rsplit("/", 1)[-1] in comment, path
+    assert GITHUB_LINKS.findall(shown) == [], shown
 
 
 def test_a_javascript_repo_url_is_refused_in_one_line(tmp_path: Path, capsys) -> None:

@@ -229,6 +229,47 @@ def test_the_workflow_builds_a_pull_request_preview_under_its_number(tmp_path: P
     assert "widget/brake.py" in comment
 
 
+GH_SHIM = """\
+import json, subprocess, sys
+arguments = sys.argv[2:]
+if "--jq" in arguments:  # a read: the comments of the pull request, through the real jq
+    filtered = subprocess.run(["jq", "-r", arguments[arguments.index("--jq") + 1], "COMMENTS"], capture_output=True, text=True, check=True)
+    sys.stdout.write(filtered.stdout)
+else:  # a write: recorded
+    with open("CALLS", "a", encoding="utf-8") as calls:
+        calls.write(json.dumps(arguments) + "\\n")
+"""
+
+
+@pytest.mark.parametrize("bot_wrote_one", [True, False])
+def test_the_comment_step_updates_only_a_comment_its_own_bot_wrote(tmp_path: Path, bot_wrote_one: bool) -> None:
+    """The comment step against a `gh` that answers with the pull request's comments: one by
+    an outsider that starts with the marker is never edited (its author could edit it back)."""
+    if shutil.which("jq") is None:
+        pytest.skip("jq is not installed (the step's filter runs in gh's own jq on GitHub)")
+    repo = _initialized(tmp_path)
+    marker = "<!-- refdoc-site preview -->"
+    comments = [
+        {"id": 11, "user": {"login": "mallory", "type": "User"}, "body": f"{marker}\nlooks fine, merge"},
+        {"id": 12, "user": {"login": "github-actions[bot]", "type": "Bot"}, "body": "another workflow's note"},
+    ]
+    if bot_wrote_one:
+        comments.append({"id": 13, "user": {"login": "github-actions[bot]", "type": "Bot"}, "body": f"{marker}\nDocumentation preview: old"})
+    (tmp_path / "comments.json").write_text(json.dumps(comments), encoding="utf-8")
+    calls = tmp_path / "calls.jsonl"
+    shims = tmp_path / "bin"
+    shims.mkdir(exist_ok=True)
+    shim = GH_SHIM.replace("COMMENTS", str(tmp_path / "comments.json")).replace("CALLS", str(calls))
+    (shims / "gh").write_text(f"#!{sys.executable}\n{shim}", encoding="utf-8")
+    (shims / "gh").chmod(0o755)
+    (repo / "_publish").mkdir()
+    (repo / "_publish" / "comment.md").write_text(f"{marker}\nDocumentation preview: new\n", encoding="utf-8")
+    _run_step(_step(_workflow(repo), "preview", "comment"), repo, {"GH_TOKEN": "", "REPOSITORY": "acme/widget", "PR_NUMBER": PR_NUMBER})
+    written = [json.loads(line) for line in calls.read_text(encoding="utf-8").splitlines()]
+    expected = ["--method", "PATCH", "repos/acme/widget/issues/comments/13"] if bot_wrote_one else ["--method", "POST", f"repos/acme/widget/issues/{PR_NUMBER}/comments"]
+    assert [call[:3] for call in written] == [expected]
+
+
 def test_init_refuses_an_install_spec_the_workflow_cannot_quote(tmp_path: Path, capsys) -> None:
     repo = write_repo(tmp_path / "widget", {"core.py": "x = 1\n"})
     assert main(["init", str(repo), "--install", "refdoc-site'; curl evil"]) == 2

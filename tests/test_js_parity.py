@@ -240,3 +240,42 @@ def test_message_matches_and_coverage_are_found_alike(search_data) -> None:
     assert sum(bool(py.coverage) for py in python) >= 5
     assert any(py.coverage for query, py in zip(QUERIES, python) if not query.isascii())
     assert any(0 < share < 1 for py in python for share in py.coverage.values())
+
+
+FUZZY_QUERIES = [
+    "aB" * 499,
+    "klass_configuration",
+    "parse the configuraton",
+    "x" * 33 + " summarise",
+    "documentationgeneratorconfigurations",
+]
+
+
+@pytest.mark.skipif(not node_available(), reason="needs node and `npm install` in tests/js (scripts/test.sh does it)")
+def test_typo_matching_skips_long_terms_alike(search_data, monkeypatch) -> None:
+    """Lunr's typo matching costs about the square of a term's length (a 1000-letter term,
+    seconds of CPU in the server and the browser): both sides send it only terms of at most
+    `fuzzy_max_length` letters, the same ones."""
+    from lunr.query import Query
+
+    import refdoc_site.search.ranking as search
+
+    data_dir, python_index = search_data
+    cap = search.settings()["clauses"]["fuzzy_max_length"]
+    fuzzed: list[str] = []
+    term = Query.term
+
+    def recording(self, value, *args, **kwargs):
+        if kwargs.get("edit_distance"):
+            fuzzed.append(str(value))
+        return term(self, value, *args, **kwargs)
+
+    monkeypatch.setattr(Query, "term", recording)
+    python = []
+    for query in FUZZY_QUERIES:
+        fuzzed.clear()
+        python_index.search(query, 10, "sparse")
+        python.append(sorted(set(fuzzed)))
+    assert rank_in_node(data_dir, FUZZY_QUERIES, "fuzzy") == python
+    assert all(len(fuzzy) <= cap for terms in python for fuzzy in terms), python
+    assert "configuraton" in python[2] and "klass" in python[1] and python[3] == ["summarise"], python

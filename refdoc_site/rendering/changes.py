@@ -5,12 +5,14 @@ Both list the same sections in the same order, most important first: security bo
 gained, dependency cycles gained, public definitions removed and changed, the callers
 affected, then the rest. The page lists everything; the comment stops at a bound (GitHub
 refuses a comment over 65,536 characters, and a reviewer reads a screenful) and counts what
-it left out. Names come from the code, so every one is a code span, every text escaped.
+it left out. Names come from the code, so every one is a code span, every text escaped;
+in the comment, no text is one GitHub would make a mention or a link of (`inert_text`).
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -40,6 +42,11 @@ COMMENT_MAX_CHARS = 65_000
 """Below GitHub's 65,536 characters, with room for what the workflow adds around it."""
 NAME_MAX_CHARS = 160
 """A name longer than this is cut in a list line: the comment's bound is for items, not one name."""
+WORD_JOINER = "\u2060"
+"""Invisible, and it ends what GitHub reads as a mention, an issue reference or an autolink."""
+_GITHUB_TRIGGERS = re.compile(r"(?i)@|\bgh-(?=\d)|#(?=\d)|www(?=\.)|:(?=//)")
+"""Where GitHub starts a mention (`@user`, `@org/team`, an e-mail address), an issue or pull
+request reference (`#12`, `GH-12`, `owner/repo#12`) or an autolink (`www.`, `https://`)."""
 
 
 @dataclass
@@ -108,15 +115,24 @@ def _short(name: str) -> str:
     return name if len(name) <= NAME_MAX_CHARS else name[: NAME_MAX_CHARS - 1] + "…"
 
 
-def item_markdown(item: Item, url: Callable[[str, str], str]) -> str:
-    """A list line: the name as a code span (a link when it has a page), where, and the detail."""
+def inert_text(value: object) -> str:
+    """Text for a pull request comment: escaped as on a page, and with a word joiner after
+    each start of a mention, reference or autolink, so that a path such as
+    `@acme/security-team/notify.py` notifies no one and `www.login.example/x.py` links
+    nowhere. Code spans need none: GitHub reads neither in code."""
+    return _GITHUB_TRIGGERS.sub(lambda found: found[0] + WORD_JOINER, escape_text(value))
+
+
+def item_markdown(item: Item, url: Callable[[str, str], str], text: Callable[[object], str] = escape_text) -> str:
+    """A list line: the name as a code span (a link when it has a page), where, and the
+    detail, both shown through `text`."""
     name = code_span(_short(item.name))
     target = url(item.page, item.anchor) if item.page else ""
     line = f"[{name}]({target})" if target else name
     if item.where:
-        line += f" ({escape_text(_short(item.where))})"
+        line += f" ({text(_short(item.where))})"
     if item.detail:
-        line += f": {escape_text(item.detail)}"
+        line += f": {text(item.detail)}"
     return f"- {line}"
 
 
@@ -179,7 +195,7 @@ def comment_markdown(
     for section in change_sections(changes, labels):
         heading = ["", f"**{section.heading}**"]
         for index, item in enumerate(section.items):
-            line = item_markdown(item, absolute)
+            line = item_markdown(item, absolute, inert_text)
             needed = (heading if index == 0 else []) + [line]
             cost = sum(len(text) + 1 for text in needed)
             if left_out or len(lines) + len(needed) + tail_room > max_lines or used + cost + 400 > max_chars:

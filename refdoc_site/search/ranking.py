@@ -369,7 +369,9 @@ class SearchIndex:
                     continue
                 if len(term) >= boosts["prefix_min_length"]:
                     query.term(term, boost=boosts["prefix"], use_pipeline=False, wildcard=Query.WILDCARD_TRAILING)
-                if len(term) >= boosts["fuzzy_min_length"]:
+                # Typo matching costs Lunr about the square of the term's length (a
+                # 1000-letter one, seconds): a term longer than any word is matched exactly.
+                if boosts["fuzzy_min_length"] <= len(term) <= boosts["fuzzy_max_length"]:
                     query.term(term, boost=boosts["fuzzy"], use_pipeline=False, edit_distance=1)
 
         pairs = phrases if len(set(phrases)) >= boosts["message_min_pairs"] else []

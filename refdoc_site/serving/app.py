@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import sys
 import threading
 from collections.abc import Callable
@@ -16,10 +17,12 @@ from ..core.workspace import PUBLISHED_NAME, Workspace
 from ..llm import LlmSession
 from ..pipeline import build
 from .limits import DEFAULT_BURST, DEFAULT_PER_MINUTE, RateLimiter
-from .server import Answering, SiteServer, is_loopback
+from .server import Answering, SiteServer, ip_address, is_loopback
 from .watch import Watcher
 
 log = logging.getLogger("refdoc_site")
+
+HOST_NAME = re.compile(r"(?i)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*")
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,8 @@ class ServeOptions:
     """Build (incrementally) before serving; without, the site must have been built."""
     per_minute: float = DEFAULT_PER_MINUTE
     burst: int = DEFAULT_BURST
+    allowed_names: tuple[str, ...] = ()
+    """Host names requests may name the server by, beside its addresses (`--allow-host`)."""
 
     @classmethod
     def from_arguments(cls, args: argparse.Namespace) -> ServeOptions:
@@ -41,7 +46,16 @@ class ServeOptions:
             raise RefdocError(f"--port {args.port}: not a port; pass 0 to 65535 (0: any free port)")
         if args.rate <= 0:
             raise RefdocError(f"--rate {args.rate:g}: must be more than 0 questions a minute")
-        return cls(args.host, args.port, args.allow_remote, not args.no_watch, not args.no_build, args.rate)
+        names = [name.strip() for given in args.allow_host for name in given.split(",") if name.strip()]
+        for name in names:
+            if ip_address(name) is None and not HOST_NAME.fullmatch(name):
+                raise RefdocError(f"--allow-host {name!r}: not a host name or IP address; give the name the server is reached as, without port or scheme")
+        if ip_address(args.host) is None and not is_loopback(args.host):
+            names.append(args.host)  # a name to listen on is one to be reached as
+        return cls(
+            args.host, args.port, args.allow_remote, not args.no_watch, not args.no_build, args.rate,
+            allowed_names=tuple(dict.fromkeys(names)),
+        )
 
 
 def add_serve_arguments(sub: argparse.ArgumentParser) -> None:
@@ -49,6 +63,10 @@ def add_serve_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     sub.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0: any free port)")
     sub.add_argument("--allow-remote", action="store_true", help="allow a --host other than loopback: anyone who reaches it can ask")
+    sub.add_argument(
+        "--allow-host", action="append", default=[], metavar="NAME",
+        help="a host name the server may be reached as (repeat, or a comma list); others get 421, so no page elsewhere can rebind its own name to this machine",
+    )
     sub.add_argument("--no-build", action="store_true", help="serve the site as last built; do not build first")
     sub.add_argument("--no-watch", action="store_true", help="do not rebuild when the repository changes")
     sub.add_argument(
@@ -66,9 +84,12 @@ def check_host(options: ServeOptions) -> str | None:
             f"--host {options.host}: not a loopback address; the Ask endpoint would answer anyone who "
             "reaches this machine: add --allow-remote to mean it (or keep the default 127.0.0.1)"
         )
+    names = ", ".join(options.allowed_names)
+    reached = f"an IP address or as {names}" if names else "an IP address (--allow-host NAME adds a name)"
     return (
-        f"serve: warning: listening on {options.host}: anyone who reaches this machine can read the site "
-        "and ask questions (spending the configured LLM's budget)"
+        f"serve: warning: listening on {options.host}: anyone on a network that reaches this machine can read "
+        f"the site and ask questions (spending the configured LLM's budget); it answers requests that name it by {reached}, "
+        "so a web page elsewhere that points its own name at this machine gets 421"
     )
 
 
@@ -84,7 +105,9 @@ class Served:
         self.answering = answering
         self.say = say
         try:  # the port first: a busy one is said before a build is spent
-            self.server = SiteServer(options.host, options.port, workspace.out_dir, answering, RateLimiter(options.per_minute, options.burst))
+            self.server = SiteServer(
+                options.host, options.port, workspace.out_dir, answering, RateLimiter(options.per_minute, options.burst), options.allowed_names,
+            )
         except OSError as error:
             raise RefdocError(f"--port {options.port}: cannot listen on {options.host} ({error.strerror}); choose another port") from None
         try:

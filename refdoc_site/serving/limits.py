@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +22,8 @@ DEFAULT_PER_MINUTE = 12
 DEFAULT_BURST = 4
 MAX_CLIENTS = 10_000
 """Buckets kept at most; full ones are forgotten first."""
+MAX_EPOCH_DIGITS = 12
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Refused(Exception):
@@ -61,11 +64,11 @@ def ask_request(body: bytes, max_question_chars: int) -> AskRequest:
     "answer"}, ...]}`; refuses anything else in one line."""
     try:
         data = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
         raise Refused(400, 'the body is not JSON; send {"question": "...", "history": []}') from None
     if not isinstance(data, dict) or not isinstance(data.get("question"), str):
         raise Refused(400, 'the body has no "question" string; send {"question": "...", "history": []}')
-    question = data["question"].strip()
+    question = _whole_characters(data["question"]).strip()
     if not question:
         raise Refused(400, "the question is empty; say what to ask")
     if len(question) > max_question_chars:
@@ -73,8 +76,25 @@ def ask_request(body: bytes, max_question_chars: int) -> AskRequest:
     history = data.get("history") or []
     if not isinstance(history, list) or not all(_is_turn(turn) for turn in history):
         raise Refused(400, '"history" must be a list of {"question": str, "answer": str}')
-    turns = tuple((turn["question"][:MAX_TURN_CHARS], turn["answer"][:MAX_TURN_CHARS]) for turn in history[-MAX_HISTORY_TURNS:])
+    turns = tuple(
+        (_whole_characters(turn["question"][:MAX_TURN_CHARS]), _whole_characters(turn["answer"][:MAX_TURN_CHARS]))
+        for turn in history[-MAX_HISTORY_TURNS:]
+    )
     return AskRequest(question, turns)
+
+
+def since_epoch(value: str) -> int:
+    """The `since` of `ask/changes?since=EPOCH`: a few ASCII digits (`"²".isdigit()` is true,
+    and `int` refuses a number of thousands of digits), else refused."""
+    if not (value.isascii() and value.isdigit() and len(value) <= MAX_EPOCH_DIGITS):
+        raise Refused(400, "ask/changes needs ?since=EPOCH, the epoch ask/health gave")
+    return int(value)
+
+
+def _whole_characters(text: str) -> str:
+    """`text` with each lone surrogate (JSON's `"\\ud800"`, half an emoji cut by a client) as
+    U+FFFD: the answer that quotes it must encode as UTF-8."""
+    return LONE_SURROGATE.sub("\ufffd", text)
 
 
 def _is_turn(turn: object) -> bool:

@@ -1,5 +1,7 @@
-"""The HTTP server of `refdoc-site serve`: the standard library's `ThreadingHTTPServer` (one
-thread a connection, HTTP/1.0, so a streamed answer ends when its connection closes).
+"""The HTTP server of `refdoc-site serve`: the standard library's `HTTPServer` with a thread a
+connection, as many as `slots.py` allows (one more is answered 503 at once), each given
+`REQUEST_DEADLINE_SECONDS` to send its whole request however slowly it trickles in; HTTP/1.0,
+so a streamed answer ends when its connection closes.
 
 It answers, and nothing else:
 
@@ -14,25 +16,32 @@ It answers, and nothing else:
 - `GET ask/changes?since=EPOCH`: waits (up to 25 s) until a rebuild changed the site, then
   `{"epoch"}`, so an open page reloads itself.
 
-A request whose `Host` is not the server's own (a page elsewhere resolving its name to
-127.0.0.1) or whose `Origin` is another site's is refused; an ask must be `application/json`,
-so another site's page cannot send one without a preflight this server never grants.
+A request whose `Host` is not one the server answers for (a page elsewhere resolving its own
+name to this machine: DNS rebinding) or whose `Origin` is another site's is refused (421,
+403). On loopback it answers for loopback names and addresses; listening elsewhere, for an IP
+address too (a rebinding page has a name, not our address) and the names `--allow-host`
+gave. An ask must be `application/json`, so another site's page cannot send one without a
+preflight this server never grants.
 """
 
 from __future__ import annotations
 
+import io
 import ipaddress
 import json
 import logging
+import re
 import socket
 import threading
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import time
+from collections.abc import Callable, Iterable
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import parse_qs, urlsplit
 
-from .limits import AskRequest, RateLimiter, Refused, ask_request, body_length
+from .limits import AskRequest, RateLimiter, Refused, ask_request, body_length, since_epoch
+from .slots import ConnectionSlots, Slot
 from .static import content_type, site_file
 
 log = logging.getLogger("refdoc_site")
@@ -42,10 +51,17 @@ HEALTH_PATH = "/ask/health"
 CHANGES_PATH = "/ask/changes"
 SERVED_METRIC = "refdoc-serve"
 CHANGES_WAIT_SECONDS = 25.0
-MAX_WAITERS = 32
-"""Pages waiting for a rebuild at once; more are told to come back (503)."""
 SOCKET_TIMEOUT_SECONDS = 60.0
-"""A client that sends or reads nothing for this long is dropped (its thread freed)."""
+"""A client that reads nothing of its answer for this long is dropped (its thread freed)."""
+REQUEST_DEADLINE_SECONDS = 10.0
+"""A connection whose request (line, headers, body) has not all arrived this long after it was
+accepted is closed: a client sending a byte now and then (slowloris) holds a slot no longer."""
+BUSY = json.dumps({"error": "the server is busy; try again in a moment"}).encode("utf-8")
+BUSY_RESPONSE = (
+    b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 2\r\n"
+    b"Cache-Control: no-store\r\nConnection: close\r\nContent-Length: " + str(len(BUSY)).encode() + b"\r\n\r\n" + BUSY
+)
+HOST_HEADER = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^\[\]:]+)(?::[0-9]{1,5})?")
 DRAIN_LIMIT = 1024 * 1024
 """A refused body up to this size is read and dropped, so the client reads the refusal."""
 
@@ -66,30 +82,47 @@ class Answering(Protocol):
 def is_loopback(host: str) -> bool:
     if host.lower() == "localhost":
         return True
+    address = ip_address(host)
+    return address is not None and address.is_loopback
+
+
+def ip_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """`host` as an IP address (an IPv6 one with or without its brackets), or None."""
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return ipaddress.ip_address(host[1:-1] if host.startswith("[") and host.endswith("]") else host)
     except ValueError:
-        return False
+        return None
 
 
-class SiteServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
+def host_name(host_header: str) -> str:
+    """A `Host` header without its port: `a.example:8000` → `a.example`, `[::1]:80` → `[::1]`;
+    "" when it is not a name or bracketed address with an optional port."""
+    found = HOST_HEADER.fullmatch(host_header)
+    return found[1] if found else ""
+
+
+class SiteServer(HTTPServer):
     request_queue_size = 128
     """Connections waiting to be accepted (the standard library's 5 resets a page's burst)."""
+    request_deadline = REQUEST_DEADLINE_SECONDS
 
-    def __init__(self, host: str, port: int, site_dir: Path, answering: Answering, limiter: RateLimiter | None = None) -> None:
+    def __init__(
+        self, host: str, port: int, site_dir: Path, answering: Answering, limiter: RateLimiter | None = None,
+        allowed_names: Iterable[str] = (), slots: ConnectionSlots | None = None,
+    ) -> None:
         if ":" in host:
             self.address_family = socket.AF_INET6
         super().__init__((host.strip("[]"), port), Handler)
         self.site_dir = site_dir
         self.answering = answering
         self.limiter = limiter or RateLimiter()
+        self.slots = slots or ConnectionSlots()
         self.loopback_only = is_loopback(host)
+        self.allowed_names = frozenset(name.lower() for name in allowed_names)
+        """Host names (without port) answered for beside loopback's and, off loopback, IP addresses."""
         self.epoch = 1
         self.closing = False
         self._changed = threading.Condition()
-        self._waiters = threading.BoundedSemaphore(MAX_WAITERS)
 
     @property
     def port(self) -> int:
@@ -101,15 +134,49 @@ class SiteServer(ThreadingHTTPServer):
             self.epoch += 1
             self._changed.notify_all()
 
-    def wait_for_change(self, since: int, timeout: float) -> int:
-        if not self._waiters.acquire(blocking=False):
+    def wait_for_change(self, since: int, timeout: float, slot: Slot) -> int:
+        """The epoch once it is no longer `since` (or after `timeout`); the connection waits in
+        a waiter's slot, so that waits never leave pages unserved."""
+        if not slot.to_waiter():
             raise Refused(503, "too many pages are waiting for a rebuild", {"Retry-After": "5"})
+        with self._changed:
+            self._changed.wait_for(lambda: self.epoch != since or self.closing, timeout)
+            return self.epoch
+
+    def process_request(self, request: socket.socket, client_address) -> None:
+        """A thread for the connection when a slot is free; else 503 at once, from here."""
+        slot = self.slots.take(client_address[0], request)
+        if slot is None:
+            self._turn_away(request)
+            return
         try:
-            with self._changed:
-                self._changed.wait_for(lambda: self.epoch != since or self.closing, timeout)
-                return self.epoch
+            threading.Thread(target=self._serve, args=(request, client_address, slot), daemon=True).start()
+        except RuntimeError:  # the system gives no more threads
+            slot.release()
+            self._turn_away(request)
+
+    def _serve(self, request: socket.socket, client_address, slot: Slot) -> None:
+        try:
+            Handler(request, client_address, self, slot)
+        except Exception:
+            self.handle_error(request, client_address)
         finally:
-            self._waiters.release()
+            slot.release()
+            self.shutdown_request(request)
+
+    def _turn_away(self, request: socket.socket) -> None:
+        """The busy answer, written without waiting (it fits an empty socket buffer); what the
+        client sent already is read first, so that closing does not reset the answer away."""
+        try:
+            request.setblocking(False)
+            try:
+                request.recv(64 * 1024)
+            except OSError:
+                pass
+            request.sendall(BUSY_RESPONSE)
+        except OSError:
+            pass
+        self.shutdown_request(request)
 
     def close(self) -> None:
         """Stop accepting; pages waiting for a rebuild are answered at once."""
@@ -123,12 +190,32 @@ class SiteServer(ThreadingHTTPServer):
         log.info("serve: a connection from %s ended early", client_address[0])
 
     def host_allowed(self, host_header: str | None) -> bool:
-        if not self.loopback_only:
-            return True
+        """Whether a request naming `host_header` is one for this server: a loopback name or
+        address, a name the operator gave, or (off loopback) an IP address that is not
+        0.0.0.0 or `::`; never a name a web page elsewhere could point at this machine."""
         if not host_header:
             return False
-        name = host_header.rsplit(":", 1)[0] if not host_header.endswith("]") else host_header
-        return is_loopback(name)
+        name = host_name(host_header)
+        if is_loopback(name) or name.lower() in self.allowed_names:
+            return True
+        address = None if self.loopback_only else ip_address(name)
+        return address is not None and not address.is_unspecified
+
+
+class RequestReader(socket.SocketIO):
+    """A connection's bytes, all read by `deadline` (monotonic seconds) however slowly they
+    come: each read waits only for the time left."""
+
+    def __init__(self, connection: socket.socket, deadline: float) -> None:
+        super().__init__(connection, "rb")
+        self.deadline = deadline
+
+    def readinto(self, buffer) -> int | None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive in time")
+        self._sock.settimeout(min(left, SOCKET_TIMEOUT_SECONDS))
+        return super().readinto(buffer)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -137,13 +224,24 @@ class Handler(BaseHTTPRequestHandler):
     sys_version = ""
     timeout = SOCKET_TIMEOUT_SECONDS
 
+    def __init__(self, request: socket.socket, client_address, server: SiteServer, slot: Slot) -> None:
+        self.slot = slot
+        super().__init__(request, client_address, server)
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()
+        self.rfile = io.BufferedReader(RequestReader(self.connection, time.monotonic() + self.server.request_deadline))
+
     def log_message(self, format: str, *args) -> None:
         log.info("serve: " + format, *args)
 
     def do_HEAD(self) -> None:
+        self._request_read()
         self._get(send_body=False)
 
     def do_GET(self) -> None:
+        self._request_read()
         self._get(send_body=True)
 
     def do_POST(self) -> None:
@@ -157,10 +255,12 @@ class Handler(BaseHTTPRequestHandler):
             if (self.headers.get("Content-Type") or "").split(";")[0].strip().lower() != "application/json":
                 raise Refused(415, "send the question as application/json")
             body, body_read = self.rfile.read(length), True
+            self._request_read()
             request = ask_request(body, self.server.answering.max_question_chars)
         except Refused as refused:
             if not body_read:
                 self._drain()
+            self._request_read()
             self._refuse(refused)
             return
         self._stream_answer(request)
@@ -176,10 +276,8 @@ class Handler(BaseHTTPRequestHandler):
                 health = {"mode": answering.mode, "maxQuestionChars": answering.max_question_chars, "epoch": self.server.epoch}
                 self._send_json(200, health, send_body)
             elif split.path == CHANGES_PATH:
-                since = parse_qs(split.query).get("since", [""])[0]
-                if not since.isdigit():
-                    raise Refused(400, "ask/changes needs ?since=EPOCH")
-                epoch = self.server.wait_for_change(int(since), CHANGES_WAIT_SECONDS)
+                since = since_epoch(parse_qs(split.query).get("since", [""])[0])
+                epoch = self.server.wait_for_change(since, CHANGES_WAIT_SECONDS, self.slot)
                 self._send_json(200, {"epoch": epoch}, send_body)
             elif split.path.startswith(ASK_PATH + "/") or split.path == ASK_PATH:
                 raise Refused(404, "not an endpoint: ask/health, POST ask, ask/changes")
@@ -265,9 +363,15 @@ class Handler(BaseHTTPRequestHandler):
 
     # --- shared ------------------------------------------------------------------------------
 
+    def _request_read(self) -> None:
+        """The request is in: the answer may take its time (the deadline was for the request),
+        and the connection no longer gives way to a new one."""
+        self.connection.settimeout(SOCKET_TIMEOUT_SECONDS)
+        self.slot.request_read()
+
     def _check_caller(self) -> None:
         if not self.server.host_allowed(self.headers.get("Host")):
-            raise Refused(421, "this server answers requests for its loopback address only")
+            raise Refused(421, "this server does not answer for that host name; its operator can allow one with --allow-host")
         origin = self.headers.get("Origin")
         if origin and origin != "null" and urlsplit(origin).netloc != (self.headers.get("Host") or ""):
             raise Refused(403, "requests from another site are refused")

@@ -1,6 +1,7 @@
 /* Ranks queries with the site's JavaScript search, as the browser would.
  * Usage: node rank.js DATA_DIR QUERIES_JSON MODE → prints [[{path, symbol, score}, ...], ...]
- * (MODE matches: [{messages: [position, ...], coverage: {position: share} or null}, ...])
+ * (MODE matches: [{messages: [position, ...], coverage: {position: share} or null}, ...];
+ * MODE fuzzy: [[term sent to typo matching, ...], ...])
  */
 "use strict";
 const fs = require("fs");
@@ -30,6 +31,22 @@ if (config.model) {
   data.embedder = RefdocEmbed.StaticEmbedder.fromBytes(bytes(config.model.file), fs.readFileSync(path.join(dataDir, config.model.vocab), "utf-8"));
   data.vectors = RefdocEmbed.VectorTable.fromBytes(bytes(config.vectors));
 }
+// mode "fuzzy": the terms each query sent to Lunr's typo matching (editDistance clauses).
+const fuzzed = [];
+if (mode === "fuzzy") {
+  const term = lunr.Query.prototype.term;
+  lunr.Query.prototype.term = function (value, options) {
+    if (options && options.editDistance) {
+      fuzzed.push(String(value));
+    }
+    return term.call(this, value, options);
+  };
+}
+const fuzzyTerms = (query) => {
+  fuzzed.length = 0;
+  searcher.search(query, 10, "sparse");
+  return Array.from(new Set(fuzzed)).sort();
+};
 const searcher = new RefdocSearch.Searcher(lunr, data);
 const queries = JSON.parse(fs.readFileSync(queriesFile, "utf-8"));
 // mode "matches": what the sparse side read of each query's matches (sparseMatches).
@@ -41,6 +58,8 @@ const matches = (query) => {
 const ranked = queries.map((query) =>
   mode === "matches"
     ? matches(query)
-    : searcher.search(query, 10, mode).map((hit) => ({ path: hit.path, symbol: hit.symbol, score: hit.score }))
+    : mode === "fuzzy"
+      ? fuzzyTerms(query)
+      : searcher.search(query, 10, mode).map((hit) => ({ path: hit.path, symbol: hit.symbol, score: hit.score }))
 );
 process.stdout.write(JSON.stringify(ranked));

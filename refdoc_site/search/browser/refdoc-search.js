@@ -506,7 +506,8 @@
         if (term.length >= clauses.prefix_min_length) {
           query.term(term, { boost: clauses.prefix, usePipeline: false, wildcard: lunr.Query.wildcard.TRAILING });
         }
-        if (term.length >= clauses.fuzzy_min_length) {
+        /* typo matching costs Lunr about the square of the term's length: ranking.py's rule */
+        if (term.length >= clauses.fuzzy_min_length && term.length <= clauses.fuzzy_max_length) {
           query.term(term, { boost: clauses.fuzzy, usePipeline: false, editDistance: 1 });
         }
       });
