@@ -144,7 +144,8 @@ def _role_from_chunks(entry: FileEntry, documents: list[Document]) -> str:
     """A file without a docstring: its main definitions by name, with the first sentence of
     what the main one does; a file of sections, its first section's lead."""
     if all(d.chunk.kind is ChunkKind.SECTION for d in documents):  # a document: its lead, else its title
-        lead = documents[0].summary.responsibility if documents else ""
+        ordered = sorted(documents, key=lambda d: (d.chunk.start_line, d.chunk.part))[:2]  # a preamble of directives says nothing
+        lead = next((d.summary.responsibility for d in ordered if d.summary.responsibility), "")
         return first_sentences(lead or (documents[0].chunk.signature if documents else ""), 160)
     classes = {d.chunk.symbol for d in documents if d.chunk.kind is ChunkKind.CLASS}
     exported = [  # the file's API first: express's response.js is its res.* members
