@@ -6,7 +6,8 @@ package's code, the configuration, the repository URL and commit the source link
 the labels' language), its file's summary and documents (their vectors aside: no page
 shows them), and what it shows of other files: each caller and callee of its definitions
 (its path and symbol, or that it is gone) and where each code name of its docstrings links
-(the target page and anchor, and whether that target is in the site). So a change in one
+(the target page and anchor, and whether that target is in the site); a prose doc's page,
+whose links may lead to any page and section, covers every page's anchors. So a change in one
 file re-renders its own page and the pages whose links or call lists it changes, nothing
 else. A module page's digest covers its summary, its diagram and its files' summaries
 and documents; an unchanged one's text is read back from its file for the search. The
@@ -31,6 +32,7 @@ from ..core.pages import file_page, module_page
 from ..core.reuse import digest
 from ..core.serial import to_json
 from ..writing.docstrings import Docstring
+from .doc_markdown import PROSE_LANGUAGES
 from .render import RenderedPage, SiteData, _Pages, docstring_parts, front_matter, write_page
 
 PAGES_NAME = "render-pages.json"
@@ -114,8 +116,11 @@ def file_page_digests(pages: _Pages, site: str, shown: dict[str, str]) -> dict[s
     data = pages.data
     graph = data.graph
     digests = {}
+    site_anchors = digest(*(f"{page}#{','.join(sorted(anchors))}" for page, anchors in sorted(pages.anchors.items())))
     for path, summary in data.hierarchy.files.items():
         parts = [site, _json(to_json(summary))]
+        if summary.language in PROSE_LANGUAGES:  # its links lead to any page and anchor of the site
+            parts.append(site_anchors)
         for document in pages.by_path.get(path, []):
             chunk = document.chunk
             parts.append(shown[chunk.id])

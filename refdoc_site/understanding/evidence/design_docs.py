@@ -69,15 +69,13 @@ def _has_design_parent(sections: list[tuple[int, str, int]], index: int) -> bool
 
 
 def _decision(path: str, heading: str, symbol: str, doc_title: str, said: str) -> Decision:
-    paragraphs = [p for p in said.split("\n\n") if p.strip()]
-    decision = first_sentences(paragraphs[0], PROSE_LIMIT)
-    rest = first_sentences("\n\n".join(paragraphs[1:]), PROSE_LIMIT) if len(paragraphs) > 1 else ""
+    decision = first_sentences(said, PROSE_LIMIT)  # the first paragraph: what was chosen, often why
     return Decision(
         title=clip(heading, TITLE_LIMIT),
         kind=DecisionKind.DESIGN,
         status="",
         context=clip(f"{doc_title} ({path})" if doc_title else path, PROSE_LIMIT),
         decision=decision or heading,
-        consequences=rest,
+        consequences="",
         evidence=[EvidenceLink(f"{path}: {heading}", path, chunk_anchor(symbol))],
     )
