@@ -231,3 +231,13 @@ def test_the_plan_leaves_docs_code_out() -> None:
     plan = plan_milestones(documents, hierarchy(files), RepoGraph())
     assert not any("docs/conf.py" in item.label for phase in plan for item in phase.items), plan
     assert ChunkKind.FUNCTION  # the docs' own function is no long definition either
+
+
+def test_a_markdown_heading_link_leads_to_its_sections_anchor_or_to_nothing() -> None:
+    here = links("Readme.md", pages={"files/Readme.md.md": {"chunk-Installation", "chunk-Docs-Community"}, "files/docs/guide.md.md": set()})
+    assert here.url("#installation") == "files/Readme.md.md#chunk-Installation"
+    assert here.url("#docs--community") == "files/Readme.md.md#chunk-Docs-Community"
+    assert here.url("#nowhere") == "", "a link to a heading the page lacks is dropped"
+    assert here.url("docs/guide.md#nowhere") == "files/docs/guide.md.md"
+    assert here.url("docs/missing.md") == "" and here.url("javascript:alert(1)") == ""
+    assert here.url('https://example.org/o"w(n)') == "https://example.org/o%22w%28n%29"

@@ -75,7 +75,9 @@ class DocLinks:
         page = file_page(posixpath.normpath(posixpath.join(posixpath.dirname(self.path), path))) if path else file_page(self.path)
         if page not in self.pages:
             return ""
-        anchor = fragment if fragment in self.pages[page] else ""
+        anchor = _section_anchor(fragment, self.pages[page]) if fragment else ""
+        if not anchor and page == file_page(self.path):
+            return ""  # a link to a heading this page does not have leads nowhere
         return self.link(page, anchor)
 
     def doc(self, target: str) -> str:
@@ -88,6 +90,23 @@ class DocLinks:
     def ref(self, label: str) -> str:
         place = self.labels.get(label.lower())
         return self.link(*place) if place and place[0] in self.pages else ""
+
+
+def _section_anchor(fragment: str, anchors: set[str]) -> str:
+    """The anchor a written `#fragment` means: itself, or the section whose title it slugs
+    (`#how-it-works` is this site's `chunk-Guide-How-it-works`), the shortest if several."""
+    if fragment in anchors:
+        return fragment
+    wanted = re.sub(r"[\W_]+", "", fragment.lower())
+    if not wanted:
+        return ""
+    matches = [a for a in anchors if re.sub(r"[\W_]+", "", a.lower()).endswith(wanted)]
+    return min(matches, key=lambda a: (len(a), a)) if matches else ""
+
+
+REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S.*$", re.MULTILINE)
+"""A Markdown link reference definition (`[npm-url]: https://…`): often at the end of the
+file, far from the section that uses it."""
 
 
 RST_LABEL = re.compile(r"^\.\. _([^:`]+|`[^`]+`):\s*$")
@@ -272,9 +291,10 @@ def doc_page(
     the page's heading and its next level as the page's sections."""
     intro: list[str] = []
     read = []
+    references = "\n".join(m.group(0) for section in sections if section.chunk.language == "markdown" for m in REFERENCE_DEFINITION.finditer(section.chunk.content))
     for section in sections:
         chunk = section.chunk
-        parsed = read_section(chunk.content, chunk.language)
+        parsed = read_section(f"{chunk.content}\n\n{references}" if references else chunk.content, chunk.language)
         links = DocLinks(path, pages, doc_paths, labels_by_name, link, name_url(section))
         body = blocks_markdown(parsed.blocks, links, directive_labels, show_code)
         if parsed.title is None:
