@@ -8,8 +8,9 @@ from html.parser import HTMLParser
 
 from .doc_blocks import Block, DocSection, Inline, inline_text
 
-DROPPED_WITH_CONTENT = frozenset({"script", "style", "template", "iframe", "object", "embed", "noscript", "svg", "math", "textarea", "select", "head", "title"})
-"""Raw HTML whose content is no text of the document."""
+DROPPED_WITH_CONTENT = frozenset({"script", "style", "template", "textarea", "title"})
+"""Raw HTML whose content is no text of the document (and which HTML itself reads as raw
+text up to its end tag); any other tag is left out and its text kept."""
 
 
 def markdown_section(text: str) -> DocSection:

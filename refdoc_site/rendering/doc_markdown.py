@@ -297,10 +297,10 @@ def doc_page(
         parsed = read_section(f"{chunk.content}\n\n{references}" if references else chunk.content, chunk.language)
         links = DocLinks(path, pages, doc_paths, labels_by_name, link, name_url(section))
         body = blocks_markdown(parsed.blocks, links, directive_labels, show_code)
-        if parsed.title is None:
-            intro.append(body)
+        if chunk.symbol == posixpath.basename(path) and chunk.start_line == 1 and parsed.title is None:
+            intro.append(body)  # the text before the first title
             continue
-        level = chunk.symbol.count(" > ") + 1
+        level = chunk.symbol.count(" > ") + 1  # the chunker's titles are the anchors the site links
         read.append(DocPart(level, title_markdown(parsed, chunk.name), chunk_anchor(chunk.symbol), body))
     top = [part for part in read if part.level == 1]
     title = top[0] if len(top) == 1 and read and read[0] is top[0] else None
