@@ -91,7 +91,7 @@ def links(path: str = "docs/lifecycle.rst", pages: dict | None = None, names: di
 
 def html_of(text: str, language: str, **kwargs) -> str:
     body = blocks_markdown(read_section(text, language).blocks, links(**kwargs), {"versionadded": "New in version"})
-    return markdown.markdown(body, extensions=["attr_list", "md_in_html", "admonition", "tables"])
+    return markdown.markdown(body, extensions=["attr_list", "md_in_html", "admonition", "tables", "fenced_code"])
 
 
 def test_an_rst_section_renders_as_prose_with_code_lists_notes_and_linked_names() -> None:
@@ -111,13 +111,19 @@ def test_an_rst_section_renders_as_prose_with_code_lists_notes_and_linked_names(
 
         .. versionadded:: 2.0
            Added *this*.
+
+        Run it::
+
+            $ flask run
         """
     )
     page = html_of(text, "restructuredtext", names={"Flask.wsgi_app": "files/app.py.md#chunk-Flask.wsgi-app"})
     assert '<a href="files/app.py.md#chunk-Flask.wsgi-app"><code>Flask.wsgi_app</code></a>' in page
     assert '<a href="files/docs/quickstart.rst.md">quickstart</a>' in page
     assert '<a href="https://peps.python.org/pep-3333/">the spec</a>' in page
-    assert "<li>one</li>" in page and "app = Flask(__name__)" in page
+    assert "<li>one</li>" in page
+    assert '<code class="language-python">app = Flask(__name__)' in page
+    assert '<code class="language-text">$ flask run' in page, "a :: block that is no Python is plain text"
     assert '<p class="admonition-title">New in version 2.0</p>' in html.unescape(page) and "<em>this</em>" in page
     assert "code-block" not in page and "::" not in page
 

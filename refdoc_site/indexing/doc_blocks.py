@@ -14,6 +14,7 @@ a block here stands for are read: a document's own raw HTML is dropped, its text
 
 from __future__ import annotations
 
+import ast
 import copy
 import re
 from dataclasses import dataclass, field
@@ -288,7 +289,7 @@ def _rst_blocks(children) -> list[Block]:
             classes = [c for c in node.get("classes", []) if c != "code"]
             language = node.get("language") or (classes[0] if classes else "")
             code = node.astext()
-            blocks.append(Block("code", code=code, language=language or ("pycon" if code.lstrip().startswith(">>>") else "")))
+            blocks.append(Block("code", code=code, language=language or _literal_language(code)))
         elif isinstance(node, (nodes.bullet_list, nodes.enumerated_list)):
             items = [_rst_blocks(item.children) for item in node.children if isinstance(item, nodes.list_item)]
             blocks.append(Block("list", ordered=isinstance(node, nodes.enumerated_list), items=items))
@@ -317,6 +318,18 @@ def _rst_blocks(children) -> list[Block]:
         elif isinstance(node, nodes.Element):
             blocks += _rst_blocks(node.children)
     return blocks
+
+
+def _literal_language(code: str) -> str:
+    """A `::` block's language, as Sphinx highlights it by default: a Python session, Python
+    when it parses as Python, else plain text (a shell command, a config file)."""
+    if code.lstrip().startswith(">>>"):
+        return "pycon"
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return ""
+    return "python"
 
 
 def _rst_terms(node) -> list[Block]:
