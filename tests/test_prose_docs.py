@@ -22,7 +22,7 @@ from refdoc_site.core.store import FileEntry
 from refdoc_site.indexing.chunk import chunk_file
 from refdoc_site.indexing.doc_blocks import read_section
 from refdoc_site.indexing.summarize import responsibility
-from refdoc_site.rendering.doc_markdown import DocLinks, blocks_markdown
+from refdoc_site.rendering.doc_markdown import DocLinks, blocks_markdown, rst_labels
 from refdoc_site.understanding.evidence import collect_decisions
 from refdoc_site.understanding.graph import RepoGraph
 from refdoc_site.understanding.milestones import plan_milestones
@@ -247,3 +247,17 @@ def test_a_markdown_heading_link_leads_to_its_sections_anchor_or_to_nothing() ->
     assert here.url("docs/guide.md#nowhere") == "files/docs/guide.md.md"
     assert here.url("docs/missing.md") == "" and here.url("javascript:alert(1)") == ""
     assert here.url('https://example.org/o"w(n)') == "https://example.org/o%22w%28n%29"
+
+
+def test_a_ref_links_to_the_section_its_label_stands_before_and_shows_its_title() -> None:
+    proxies = "Contexts\n========\n\nText.\n\n.. _notes-on-proxies:\n\nNotes On Proxies\n----------------\n\nSome.\n"
+    labels = rst_labels("docs/reqcontext.rst", chunks_of(proxies, "docs/reqcontext.rst"))
+    anchor = chunk_anchor("Contexts > Notes On Proxies")
+    assert labels == {"notes-on-proxies": ("files/docs/reqcontext.rst.md", anchor, "Notes On Proxies")}
+    here = DocLinks("docs/api.rst", {"files/docs/reqcontext.rst.md": {anchor}}, {}, labels, lambda page, a: f"{page}#{a}", lambda name: "")
+    section = read_section("API\n===\n\nSee :ref:`notes-on-proxies` and :ref:`the notes <notes-on-proxies>` and :ref:`gone`.\n", "restructuredtext")
+    body = blocks_markdown(section.blocks, here, {})
+    assert body == (
+        f"See [Notes On Proxies](files/docs/reqcontext.rst.md#{anchor}) and "
+        f"[the notes](files/docs/reqcontext.rst.md#{anchor}) and gone."
+    )

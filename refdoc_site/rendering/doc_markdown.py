@@ -57,8 +57,8 @@ class DocLinks:
     """Every page of the site with the anchors on it."""
     doc_paths: dict[str, str]
     """Each indexed doc by its path without the suffix (`docs/quickstart`)."""
-    labels: dict[str, tuple[str, str]]
-    """Each reST label (`.. _label:`) by (file page, anchor)."""
+    labels: dict[str, tuple[str, str, str]]
+    """Each reST label (`.. _label:`) by (file page, anchor, section title)."""
     link: Callable[[str, str], str]
     """A page and anchor as a URL from the current page."""
     name_url: Callable[[str], str]
@@ -87,9 +87,10 @@ class DocLinks:
         found = self.doc_paths.get(posixpath.normpath(base))
         return self.link(file_page(found), "") if found else ""
 
-    def ref(self, label: str) -> str:
+    def ref(self, label: str) -> tuple[str, str]:
+        """A `:ref:` label's URL and its section's title (what Sphinx shows without a title)."""
         place = self.labels.get(label.lower())
-        return self.link(*place) if place and place[0] in self.pages else ""
+        return (self.link(place[0], place[1]), place[2]) if place and place[0] in self.pages else ("", "")
 
 
 def _section_anchor(fragment: str, anchors: set[str]) -> str:
@@ -112,17 +113,17 @@ file, far from the section that uses it."""
 RST_LABEL = re.compile(r"^\.\. _([^:`]+|`[^`]+`):\s*$")
 
 
-def rst_labels(path: str, chunks: list[Chunk]) -> dict[str, tuple[str, str]]:
+def rst_labels(path: str, chunks: list[Chunk]) -> dict[str, tuple[str, str, str]]:
     """Each `.. _label:` of a reST doc by the section it stands before: the next chunk's
     anchor (a label sits at the end of the section before its own)."""
     ordered = sorted((c for c in chunks if c.part <= 1), key=lambda c: c.start_line)
-    found: dict[str, tuple[str, str]] = {}
+    found: dict[str, tuple[str, str, str]] = {}
     for index, chunk in enumerate(ordered):
         for line in chunk.content.split("\n"):
             match = RST_LABEL.match(line)
             if match:
                 following = ordered[index + 1] if index + 1 < len(ordered) else chunk
-                found.setdefault(match.group(1).strip("`").lower(), (file_page(path), chunk_anchor(following.symbol)))
+                found.setdefault(match.group(1).strip("`").lower(), (file_page(path), chunk_anchor(following.symbol), following.name))
     return found
 
 
@@ -226,8 +227,8 @@ def _inlines(parts: list[Inline] | tuple[Inline, ...], links: DocLinks | None) -
             url = links.name_url(part.target) if links else ""
             out.append(f"[{code_span(part.text)}]({url})" if url else code_span(part.text))
         elif part.kind in ("ref", "doc"):
-            url = (links.ref(part.target) if part.kind == "ref" else links.doc(part.target)) if links else ""
-            text = escape_text(part.text)
+            url, title = (links.ref(part.target) if part.kind == "ref" else (links.doc(part.target), "")) if links else ("", "")
+            text = escape_text(title if title and part.text == part.target else part.text)
             out.append(f"[{text}]({url})" if url and text else text)
         elif part.kind in ("emphasis", "strong"):
             out.append(_wrapped(part, "*" if part.kind == "emphasis" else "**", links))
@@ -280,7 +281,7 @@ def doc_page(
     sections: list,
     pages: dict[str, set[str]],
     doc_paths: dict[str, str],
-    labels_by_name: dict[str, tuple[str, str]],
+    labels_by_name: dict[str, tuple[str, str, str]],
     link: Callable[[str, str], str],
     name_url: Callable[[object], Callable[[str], str]],
     directive_labels: dict,

@@ -173,9 +173,9 @@ class _Pages:
         return {path.rsplit(".", 1)[0]: path for path, entry in self.data.hierarchy.files.items() if entry.language in PROSE_LANGUAGES}
 
     @cached_property
-    def doc_labels(self) -> dict[str, tuple[str, str]]:
+    def doc_labels(self) -> dict[str, tuple[str, str, str]]:
         """Every reST label of the site's docs, for `:ref:` links."""
-        found: dict[str, tuple[str, str]] = {}
+        found: dict[str, tuple[str, str, str]] = {}
         for path in sorted(self.doc_paths.values()):
             if path.endswith(".rst"):
                 for label, place in rst_labels(path, [d.chunk for d in self.by_path.get(path, [])]).items():
