@@ -146,9 +146,9 @@ def rst_section(text: str) -> DocSection:
 
 @lru_cache(maxsize=1)
 def _rst_parser():
-    """docutils' parser and its settings, made once: `publish_doctree` builds its option
-    parser on every call, which cost 35 ms a section on flask's docs. Its transforms are
-    not needed: a role's or a link's target is set as it is parsed."""
+    """docutils' parser and its settings, made once rather than for every section (as
+    `publish_doctree` would). Its transforms are not needed: a role's or an embedded
+    link's target is set as it is parsed."""
     # lazy: see rst_section
     from docutils.frontend import get_default_settings
     from docutils.parsers.rst import Parser

@@ -8,12 +8,8 @@ import re
 from urllib.parse import quote
 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
-
-
 BLOCK_START = re.compile(r"^(\d*)([-+!?=]|(?<=\d)\.)")
 """A list item (`- `, `+ `, `1. `), an admonition (`!!!`), details (`???`) or a rule."""
-
-
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 

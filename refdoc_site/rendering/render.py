@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 import json
 import posixpath
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -41,7 +40,7 @@ from ..writing.names import NameIndex
 from ..writing.sections import PageSection, page_sections
 from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, rst_labels
 from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones
-from .markup import _HIGHLIGHT, _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
+from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
 
 
 @dataclass
