@@ -261,3 +261,9 @@ def test_a_ref_links_to_the_section_its_label_stands_before_and_shows_its_title(
         f"See [Notes On Proxies](files/docs/reqcontext.rst.md#{anchor}) and "
         f"[the notes](files/docs/reqcontext.rst.md#{anchor}) and gone."
     )
+
+
+def test_an_autodoc_directive_names_the_definition_it_documents() -> None:
+    section = read_section("API\n===\n\n.. autoclass:: Flask\n   :members:\n\n.. autofunction:: url_for(endpoint)\n", "restructuredtext")
+    body = blocks_markdown(section.blocks, links(names={"Flask": "files/app.py.md#chunk-Flask"}), {})
+    assert body == "[`Flask`](files/app.py.md#chunk-Flask)\n\n`url_for`"

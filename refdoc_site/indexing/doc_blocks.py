@@ -258,7 +258,12 @@ def _sphinx_directive(name: str):
                 node = nodes.container()
                 self.state.nested_parse(self.content, self.content_offset, node)
                 return [node]
-            return []  # configuration (currentmodule, module, autoclass, toctree, …): no text
+            if name.startswith("auto") and argument.strip():  # autodoc: the definition it documents, by name
+                target = argument.splitlines()[0].split("(", 1)[0].strip()
+                name_node = nodes.literal(target, target)
+                name_node["refdoc_target"] = target
+                return [nodes.paragraph("", "", name_node)]
+            return []  # configuration (currentmodule, module, toctree, …): no text
 
     SphinxDirective.__name__ = f"Sphinx_{re.sub(r'[^0-9A-Za-z]', '_', name)}"
     return SphinxDirective

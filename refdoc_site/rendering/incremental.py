@@ -140,7 +140,8 @@ def file_page_digests(pages: _Pages, site: str, shown: dict[str, str]) -> dict[s
 
 WRITTEN_LINK = re.compile(r"\]\(\s*([^)\s]+)|<([^<>`\s]+)>`_|^ {0,3}\[[^\]]+\]:\s*(\S+)", re.MULTILINE)
 """A link target a doc writes: Markdown's inline or reference link, reST's embedded URI."""
-ROLE_TARGET = re.compile(r":([A-Za-z][\w.+:-]*?):`([^`]+)`")
+ROLE_TARGET = re.compile(r":([A-Za-z][\w.+:-]*?):`([^`]+)`|^[ \t]*\.\.[ \t]+(auto[\w:-]*)::[ \t]*([^\s(]+)", re.MULTILINE)
+"""A reST role and its target, or an autodoc directive and the name it documents."""
 
 
 def doc_link_inputs(pages: _Pages, path: str) -> Iterator[str]:
@@ -154,7 +155,8 @@ def doc_link_inputs(pages: _Pages, path: str) -> Iterator[str]:
             linked = target.split("#", 1)[0]
             other = file_page(posixpath.normpath(posixpath.join(posixpath.dirname(path), linked))) if linked else page
             yield f"{target}>{other}:{','.join(sorted(pages.anchors.get(other, ()))) if other in pages.anchors else '-'}"
-        for role, written in ROLE_TARGET.findall(content):
+        for found_role, found_written, directive, documented in ROLE_TARGET.findall(content):
+            role, written = (found_role, found_written) if found_role else (directive, documented)
             target = written.rsplit("<", 1)[-1].rstrip(">").strip("~!.")
             kind = role.lower().rsplit(":", 1)[-1]
             if kind == "ref":
