@@ -265,7 +265,53 @@ def _add_odd_files(repo: HostileRepo) -> None:
         _expect_skip(repo, reason.value)
 
 
+HOSTILE_MARKDOWN_DOC = """# Guide <img src=x onerror=alert(8)>
+
+Text <img src=x onerror=alert(8)> and [a link](javascript:alert(8)) {: onclick=alert(8) }
+
+<script>alert(8)</script>
+
+<div markdown="1">**bold** <iframe src="https://example.org"></iframe></div>
+
+[ref link][bad]
+
+## Why <svg onload=alert(8)>
+
+--8<-- "/etc/passwd"
+
+[bad]: javascript:alert(8)
+"""
+HOSTILE_RST_DOC = """Guide <img src=x onerror=alert(9)>
+==================================
+
+Text <img src=x onerror=alert(9)> and `a link <javascript:alert(9)>`_ and :func:`<script>`.
+
+.. raw:: html
+
+   <script>alert(9)</script>
+
+.. include:: /etc/passwd
+
+.. note:: <b onmouseover=alert(9)>note</b>
+
+Section ``</code><script>alert(9)</script>``
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+
+.. code-block:: python {: onclick=alert(9) }
+
+   print("<script>alert(9)</script>")
+"""
+
+
+def _add_hostile_docs(repo: HostileRepo) -> None:
+    """Prose docs whose text, raw HTML, links and directives try to become markup on their
+    prose pages, or to pull a file from outside into them."""
+    _write(repo, "docs/hostile.md", HOSTILE_MARKDOWN_DOC)
+    _write(repo, "docs/hostile.rst", HOSTILE_RST_DOC)
+
+
 FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
+    _add_hostile_docs,
     _add_markup_names,
     _add_fence_names,
     _add_reserved_names,

@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 import json
 import posixpath
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -38,14 +37,11 @@ from ..writing.docstrings import Docstring, parse_docstring
 from ..writing.grounding import Citation, Grounded, TextSegment
 from ..writing.links import Link
 from ..writing.names import NameIndex
-from ..writing.sections import page_sections
+from ..writing.sections import PageSection, page_sections
 from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones
+from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, rst_labels
+from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
 from .page_meta import page_description
-
-MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
-BLOCK_START = re.compile(r"^(\d*)([-+!?=]|(?<=\d)\.)")
-"""A list item (`- `, `+ `, `1. `), an admonition (`!!!`), details (`???`) or a rule."""
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 @dataclass
@@ -150,7 +146,41 @@ class _Pages:
             if page in skip:
                 continue
             sections = page_sections(self.by_path.get(path, []))
-            yield page, path, self.render("file.md.jinja2", page, file=summary, sections=sections)
+            if summary.language in PROSE_LANGUAGES:
+                yield page, path, self.render("doc.md.jinja2", page, file=summary, doc=self.doc_page(path, sections, page))
+            else:
+                yield page, path, self.render("file.md.jinja2", page, file=summary, sections=sections)
+
+    def doc_page(self, path: str, sections: list[PageSection], page: str) -> DocPage:
+        """A prose doc's sections as Markdown (doc_markdown.py), its links resolved from `page`."""
+        here = posixpath.dirname(page) or "."
+
+        def name_url(section: PageSection) -> Callable[[str], str]:
+            def url(name: str) -> str:
+                target = self.docstring_names.target(name, section.chunk.symbol, path)
+                return _relative_url(target.page, here) + (f"#{target.anchor}" if target.anchor else "") if target and self.exists(target.page, target.anchor) else ""
+
+            return url
+
+        def link(target_page: str, anchor: str) -> str:
+            return _relative_url(target_page, here) + (f"#{anchor}" if anchor else "")
+
+        return doc_page(path, sections, self.anchors, self.doc_paths, self.doc_labels, link, name_url, self.labels["directives"], self.data.publish_source)
+
+    @cached_property
+    def doc_paths(self) -> dict[str, str]:
+        """Each prose doc by its path without the suffix, for `:doc:` links."""
+        return {path.rsplit(".", 1)[0]: path for path, entry in self.data.hierarchy.files.items() if entry.language in PROSE_LANGUAGES}
+
+    @cached_property
+    def doc_labels(self) -> dict[str, tuple[str, str, str]]:
+        """Every reST label of the site's docs, for `:ref:` links."""
+        found: dict[str, tuple[str, str, str]] = {}
+        for path in sorted(self.doc_paths.values()):
+            if path.endswith(".rst"):
+                for label, place in rst_labels(path, [d.chunk for d in self.by_path.get(path, [])]).items():
+                    found.setdefault(label, place)
+        return found
 
     @property
     def labels(self) -> Labels:
@@ -268,8 +298,6 @@ def docstring_parts(text: str) -> Docstring:
     return parse_docstring(text)
 
 
-
-
 @lru_cache(maxsize=65536)
 def _relative_url(target_page: str, from_directory: str) -> str:
     return quote(posixpath.relpath(target_page, from_directory))
@@ -364,61 +392,9 @@ def _shown_label(target: Link | PlanChunk, labels: Labels) -> str:
     return labels["system_summary"] if target.page == SYSTEM_PAGE else target.label
 
 
-def _escape_inline(text: str) -> str:
-    """Like `escape_text`, but a space at either end is kept: the text sits between other segments."""
-    escaped = escape_text(text)
-    if not escaped:
-        return " " if text and text.isspace() else ""
-    return (" " if text[:1].isspace() else "") + escaped + (" " if text[-1:].isspace() else "")
-
-
-def escape_text(value: object) -> str:
-    """Prose from the code, shown as text: HTML escaped, Markdown markup neutralised.
-
-    Characters Markdown lets a backslash escape get one; `~` (which it does not) and a
-    line start that would open a block (a list, `!!!` admonition, `???` details, rule)
-    become character references.
-    """
-    text = one_line(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("~", "&#126;")
-    return BLOCK_START.sub(lambda match: f"{match[1]}&#{ord(match[2])};", text, count=1)
-
-
-def one_line(value: object) -> str:
-    """A name or prose as one line: whitespace collapsed, control characters (which
-    Markdown drops or HTML refuses) shown as U+FFFD."""
-    text = " ".join(str(value).split())
-    return CONTROL.sub("\ufffd", text) if CONTROL.search(text) else text
-
-
-def code_span(value: object) -> str:
-    """An inline code span that the value's own backticks cannot close."""
-    text = one_line(value)
-    if not text:
-        return ""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    padding = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{padding}{text}{padding}{fence}"
-
-
-def code_fence(value: str, language: str = "", first_line: int = 0) -> str:
-    """A fenced block that the value's own backtick runs cannot close."""
-    options = f' linenums="{first_line}"' if first_line else ""
-    return _fenced(value, _HIGHLIGHT.get(language, "text") + options)
-
-
 def diagram_block(source: str, drawn: bool) -> str:
     """A Mermaid diagram's block: drawn by the site's Mermaid script, or shown as its source."""
     return _fenced(source, "mermaid" if drawn else "text")
-
-
-def _fenced(value: str, info: str) -> str:
-    """Longer than any backtick run in the value, wherever it stands: Markdown also ends
-    lines at a carriage return, which a line-start check would not see."""
-    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{value}\n{fence}"
 
 
 def page_file(title: str | None, text: str) -> str:
@@ -459,39 +435,3 @@ def mermaid_label(name: str) -> str:
     return "".join(c if c.isalnum() or c in MERMAID_KEPT else f"#{ord(c)};" for c in text)
 
 
-URL_KEPT = ":/?#&=@%+,;!$*~[]"
-
-
-def link_target(url: str) -> str:
-    """A configured URL as a Markdown link target: whatever could end the target (spaces,
-    parentheses, angle brackets) or the HTML attribute (quotes) percent-encoded, and `&`
-    written `&amp;` (Markdown leaves an `&` that looks like a character reference as it is,
-    and the browser would decode it)."""
-    return quote(url, safe=URL_KEPT).replace("&", "&amp;")
-
-
-_HIGHLIGHT = {
-    "python": "python",
-    "pycon": "pycon",
-    "javascript": "javascript",
-    "typescript": "typescript",
-    "tsx": "tsx",
-    "go": "go",
-    "rust": "rust",
-    "java": "java",
-    "csharp": "csharp",
-    "c": "c",
-    "cpp": "cpp",
-    "markdown": "markdown",
-    "ruby": "ruby",
-    "php": "php",
-    "shell": "bash",
-    "sql": "sql",
-    "kotlin": "kotlin",
-    "swift": "swift",
-    "scala": "scala",
-    "lua": "lua",
-    "css": "css",
-    "html": "html",
-    "config": "text",
-}

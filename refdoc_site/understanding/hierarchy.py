@@ -144,8 +144,12 @@ def _role_from_chunks(entry: FileEntry, documents: list[Document]) -> str:
     """A file without a docstring: its main definitions by name, with the first sentence of
     what the main one does; a file of sections, its first section's lead."""
     if all(d.chunk.kind is ChunkKind.SECTION for d in documents):  # a document: its lead, else its title
-        lead = documents[0].summary.responsibility if documents else ""
-        return first_sentences(lead or (documents[0].chunk.signature if documents else ""), 160)
+        ordered = sorted(documents, key=lambda d: (d.chunk.start_line, d.chunk.part))
+        preamble = ordered[0] if ordered and ordered[0].chunk.symbol == posixpath.basename(ordered[0].chunk.path) else None
+        if preamble is not None and not preamble.summary.responsibility and len(ordered) > 1:
+            ordered = ordered[1:]  # text before the first title that says nothing: labels, `.. currentmodule::`
+        lead = ordered[0].summary.responsibility if ordered else ""
+        return first_sentences(lead or (ordered[0].chunk.signature if ordered else ""), 160)
     classes = {d.chunk.symbol for d in documents if d.chunk.kind is ChunkKind.CLASS}
     exported = [  # the file's API first: express's response.js is its res.* members
         d for d in documents

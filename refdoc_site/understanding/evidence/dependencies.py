@@ -42,6 +42,8 @@ IGNORED_MANIFEST_DIRECTORIES = frozenset(
     }
 )
 """Manifests here describe vendored code, test inputs or samples, not the project."""
+DEVELOPMENT_REQUIREMENTS = re.compile(r"(?:^|[-_.])(?:dev|test|tests|docs|doc|lint|typing|ci|build)(?:[-_.]|$)", re.IGNORECASE)
+"""A requirements file of development only: `requirements-dev.txt`, `requirements/docs.txt`, `tests.txt`."""
 ROOT_MANIFESTS = (
     "pyproject.toml",
     "setup.cfg",
@@ -98,7 +100,10 @@ def dependency_decisions(
         except ValueError as error:  # TOML that tomllib rejects
             log.warning(f"{evidence.label}: not valid TOML ({error}); its dependencies are left out of the decision log")
             continue
+        development_file = bool(DEVELOPMENT_REQUIREMENTS.search(posixpath.basename(evidence.path or evidence.label)))
         for requirement in requirements:
+            if not requirement.runtime or development_file:
+                continue  # a tool of development is no choice the product made
             key = _normalise(ecosystem, requirement.name)
             dependency = dependencies.setdefault(
                 (ecosystem, key),
