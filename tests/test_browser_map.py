@@ -1,6 +1,6 @@
 """The component map in headless Chromium, served under a sub-path: its labels are at least
 11 px tall on screen at 390 and 1440 px, every node of every level links to a page that
-opens, and a node with a map of its own leads to that map."""
+opens, and a node with a map of its own leads to that map; with either engine."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from helpers import require_chromium, served_build, write_repo
 
 from refdoc_site.rendering.component_map import graphviz
+from refdoc_site.rendering.zensical_site import zensical_installed
 
 require_chromium()
 pytestmark = pytest.mark.skipif(not graphviz(), reason="needs Graphviz's dot (Debian: graphviz; scripts/test.sh installs it)")
@@ -44,10 +45,13 @@ def _repository() -> dict[str, str]:
     return files
 
 
-@pytest.fixture(scope="module")
-def site_url(tmp_path_factory):
-    work = tmp_path_factory.mktemp("browser-map")
-    with served_build(write_repo(work / "hub", _repository()), work / "served", SUB_PATH) as url:
+@pytest.fixture(scope="module", params=["mkdocs", "zensical"])
+def site_url(request, tmp_path_factory):
+    """The hub built by each engine (Zensical rewrites the SVG's links, MkDocs does not)."""
+    if request.param == "zensical" and not zensical_installed():
+        pytest.skip("needs Zensical: pip install 'refdoc-site[zensical]' (the test extra has it)")
+    work = tmp_path_factory.mktemp(f"browser-map-{request.param}")
+    with served_build(write_repo(work / "hub", _repository()), work / "served", SUB_PATH, request.param) as url:
         yield url
 
 

@@ -224,7 +224,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
         plans=stored_plans(store),
         language=workspace.config.language,
         publish_source=workspace.config.publish_source,
-        draw_maps=workspace.config.engine != "zensical",
+        map_links_to_sources=workspace.config.engine == "zensical",
     )
 
 

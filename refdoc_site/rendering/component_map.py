@@ -203,15 +203,16 @@ def graphviz() -> str:
     return (done.stderr or done.stdout).strip() or "dot"
 
 
-def draw_maps(views: Sequence[View], label: str) -> list[str]:
+def draw_maps(views: Sequence[View], label: str, links_to_sources: bool = False) -> list[str]:
     """Each view as an HTML block for a Markdown page: an SVG when Graphviz runs, else ""
-    (the page lists the nodes instead). `label` names the map for assistive technology."""
+    (the page lists the nodes instead). `label` names the map for assistive technology;
+    `links_to_sources`: the links name `.md` pages (for an engine that rewrites them)."""
     drawn = [""] * len(views)
     wanted = [number for number, view in enumerate(views) if len(view.nodes) > 1]
     layouts = _layouts([views[number] for number in wanted]) if wanted and graphviz() else []
     for number, layout in zip(wanted, layouts):
         if layout is not None:
-            drawn[number] = _svg(views[number], layout, label)
+            drawn[number] = _svg(views[number], layout, label, links_to_sources)
     return drawn
 
 
@@ -291,7 +292,7 @@ STYLE = (
 )
 
 
-def _svg(view: View, layout: _Layout, label: str) -> str:
+def _svg(view: View, layout: _Layout, label: str, links_to_sources: bool = False) -> str:
     width = layout.width + 2 * MARGIN_PX
     height = layout.height + 2 * MARGIN_PX
     parts = [
@@ -309,7 +310,7 @@ def _svg(view: View, layout: _Layout, label: str) -> str:
         classes = " ".join(c for c in ("o" if node.opens else "", "p" if node.kind is ComponentKind.PART else "") if c)
         shown = _cut(node.label)
         parts.append(
-            f'<a href="{_xml(node.href)}"{f" class={_quoted(classes)}" if classes else ""}>'
+            f'<a href="{_xml(node.url if links_to_sources else node.href)}"{f" class={_quoted(classes)}" if classes else ""}>'
             f"<title>{_xml(node.title)}</title>"
             f'<rect x="{x - w / 2:.1f}" y="{y - h / 2:.1f}" width="{w:.1f}" height="{h:.1f}" rx="4"/>'
             f'<text x="{x:.1f}" y="{y + FONT_PX * 0.35:.1f}" text-anchor="middle">{_xml(shown)}</text></a>'
@@ -360,14 +361,15 @@ class SiteMaps:
         link: Callable[[str, str], str],
         label: str,
         part_titles: Mapping[str, str],
-        draw: bool = True,
+        links_to_sources: bool = False,
     ) -> None:
         """`link(target page, from page)` is a page-relative URL; `label` names a map;
         `part_titles` the parts in the page's language."""
         self.components = components
         self.link = link
         self.label = label
-        self._drawn: dict[str, str] | None = None if draw else {}
+        self._drawn: dict[str, str] | None = None
+        self.links_to_sources = links_to_sources
         self.views = {
             node_id: view_of(components, node_id, link, part_titles)
             for node_id, node in components.nodes.items()
@@ -381,7 +383,7 @@ class SiteMaps:
         """The component's map as an inline SVG block, or "" (no Graphviz, or one node)."""
         if self._drawn is None:
             ids = sorted(self.views)
-            self._drawn = dict(zip(ids, draw_maps([self.views[i] for i in ids], self.label)))
+            self._drawn = dict(zip(ids, draw_maps([self.views[i] for i in ids], self.label, self.links_to_sources)))
         return self._drawn.get(component_id, "")
 
     def pages(self) -> list[tuple[str, Component]]:

@@ -74,9 +74,10 @@ class SiteData:
     """Language of the pages' headings and fixed texts (`templates/labels/`)."""
     publish_source: bool = True
     """False: file pages show no code (refdoc.yml's `publish_source`)."""
-    draw_maps: bool = True
-    """False: the component maps show as lists (Zensical checks the SVG's served URLs as
-    page paths and fails the build)."""
+    map_links_to_sources: bool = False
+    """True: the maps' SVG links name the pages' Markdown sources, as Markdown links do:
+    Zensical rewrites links in raw HTML as it does those (MkDocs leaves them as written,
+    so they name the served URLs)."""
 
 
 RenderedPage = tuple[str, str | None, str]
@@ -267,7 +268,7 @@ class _Pages:
             lambda target, here: _relative_url(target, posixpath.dirname(here) or "."),
             self.labels["module_map"],
             self.labels["parts"],
-            self.data.draw_maps,
+            self.data.map_links_to_sources,
         )
 
     def map_context(self, component_id: str) -> dict:
