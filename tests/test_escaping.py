@@ -34,7 +34,6 @@ from refdoc_site.core.pages import (
     path_segment,
 )
 from refdoc_site.rendering.render import (
-    _mermaid_graph,
     code_fence,
     code_span,
     diagram_block,
@@ -42,7 +41,6 @@ from refdoc_site.rendering.render import (
     front_matter,
     html_text,
     link_target,
-    mermaid_label,
     one_line,
     yaml_string,
 )
@@ -196,20 +194,6 @@ def test_a_code_fence_is_one_block_its_content_cannot_close(site_markdown, value
     assert rendered.tags[-1] == "p" and "pre" not in rendered.tags[-1:]
     shown = "".join(rendered.text)
     assert "".join(shown.split()) == "before" + "".join(value.replace("\x02", "").replace("\x03", "").split()) + "after"
-
-
-@settings(max_examples=150, deadline=None, database=None)
-@given(st.dictionaries(names, st.lists(names, max_size=3), max_size=4), st.sets(names, max_size=2))
-def test_mermaid_labels_are_one_line_of_entity_codes(edges: dict[str, list[str]], highlighted: set[str]) -> None:
-    source = _mermaid_graph(edges, highlighted)
-    nodes = sorted(set(edges) | {d for deps in edges.values() for d in deps})
-    lines = source.split("\n")
-    assert len(lines) == 1 + len(nodes) + sum(len(deps) for deps in edges.values()) + len(highlighted & set(nodes))
-    for index, name in enumerate(nodes):
-        label = mermaid_label(name)
-        assert lines[1 + index] == f'  m{index}["{label}"]'
-        assert re.fullmatch(r'(?:[^\W_]|[ ._/+,()-]|#\d+;)*', label), label
-        assert re.sub(r"#(\d+);", lambda code: chr(int(code[1])), label) == one_line(name)
 
 
 @FUZZ

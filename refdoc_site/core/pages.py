@@ -16,6 +16,7 @@ kept as they are.
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 import unicodedata
 from urllib.parse import quote
@@ -92,6 +93,21 @@ def page_url(page: str) -> str:
     return quote(path) + "/" if path else "./"
 
 
+def relative_page_url(target_page: str, from_page: str) -> str:
+    """The URL of `target_page` relative to the URL `from_page` is served at, for a link
+    in raw HTML (MkDocs rewrites only Markdown links): `files/a.py.md` from `index.md` →
+    `files/a.py/`, from `modules/a.md` → `../../files/a.py/`."""
+    relative = posixpath.relpath(_served_folder(target_page) or ".", _served_folder(from_page) or ".")
+    return "./" if relative == "." else quote(relative) + "/"
+
+
+def _served_folder(page: str) -> str:
+    path = page.removesuffix(".md")
+    if path == "index" or path.endswith("/index"):
+        path = path.removesuffix("index")
+    return path.rstrip("/")
+
+
 def chunk_url(path: str, symbol: str) -> str:
     """The site-relative URL of a definition's section: `files/src/app.py/#chunk-App-run`."""
     return f"{page_url(file_page(path))}#{chunk_anchor(symbol)}"
@@ -102,6 +118,30 @@ def chunk_anchor(symbol: str) -> str:
     windows has one section, so every window's link lands on the same anchor."""
     slug = ANCHOR_UNSAFE.sub("-", symbol).strip("-") or "chunk"
     return f"chunk-{slug}"
+
+
+MAP_FOLDER = "map"
+"""The pages of the component hierarchy's parts and groups (`understanding/components.py`);
+a group's name ends in `~g…`, which no encoded name can hold (`~` is always escaped)."""
+
+
+def component_page(component_id: str) -> str:
+    """The page a component of the hierarchy links to, by its id: the overview for the
+    system, a module's or file's own page, else a page under `map/` (`part:tests` →
+    `map/tests.md`; `group:2:module:src/app` → `map/modules/src/app/~g2.md`)."""
+    kind, _, rest = component_id.partition(":")
+    if kind == "system":
+        return "index.md"
+    if kind == "module":
+        return module_page(rest)
+    if kind == "file":
+        return file_page(rest)
+    if kind == "part":
+        return f"{MAP_FOLDER}/{path_segment(rest)}.md"
+    sequence, _, owner = rest.partition(":")
+    owner_page = component_page(owner).removesuffix(".md")
+    folder = "" if owner_page == "index" else owner_page.removeprefix(f"{MAP_FOLDER}/") + "/"
+    return f"{MAP_FOLDER}/{folder}{SEGMENT_ESCAPE}g{sequence}.md"
 
 
 RESERVED_PLAN_SLUGS = frozenset({"milestones", "index"})

@@ -54,6 +54,16 @@ def terminal_text(text: str) -> str:
     return TERMINAL_CONTROL.sub("", text)
 
 
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def one_line(value: object) -> str:
+    """A name or prose as one line: whitespace collapsed, control characters (which
+    Markdown drops, HTML refuses and XML forbids) shown as U+FFFD."""
+    text = " ".join(str(value).split())
+    return CONTROL.sub("\ufffd", text) if CONTROL.search(text) else text
+
+
 MARKDOWN_OPENERS = re.compile(r"[\\`\[\]]|<(?=[A-Za-z/!?])")
 """What would open or close a code span, a link or an HTML tag (or autolink) in a line of
 Markdown, and the backslash that would escape the next character."""

@@ -9,7 +9,7 @@ shows them), and what it shows of other files: each caller and callee of its def
 (the target page and anchor, and whether that target is in the site); a prose doc's page
 covers where its links, labels, doc references and code names lead. So a change in one
 file re-renders its own page and the pages whose links or call lists it changes, nothing
-else. A module page's digest covers its summary, its diagram and its files' summaries
+else. A module page's digest covers its summary, its map and its files' summaries
 and documents; an unchanged one's text is read back from its file for the search. The
 overview, decisions, plans and summaries are rendered every time (they are few) and
 written only when their text changed.
@@ -33,6 +33,7 @@ import orjson
 from ..core.pages import file_page, module_page
 from ..core.reuse import digest
 from ..core.serial import to_json
+from ..understanding.components import module_id
 from ..writing.docstrings import Docstring
 from .doc_markdown import PROSE_LANGUAGES
 from .llms import without_front_matter
@@ -175,7 +176,7 @@ def module_page_digests(pages: _Pages, site: str, shown: dict[str, str]) -> dict
     files = pages.data.hierarchy.files
     digests = {}
     for name, module in pages.data.hierarchy.modules.items():
-        parts = [site, _json(to_json(module)), pages.module_diagram(name)]
+        parts = [site, _json(to_json(module)), pages.map_key(module_id(name))]
         for path in module.files:
             summary = files.get(path)
             parts.append(_json(to_json(summary)) if summary is not None else f"{path}>")

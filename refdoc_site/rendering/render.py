@@ -27,10 +27,12 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..core.findings import Decision, Facts, Milestone
-from ..core.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
-from ..core.records import Document, Hierarchy
+from ..core.pages import SYSTEM_PAGE, chunk_anchor, component_page, file_page, module_page, plan_page
+from ..core.records import Component, ComponentKind, Document, Hierarchy
 from ..core.resources import DEFAULT_LANGUAGE, Labels, page_labels, templates_dir  # noqa: F401 (re-exported)
 from ..core.serial import to_json
+from ..core.text import one_line
+from ..understanding.components import SYSTEM_ID, module_id
 from ..understanding.graph import RepoGraph
 from ..writing.docstring_links import DocstringNames
 from ..writing.docstrings import Docstring, parse_docstring
@@ -39,6 +41,7 @@ from ..writing.links import Link
 from ..writing.names import NameIndex
 from ..writing.sections import PageSection, page_sections
 from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones
+from .component_map import SiteMaps
 from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, rst_labels
 from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
 from .page_meta import page_description
@@ -68,6 +71,10 @@ class SiteData:
     """Language of the pages' headings and fixed texts (`templates/labels/`)."""
     publish_source: bool = True
     """False: file pages show no code (refdoc.yml's `publish_source`)."""
+    map_links_to_sources: bool = False
+    """True: the maps' SVG links name the pages' Markdown sources, as Markdown links do:
+    Zensical rewrites links in raw HTML as it does those (MkDocs leaves them as written,
+    so they name the served URLs)."""
 
 
 RenderedPage = tuple[str, str | None, str]
@@ -123,7 +130,7 @@ class _Pages:
     def prose(self, skip: frozenset[str] | set[str] = frozenset()) -> Iterator[RenderedPage]:
         """The prose pages in the site's order; a module page in `skip` comes without its text ("")."""
         data = self.data
-        yield "index.md", None, self.render("index.md.jinja2", "index.md", module_map=self.module_map())
+        yield "index.md", None, self.render("index.md.jinja2", "index.md", **self.map_context(SYSTEM_ID))
         yield "decisions.md", None, self.written_or_offline("decisions", "decisions.md.jinja2", "decisions.md")
         yield "plans/milestones.md", None, self.written_or_offline("milestones", "milestones.md.jinja2", "plans/milestones.md")
         for plan in data.plans:
@@ -133,7 +140,7 @@ class _Pages:
         for name, module in sorted(data.hierarchy.modules.items()):
             page = module_page(name)
             title = fill(self.labels["module_title"], name=name)
-            yield page, title, "" if page in skip else self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
+            yield page, title, "" if page in skip else self.render("module.md.jinja2", page, module=module, **self.map_context(module_id(name)))
 
     def reference(self, skip: frozenset[str] | set[str] = frozenset()) -> Iterator[RenderedPage]:
         """The summaries and the file pages, but those in `skip`."""
@@ -150,6 +157,10 @@ class _Pages:
                 yield page, path, self.render("doc.md.jinja2", page, file=summary, doc=self.doc_page(path, sections, page))
             else:
                 yield page, path, self.render("file.md.jinja2", page, file=summary, sections=sections)
+        for page, component in self.maps.pages():
+            title = self.component_title(component)
+            context = self.map_context(component.id)
+            yield page, title, self.render("component.md.jinja2", page, component=component, page_title=title, **context)
 
     def doc_page(self, path: str, sections: list[PageSection], page: str) -> DocPage:
         """A prose doc's sections as Markdown (doc_markdown.py), its links resolved from `page`."""
@@ -256,6 +267,7 @@ class _Pages:
             chunk=lambda chunk_id: self.by_id.get(chunk_id),
             file_page=file_page,
             module_page=module_page,
+            component_page=component_page,
             source_url=self.source_url,
             **context,
         )
@@ -279,17 +291,32 @@ class _Pages:
         tree_path = self.data.stats.source_prefix + path
         return f"{base}/blob/{quote(self.data.commit)}/{quote(tree_path)}#L{start}-L{end}"
 
-    def module_map(self) -> str:
-        graph = self.data.graph
-        return _mermaid_graph(graph.module_deps, {m for cycle in graph.cycles for m in cycle})
+    @cached_property
+    def maps(self) -> SiteMaps:
+        components = self.data.hierarchy.components
+        return SiteMaps(
+            components,
+            lambda target, here: _relative_url(target, posixpath.dirname(here) or "."),
+            self.labels["module_map"],
+            self.labels["parts"],
+            self.data.map_links_to_sources,
+        )
 
-    def module_diagram(self, name: str) -> str:
-        graph = self.data.graph
-        edges = {name: graph.module_deps.get(name, [])}
-        for other, deps in graph.module_deps.items():
-            if name in deps:
-                edges.setdefault(other, []).append(name)
-        return _mermaid_graph(edges, {name})
+    def map_context(self, component_id: str) -> dict:
+        """What a page's map block (`component_map.md.jinja2`) shows: the drawing, else the
+        view as a list; nothing for a component without children."""
+        return {"map_view": self.maps.view(component_id), "map_svg": self.maps.drawn(component_id)}
+
+    def map_key(self, component_id: str) -> str:
+        """What a page's map depends on, for its digest (incremental.py)."""
+        view = self.maps.view(component_id)
+        return view.key() if view is not None else ""
+
+    def component_title(self, component: Component) -> str:
+        """A part's or group's page title: a part by its role, a group under its owner's name."""
+        if component.kind is ComponentKind.PART:
+            return self.labels["parts"].get(component.name, component.name)
+        return f"{component.name}: {component.title}" if component.name else component.title
 
 
 @lru_cache(maxsize=4096)
@@ -301,20 +328,6 @@ def docstring_parts(text: str) -> Docstring:
 @lru_cache(maxsize=65536)
 def _relative_url(target_page: str, from_directory: str) -> str:
     return quote(posixpath.relpath(target_page, from_directory))
-
-
-def _mermaid_graph(edges: dict[str, list[str]], highlighted: set[str]) -> str:
-    nodes = sorted(set(edges) | {d for deps in edges.values() for d in deps})
-    ids = {name: f"m{index}" for index, name in enumerate(nodes)}
-    lines = ["graph TD"]
-    for name in nodes:
-        lines.append(f'  {ids[name]}["{mermaid_label(name)}"]')
-    for source in sorted(edges):
-        for target in edges[source]:
-            lines.append(f"  {ids[source]} --> {ids[target]}")
-    for name in sorted(highlighted & set(nodes)):
-        lines.append(f"  style {ids[name]} stroke-width:3px")
-    return "\n".join(lines)
 
 
 def _environment() -> Environment:
@@ -423,15 +436,5 @@ def html_text(value: object) -> str:
 def yaml_string(value: str) -> str:
     """A YAML double-quoted scalar of ASCII characters that loads back as exactly `value`."""
     return yaml.safe_dump(value, default_style='"', allow_unicode=False, width=float("inf")).rstrip("\n")
-
-
-MERMAID_KEPT = frozenset(" ._-/+,()")
-
-
-def mermaid_label(name: str) -> str:
-    """A node label for a double-quoted Mermaid string: one line, every character that
-    Mermaid or HTML could read as syntax written as Mermaid's entity code (`#60;` for `<`)."""
-    text = one_line(name)
-    return "".join(c if c.isalnum() or c in MERMAID_KEPT else f"#{ord(c)};" for c in text)
 
 

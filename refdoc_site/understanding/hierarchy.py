@@ -24,6 +24,7 @@ from ..core.records import (
 from ..core.store import FileEntry
 from ..core.text import clip, first_sentences
 from ..languages.exports import API_KIND_ORDER, EXPORT_RULES
+from .components import build_components, file_part
 from .evidence.manifests import Declaration
 from .graph import RepoGraph
 
@@ -78,7 +79,9 @@ def build_hierarchy(
     own = {path: entry for path, entry in files.items() if file_summaries[path].file_role is FileRole.SOURCE}
     own_modules = {name: module for name, module in module_summaries.items() if any(p in own for p in module.files)}
     system = summarize_system(own, own_modules, graph, declared.description or _readme_lead(by_path))
-    return Hierarchy(system=system, modules=module_summaries, files=file_summaries)
+    parts = {path: file_part(summary.file_role, summary.language) for path, summary in file_summaries.items()}
+    components = build_components(modules, parts, graph.file_imports)
+    return Hierarchy(system=system, modules=module_summaries, files=file_summaries, components=components)
 
 
 def summarize_file(
