@@ -118,6 +118,13 @@ def _add_mention_names(repo: HostileRepo) -> None:
     repo.names += list(MENTION_PATHS)
 
 
+def _add_long_names(repo: HostileRepo) -> None:
+    """Names whose page path would outgrow the 255 bytes of a file name: escaped three
+    characters a byte, or 252 bytes before `.md` is added, and a folder as long."""
+    for path in ("#" * 120 + ".py", "l" * 252 + ".py", "#" * 100 + "/" + "%" * 80 + ".py"):
+        _write(repo, f"long/{path}", _function("long"))
+
+
 def _add_undecodable_names(repo: HostileRepo) -> None:
     """A file name that is not UTF-8, where the file system allows one (Linux does; macOS
     refuses it): skipped and counted, never fatal."""
@@ -318,6 +325,7 @@ FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
     _add_dot_paths,
     _add_url_characters,
     _add_mention_names,
+    _add_long_names,
     _add_undecodable_names,
     _add_secrets,
     _add_outside_references,

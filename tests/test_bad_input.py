@@ -124,3 +124,29 @@ def test_odd_file_names_get_pages_that_the_module_page_links_to(tmp_path, capsys
     back = [resolve_href(cafe, href) for href in HREF.findall(cafe.read_text(encoding="utf-8"))
             if "modules/" in unquote(href)]
     assert back and all(target.is_file() for target in back)
+
+
+DEEP = 5_000
+"""Nesting past Python's recursion limit in every parser the manifests go through."""
+
+
+def test_deeply_nested_manifests_are_one_warning_each_and_the_build_goes_on(tmp_path, capsys, caplog):
+    nested = "[" * DEEP + "]" * DEEP
+    repo = write_repo(
+        tmp_path / "repo",
+        {
+            "app.py": "def run():\n    return 1\n",
+            "package.json": f'{{"name": "deep", "dependencies": {nested}}}',
+            "pyproject.toml": f'[project]\nname = "deep"\ndependencies = {nested}\n',
+            "Cargo.toml": f'[package]\nname = "deep"\n[dependencies]\nserde = {nested}\n',
+            "lib/pyproject.toml": '[project]\nname = "lib"\ndependencies = ' + "[\n" * DEEP + "]\n" * DEEP,
+        },
+    )
+    code = main(["build", str(repo), "--out", str(tmp_path / "site")])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "Traceback" not in captured.err and "RecursionError" not in captured.err
+    warned = [record.getMessage() for record in caplog.records if "nested too deeply to read" in record.getMessage()]
+    assert sorted(line.split(":", 1)[0].split(" ", 1)[0] for line in warned) == ["Cargo.toml", "lib/pyproject.toml", "package.json", "pyproject.toml"], warned
+    assert all("\n" not in line for line in warned)
+    assert (tmp_path / "site" / "index.html").is_file()

@@ -33,6 +33,7 @@ from refdoc_site.core.pages import (
     page_url,
     path_segment,
 )
+from refdoc_site.core.store import atomic_file
 from refdoc_site.rendering.render import (
     _mermaid_graph,
     code_fence,
@@ -59,6 +60,8 @@ segments = st.one_of(
 paths = st.lists(segments, min_size=1, max_size=4).map("/".join)
 names = st.one_of(paths, st.text(max_size=40), st.lists(st.sampled_from(TRICKY), max_size=8).map("".join))
 ESCAPED = re.compile(r"~(?:u([0-9A-F]{4})|U([0-9A-F]{8})|([0-9A-F]{2}))")
+LONG_NAME_END = re.compile(r"~h[0-9a-f]{16}$")
+"""How a segment cut to fit a file system ends: no escape starts `~h`."""
 
 
 def decode_segment(segment: str) -> str:
@@ -71,7 +74,7 @@ def assert_safe_page(page: str) -> None:
     assert not _default_exclude.match_file(page), page
     for segment in page.removesuffix(".md").split("/"):
         assert segment and not segment.startswith("."), page
-        for character in ESCAPED.sub("", segment):
+        for character in ESCAPED.sub("", LONG_NAME_END.sub("", segment)):
             assert character.isalnum() or character in KEPT_PUNCTUATION or not character.isascii(), (page, character)
             assert character.isascii() or character.isprintable(), (page, character)
     stem = page.removesuffix(".md").rsplit("/", 1)[-1]
@@ -118,6 +121,28 @@ def test_ordinary_paths_keep_their_pages() -> None:
     assert file_page(".github/workflows/ci.yml") == "files/~2Egithub/workflows/ci.yml.md"
     assert file_page("docs/README") == "files/docs/~52EADME.md"
     assert file_page("a#b?/100%.py") == "files/a~23b~3F/100~25.py.md"
+
+
+LONG_NAMES = ["#" * 120 + ".py", "a" * 252 + ".py", "a" * 252 + ".pz", "b" * 255, "é" * 127 + ".py", "日" * 84 + ".md",
+              "~" * 90, "." + "x" * 254]
+
+
+@pytest.mark.parametrize("folder", ["", "#" * 100 + "/"])
+def test_a_long_name_gets_a_page_every_file_system_can_write(tmp_path: Path, folder: str) -> None:
+    """A name escaped three characters a byte, or given `.md`, outgrows 255 bytes: its
+    segment is cut and ends in a hash, so each name still has a page of its own, the same
+    in every build, that a file system takes (with the temporary name written beside it)."""
+    pages = [file_page(folder + name) for name in LONG_NAMES]
+    assert len(set(pages)) == len(pages) and pages == [file_page(folder + name) for name in LONG_NAMES]
+    for page in pages:
+        assert_safe_page(page)
+        assert all(len(segment.encode("utf-8")) <= 200 for segment in page.removesuffix(".md").split("/")), page
+        target = tmp_path / "docs" / page
+        with atomic_file(target) as handle:
+            handle.write("# page\n")
+        assert target.read_text(encoding="utf-8") == "# page\n"
+    assert module_page("#" * 120) != module_page("#" * 121) and len(module_page("#" * 120).encode()) < 255
+    assert file_page("x" * 197 + ".py") == "files/" + "x" * 197 + ".py.md"  # under the bound: as it was
 
 
 def test_a_pages_url_is_where_mkdocs_serves_it() -> None:
