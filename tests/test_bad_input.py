@@ -4,6 +4,8 @@ empty, hostile or oddly named still publishes a site for everything else."""
 from __future__ import annotations
 
 import posixpath
+import subprocess
+import sys
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -150,3 +152,26 @@ def test_deeply_nested_manifests_are_one_warning_each_and_the_build_goes_on(tmp_
     assert sorted(line.split(":", 1)[0].split(" ", 1)[0] for line in warned) == ["Cargo.toml", "lib/pyproject.toml", "package.json", "pyproject.toml"], warned
     assert all("\n" not in line for line in warned)
     assert (tmp_path / "site" / "index.html").is_file()
+
+
+TERMINAL_HOSTILE_NAME = "\x1b]0;PWNED\x07\x1b[2J\x1b[31mred"
+"""Retitles the terminal, clears it and turns the text red, if printed raw."""
+
+
+def test_names_reach_the_terminal_escaped(tmp_path):
+    """A warning and the stats name files whose names hold escape sequences, a newline and a
+    bidi override: each shows as its escapes, on its own line, and does nothing."""
+    repo = write_repo(tmp_path / "repo", {"app.py": "def run():\n    return 1\n"})
+    (repo / f"{TERMINAL_HOSTILE_NAME}.py").write_bytes(b"def red():\n    return '\xff'\n")
+    (repo / "invoice\u202egpj.py").write_bytes(b"def invoice():\n    return '\xfe'\n")
+    (repo / "fake\nrefdoc-site: all good.py").write_bytes(b'PASSWORD = "hunter2-Sup3rSecret!"\n')
+    cli = [sys.executable, "-m", "refdoc_site"]
+    indexed = subprocess.run([*cli, "index", str(repo)], capture_output=True, text=True, check=False)
+    stats = subprocess.run([*cli, "stats", str(repo)], capture_output=True, text=True, check=False)
+    assert indexed.returncode == 0 and stats.returncode == 0, indexed.stderr + stats.stderr
+    printed = indexed.stdout + indexed.stderr + stats.stdout + stats.stderr
+    assert "\x1b" not in printed and "\x07" not in printed and "\u202e" not in printed
+    assert "\\x1b]0;PWNED\\x07\\x1b[2J\\x1b[31mred.py: not valid UTF-8" in indexed.stderr
+    assert "invoice\\u202egpj.py: not valid UTF-8" in indexed.stderr
+    assert "fake\\nrefdoc-site: all good.py" in stats.stdout
+    assert not any(line.startswith("refdoc-site: all good") for line in printed.splitlines())

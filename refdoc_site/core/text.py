@@ -44,14 +44,35 @@ def strip_markdown_noise(text: str) -> str:
     return text
 
 
-TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-"""Control characters but tab and newline: a repository's text or a model's reply printed
-with them could move the cursor, recolour or retitle the reader's terminal."""
+INVISIBLE = "\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0"
+"""Characters that change how a name shows without showing themselves: the bidi embeddings,
+overrides, isolates and marks (`invoice\u202egpj.py` shows as "invoiceypj.jpg"), zero-width
+spaces, joiners and the BOM, the soft hyphen and the blank fillers of Hangul."""
+INVISIBLE_CHARACTERS = re.compile(f"[{INVISIBLE}]")
+TERMINAL_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{INVISIBLE}]")
+"""Control characters but tab and newline, the line separators and the invisible ones: a
+repository's text or a model's reply printed with them could move the cursor, recolour,
+retitle or clear the reader's terminal, write its clipboard (OSC 52), or reorder a line."""
+TERMINAL_LINE_UNSAFE = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{INVISIBLE}]")
 
 
-def terminal_text(text: str) -> str:
-    """`text` safe to print on a terminal: its control characters (but tab and newline) dropped."""
-    return TERMINAL_CONTROL.sub("", text)
+def terminal_text(text: str, one_line: bool = False) -> str:
+    """`text` safe to print on a terminal: each control or invisible character written as
+    its escape (`\\x1b`, `\\u202e`), so that it shows and does nothing. `one_line` escapes
+    newlines too: a name in a line of its own cannot start another."""
+    return (TERMINAL_LINE_UNSAFE if one_line else TERMINAL_UNSAFE).sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    if match[0] in "\n\r":
+        return repr(match[0])[1:-1]
+    code = ord(match[0])
+    return f"\\x{code:02x}" if code <= 0x7F else f"\\u{code:04x}"  # \\u0085 too: JSON printed stays JSON
+
+
+def invisible_characters(text: str) -> list[str]:
+    """The invisible characters `text` holds (INVISIBLE), each once, in order."""
+    return list(dict.fromkeys(INVISIBLE_CHARACTERS.findall(text)))
 
 
 MARKDOWN_OPENERS = re.compile(r"[\\`\[\]]|<(?=[A-Za-z/!?])")
