@@ -125,6 +125,19 @@ def _add_long_names(repo: HostileRepo) -> None:
         _write(repo, f"long/{path}", _function("long"))
 
 
+def _add_site_markers(repo: HostileRepo) -> None:
+    """A built site's marker dropped beside code to hide it from the index and the change
+    map: the folder is indexed; a folder with a site's shape is skipped and counted."""
+    (repo.root / "marked").mkdir()
+    (repo.root / "marked/.refdoc-site.json").write_text("{}\n", encoding="utf-8")
+    _write(repo, "marked/runner.py", "import subprocess\n\n\ndef execute(command):\n    return subprocess.run(command, shell=True)\n")
+    for name, text in ((".refdoc-site.json", '{"tool": "refdoc-site", "state": "site"}\n'), ("index.html", "<html></html>\n"),
+                       ("assets/site.css", "body {}\n")):
+        (repo.root / "old-site" / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo.root / "old-site" / name).write_text(text, encoding="utf-8")
+    _expect_skip(repo, "built site")
+
+
 def _add_undecodable_names(repo: HostileRepo) -> None:
     """A file name that is not UTF-8, where the file system allows one (Linux does; macOS
     refuses it): skipped and counted, never fatal."""
@@ -326,6 +339,7 @@ FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
     _add_url_characters,
     _add_mention_names,
     _add_long_names,
+    _add_site_markers,
     _add_undecodable_names,
     _add_secrets,
     _add_outside_references,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 from helpers import write_repo
@@ -11,6 +12,7 @@ from refdoc_site.core.config import Config
 from refdoc_site.core.reading import read_text
 from refdoc_site.core.records import SkipReason
 from refdoc_site.core.redact import Redactor
+from refdoc_site.core.repository import TrackedFiles
 from refdoc_site.indexing.discover import discover
 
 
@@ -193,9 +195,63 @@ def test_a_site_refdoc_site_built_inside_the_repository_is_not_indexed(tmp_path)
         {
             "app.py": "def run():\n    return 1\n",
             "_publish/site/.refdoc-site.json": '{"tool": "refdoc-site"}\n',
+            "_publish/site/index.html": "<html></html>\n",
             "_publish/site/assets/search.js": "function search() { return []; }\n",
             "_publish/notes.js": "function kept() {}\n",
         },
     )
-    _, indexed, _ = run(repo)
+    _, indexed, skipped = run(repo)
     assert set(indexed) == {"app.py", "_publish/notes.js"}
+    assert skipped["_publish/site/"].reason is SkipReason.BUILT_SITE  # counted, with a reason
+
+
+def test_a_marker_alone_does_not_hide_a_folder(tmp_path):
+    """A pull request cannot hide code by dropping a `.refdoc-site.json` beside it: a folder
+    is a built site only when the marker is one and the folder has a site's shape."""
+    repo = write_repo(
+        tmp_path / "repo",
+        {
+            "app.py": "def run():\n    return 1\n",
+            "a/.refdoc-site.json": "{}\n",
+            "a/runner.py": "def execute():\n    return 1\n",
+            "f/.refdoc-site.json": '{"tool": "refdoc-site"}\n',
+            "f/runner.py": "def execute():\n    return 1\n",
+        },
+    )
+    found, indexed, _ = run(repo)
+    assert {"a/runner.py", "f/runner.py"} <= set(indexed)
+    assert [w for w in found.warnings if "not the marker of a site" in w] == [
+        "a/.refdoc-site.json: not the marker of a site refdoc-site built; the folder is indexed",
+        "f/.refdoc-site.json: not the marker of a site refdoc-site built; the folder is indexed",
+    ]
+
+
+def test_a_file_git_tracks_is_indexed_whatever_gitignore_says(tmp_path):
+    """git ignores only untracked files: one added with `git add -f`, or in an ignored
+    folder, is the repository's, and a tracked file of a built site is listed with it."""
+    repo = write_repo(
+        tmp_path / "repo",
+        {
+            ".gitignore": "runner.py\nbuild/\n",
+            "app.py": "def run():\n    return 1\n",
+            "runner.py": "def execute():\n    return 1\n",
+            "build/tool.py": "def tool():\n    return 1\n",
+            "build/untracked.py": "def loose():\n    return 1\n",
+            "site/.refdoc-site.json": '{"tool": "refdoc-site"}\n',
+            "site/index.html": "<html></html>\n",
+            "site/assets/app.js": "function app() {}\n",
+            "site/runner.py": "def execute():\n    return 1\n",
+        },
+    )
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-f", "app.py", "runner.py", "build/tool.py", "site/runner.py"], check=True)
+    found = discover(repo, Config(), tracked=TrackedFiles.of(repo))
+    indexed = [f.path for f in found.files]
+    skipped = {s.path: s for s in found.skipped}
+    assert {"runner.py", "build/tool.py"} <= set(indexed) and "build/untracked.py" not in indexed
+    assert (skipped["site/"].reason, skipped["site/runner.py"].reason) == (SkipReason.BUILT_SITE, SkipReason.BUILT_SITE)
+    assert "site/assets/app.js" not in skipped  # untracked: part of no change
+    everything = discover(repo, Config(), tracked=TrackedFiles(everything=True))
+    assert "build/untracked.py" in [f.path for f in everything.files]
+    assert {"site/runner.py", "site/assets/app.js", "site/index.html"} <= {s.path for s in everything.skipped}
