@@ -125,6 +125,19 @@ def _add_long_names(repo: HostileRepo) -> None:
         _write(repo, f"long/{path}", _function("long"))
 
 
+LOOKALIKE_NAMES = ("looks/invoice\u202egpj.py", "looks/zero\u200bwidth.py", "looks/caf\u00e9.py", "looks/cafe\u0301.py",
+                   "looks/\u2066isolated\u2069.py")
+"""Names that show as something else: a right-to-left override (`invoiceypj.jpg`), a
+zero-width space, an isolate, and NFC/NFD twins that look the same (two pages)."""
+
+
+def _add_lookalike_names(repo: HostileRepo) -> None:
+    """Names whose characters change how they show; each must show what it holds."""
+    for path in LOOKALIKE_NAMES:
+        _write(repo, path, _function("lookalike"))
+    _write(repo, "looks\u202e/inside.py", _function("inside"))
+
+
 def _add_site_markers(repo: HostileRepo) -> None:
     """A built site's marker dropped beside code to hide it from the index and the change
     map: the folder is indexed; a folder with a site's shape is skipped and counted."""
@@ -339,6 +352,7 @@ FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
     _add_url_characters,
     _add_mention_names,
     _add_long_names,
+    _add_lookalike_names,
     _add_site_markers,
     _add_undecodable_names,
     _add_secrets,

@@ -123,6 +123,25 @@ def test_ordinary_paths_keep_their_pages() -> None:
     assert file_page("a#b?/100%.py") == "files/a~23b~3F/100~25.py.md"
 
 
+@pytest.mark.parametrize("name, shown", [
+    ("invoice\u202egpj.py", "invoice⟨U+202E⟩gpj.py"),
+    ("zero\u200bwidth\ufeff.py", "zero⟨U+200B⟩width⟨U+FEFF⟩.py"),
+    ("\u2067isolated\u2069.py", "⟨U+2067⟩isolated⟨U+2069⟩.py"),
+    ("cafe\u0301.py", "cafe⟨U+0301⟩.py"),  # NFD: the twin of café.py
+    ("caf\u00e9.py", "caf\u00e9.py"),
+    ("日本語/한국.py", "日本語/한국.py"),
+])
+def test_names_that_show_as_something_else_are_written_out_wherever_they_land(site_markdown, name: str, shown: str) -> None:
+    """A bidi override, zero-width or isolate character, or the combining mark of an NFD
+    name, shows as `⟨U+XXXX⟩` in text, code, HTML titles and diagram labels."""
+    assert one_line(name) == shown
+    assert "".join(read_html(site_markdown.reset().convert(escape_text(name))).text) == shown
+    assert "".join(read_html(site_markdown.reset().convert(code_span(name))).text) == shown
+    assert html.unescape(html_text(name)) == shown
+    label = re.sub(r"#(\d+);", lambda m: chr(int(m[1])), mermaid_label(name))
+    assert label == shown
+
+
 LONG_NAMES = ["#" * 120 + ".py", "a" * 252 + ".py", "a" * 252 + ".pz", "b" * 255, "é" * 127 + ".py", "日" * 84 + ".md",
               "~" * 90, "." + "x" * 254]
 
@@ -308,4 +327,4 @@ def test_an_accepted_url_is_one_link_to_itself(site_markdown, scheme: str, host:
     links = [html.unescape(href) for href in re.findall(r'<a href="([^"]*)">', rendered)]
     assert len(links) == 1 and unquote(links[0]) == unquote(url), rendered
     assert read_html(rendered).tags == ["p", "a"]
-    assert "".join(read_html(rendered).text) == url
+    assert "".join(read_html(rendered).text) == one_line(url)  # an invisible character of it written out

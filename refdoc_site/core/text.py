@@ -7,6 +7,7 @@ evidence and the LLM summaries all shorten text by the same rule.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 MAX_PROSE = 200
 """Characters of one summary field at most."""
@@ -70,9 +71,31 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0x7F else f"\\u{code:04x}"  # \\u0085 too: JSON printed stays JSON
 
 
-def invisible_characters(text: str) -> list[str]:
-    """The invisible characters `text` holds (INVISIBLE), each once, in order."""
-    return list(dict.fromkeys(INVISIBLE_CHARACTERS.findall(text)))
+def visible_text(text: str) -> str:
+    """`text` with what changes how it shows written out as `⟨U+202E⟩`: each invisible
+    character, and, in text that is not NFC, each character NFC would join to the one
+    before it (`é.py` in NFD is `e⟨U+0301⟩.py`, beside its NFC twin `é.py`)."""
+    return "".join(f"⟨U+{ord(c):04X}⟩" if marked else c for c, marked in _marked(text))
+
+
+def deceptive_characters(text: str) -> list[str]:
+    """What `visible_text` writes out, each once, named (`U+202E RIGHT-TO-LEFT OVERRIDE`)."""
+    found = dict.fromkeys(c for c, marked in _marked(text) if marked)
+    return [f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in found]
+
+
+def _marked(text: str) -> list[tuple[str, bool]]:
+    composed = unicodedata.is_normalized("NFC", text)
+    if composed and not INVISIBLE_CHARACTERS.search(text):
+        return [(c, False) for c in text]
+    return [
+        (c, bool(INVISIBLE_CHARACTERS.match(c)) or (not composed and i > 0 and _joins(text[i - 1], c)))
+        for i, c in enumerate(text)
+    ]
+
+
+def _joins(before: str, character: str) -> bool:
+    return len(unicodedata.normalize("NFC", before + character)) < 2
 
 
 MARKDOWN_OPENERS = re.compile(r"[\\`\[\]]|<(?=[A-Za-z/!?])")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
+from ..core.text import visible_text
+
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
 BLOCK_START = re.compile(r"^(\d*)([-+!?=]|(?<=\d)\.)")
 """A list item (`- `, `+ `, `1. `), an admonition (`!!!`), details (`???`) or a rule."""
@@ -35,9 +37,11 @@ def escape_text(value: object) -> str:
 
 def one_line(value: object) -> str:
     """A name or prose as one line: whitespace collapsed, control characters (which
-    Markdown drops or HTML refuses) shown as U+FFFD."""
+    Markdown drops or HTML refuses) shown as U+FFFD, and the characters that change how a
+    name shows without showing (a bidi override, a zero-width space, the combining mark
+    of an NFD twin) written out as `⟨U+202E⟩` (core/text.py `visible_text`)."""
     text = " ".join(str(value).split())
-    return CONTROL.sub("\ufffd", text) if CONTROL.search(text) else text
+    return visible_text(CONTROL.sub("\ufffd", text) if CONTROL.search(text) else text)
 
 
 def code_span(value: object) -> str:

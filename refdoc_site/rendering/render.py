@@ -31,6 +31,7 @@ from ..core.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan
 from ..core.records import Document, Hierarchy
 from ..core.resources import DEFAULT_LANGUAGE, Labels, page_labels, templates_dir  # noqa: F401 (re-exported)
 from ..core.serial import to_json
+from ..core.text import deceptive_characters
 from ..understanding.graph import RepoGraph
 from ..writing.docstring_links import DocstringNames
 from ..writing.docstrings import Docstring, parse_docstring
@@ -327,6 +328,7 @@ def _environment() -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["text"] = escape_text
+    env.filters["deceptive"] = deceptive_characters
     env.filters["inline_text"] = _escape_inline
     env.filters["code"] = code_span
     env.filters["fence"] = code_fence
