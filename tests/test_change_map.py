@@ -331,23 +331,25 @@ EVASIVE = {
     "e/assets/site.css": "body {}\n",
     "e/runner.py": RUNNER,
     "f/runner.py": RUNNER,
+    "node_modules/tool/runner.py": RUNNER,
     "refdoc.yml": "module_depth: 1\nexclude: ['f/**']\n",
 }
-"""The same subprocess call hidden four ways a pull request could try, besides a plain
+"""The same subprocess call hidden the ways a pull request could try, besides a plain
 marker: one long comment line (minified), a `.gitignore` with `git add -f`, a folder with
-a site's shape, and an exclude glob in the revision's own refdoc.yml."""
+a site's shape, an exclude glob in the revision's own refdoc.yml, and `node_modules/`."""
 
 
 def test_files_the_index_skips_still_show_in_the_change_map_with_their_boundaries(tmp_path, capsys) -> None:
     repo = two_commit_repo(tmp_path / "repo", {"app.py": "def run():\n    return 1\n"}, EVASIVE, "d/runner.py")
     space = Workspace.create(repo, Config(module_depth=1, exclude=("f/**",)), tmp_path / "store")
     found = changes(space, Base("HEAD~1"))
-    hidden = ["c/runner.py", "e/runner.py", "f/runner.py"]
+    hidden = ["c/runner.py", "e/runner.py", "f/runner.py", "node_modules/tool/runner.py"]
     gained = {b.path for b in found.boundaries if b.gained and "subprocess" in b.reason}
     assert gained == {"a/runner.py", "d/runner.py", *hidden}
     files = {f.path: f.not_indexed for f in found.files}
     assert {path: files.get(path) for path in ["a/runner.py", "d/runner.py", *hidden]} == {
-        "a/runner.py": "", "d/runner.py": "", "c/runner.py": "minified", "e/runner.py": "built site", "f/runner.py": "ignored"
+        "a/runner.py": "", "d/runner.py": "", "c/runner.py": "minified", "e/runner.py": "built site", "f/runner.py": "ignored",
+        "node_modules/tool/runner.py": "ignored",
     }
     comment = comment_markdown(found, "en", "https://example.org/pr-7/")
     for path in hidden:

@@ -22,6 +22,7 @@ from mkdocs.structure.files import File, _default_exclude
 from mkdocs.utils import meta
 from mkdocs.utils.yaml import yaml_load
 
+import refdoc_site
 from refdoc_site.core.config import parse_config
 from refdoc_site.core.errors import ConfigError
 from refdoc_site.core.pages import (
@@ -34,6 +35,7 @@ from refdoc_site.core.pages import (
     path_segment,
 )
 from refdoc_site.core.store import atomic_file
+from refdoc_site.core.text import INVISIBLE
 from refdoc_site.rendering.render import (
     _mermaid_graph,
     code_fence,
@@ -328,3 +330,11 @@ def test_an_accepted_url_is_one_link_to_itself(site_markdown, scheme: str, host:
     assert len(links) == 1 and unquote(links[0]) == unquote(url), rendered
     assert read_html(rendered).tags == ["p", "a"]
     assert "".join(read_html(rendered).text) == one_line(url)  # an invisible character of it written out
+
+
+def test_the_search_box_writes_out_the_characters_the_pages_do() -> None:
+    """Search results show names through the worker's escapeHtml: it writes out the same
+    invisible characters as `visible_text` (one list, in core/text.py and the worker)."""
+    worker = Path(refdoc_site.__file__).parent / "search" / "browser" / "search-worker.js"
+    listed = re.search(r"var INVISIBLE = /\[(.*?)\]/g;", worker.read_text(encoding="utf-8"))
+    assert listed and listed[1].encode("ascii").decode("unicode_escape") == INVISIBLE

@@ -33,6 +33,7 @@ ALWAYS_PRUNED = frozenset(
      ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 )
 """Directories never worth indexing, pruned even without a `.gitignore` saying so."""
+PRUNED_FOLDER = "in a pruned folder"
 BINARY_PROBE = 8192
 MINIFIED_MEAN_LINE = 300
 MINIFIED_NAME_SUFFIXES = (".min.js", ".min.css", ".bundle.js")
@@ -87,7 +88,8 @@ def discover(
         for name in sorted(dirnames):
             child = current / name
             relative = _join(relative_dir, name)
-            if name in ALWAYS_PRUNED:
+            if name in ALWAYS_PRUNED:  # what git tracks in it is listed: a pull request can commit there
+                result.skipped += [SkippedFile(path, SkipReason.IGNORED, PRUNED_FOLDER) for path in _tracked_inside(repo, child, relative, tracked)]
                 continue
             if child.is_symlink():  # never walked into; classified with the files, as git stores it
                 linked_dirs.append(name)

@@ -2,7 +2,7 @@
 
 A pull request must not hide code from the map by making a file look minified (one long
 comment line), oversized, binary or generated, by excluding it in `refdoc.yml`, or by
-putting it in a built site: each such file is listed with its content hash, so the map
+committing it in a built site or a folder never indexed (`node_modules/`, `.venv/`): each such file is listed with its content hash, so the map
 shows it added, changed or removed (counted as not indexed), and, when it is text of a
 known language small enough to read, with the security boundary its text holds (the
 regex tier's reasons, on the redacted text), so a boundary gained in it is found.
@@ -25,15 +25,17 @@ from ..core.records import SkippedFile, SkipReason
 from ..core.redact import Redactor
 from ..core.regular_files import read_regular
 from ..languages import language_for
+from .discover import PRUNED_FOLDER
 from .regex_tier import security_reason
 
 LISTED_REASONS = frozenset({
     SkipReason.MINIFIED, SkipReason.OVERSIZED, SkipReason.BINARY, SkipReason.GENERATED,
     SkipReason.BUILT_SITE, SkipReason.OWN_CONFIG,
 })
-LISTED_IGNORES = frozenset({"exclude glob", "not included"})
-"""Ignored by the configuration, which the pull request may change: listed. Ignored by a
-`.gitignore` (an untracked file): not part of the change."""
+LISTED_IGNORES = frozenset({"exclude glob", "not included", PRUNED_FOLDER})
+"""Ignored by the configuration, which the pull request may change, or tracked in a folder
+never indexed (`node_modules/`): listed. Ignored by a `.gitignore` (an untracked file):
+not part of the change."""
 HASH_MAX_BYTES = 64 * 1024 * 1024
 """A bigger file is listed by its size, not read."""
 SCAN_MAX_BYTES = 4 * 1024 * 1024
