@@ -10,10 +10,11 @@ from helpers import write_repo
 
 from refdoc_site.core.config import Config
 from refdoc_site.core.reading import read_text
-from refdoc_site.core.records import SkipReason
+from refdoc_site.core.records import SkippedFile, SkipReason
 from refdoc_site.core.redact import Redactor
 from refdoc_site.core.repository import TrackedFiles
-from refdoc_site.indexing.discover import discover
+from refdoc_site.indexing.discover import PRUNED_FOLDER, discover
+from refdoc_site.indexing.unindexed import UnindexedFile, unindexed_files
 
 
 def run(repo, **config):
@@ -255,3 +256,26 @@ def test_a_file_git_tracks_is_indexed_whatever_gitignore_says(tmp_path):
     everything = discover(repo, Config(), tracked=TrackedFiles(everything=True))
     assert "build/untracked.py" in [f.path for f in everything.files]
     assert {"site/runner.py", "site/assets/app.js", "site/index.html"} <= {s.path for s in everything.skipped}
+
+
+def test_skipped_files_are_hashed_and_scanned_for_the_change_map_but_never_a_secret(tmp_path):
+    repo = write_repo(
+        tmp_path / "repo",
+        {
+            "c/runner.py": "# " + "x" * 3000 + "\nimport subprocess\n\n\ndef run(c):\n    return subprocess.run(c, shell=True)\n",
+            "node_modules/tool/.env": "STRIPE_KEY=sk_live_0123456789abcdefghijklmn\n",
+            "vendor/big.py": "def big():\n    return 1\n",
+        },
+    )
+    skipped = [
+        SkippedFile("c/runner.py", SkipReason.MINIFIED, "long lines"),
+        SkippedFile("node_modules/tool/.env", SkipReason.IGNORED, PRUNED_FOLDER),
+        SkippedFile("vendor/big.py", SkipReason.IGNORED, ".gitignore"),  # untracked: no part of a change
+        SkippedFile("site/", SkipReason.BUILT_SITE, "a site"),
+    ]
+    redactor = Redactor.from_config(Config())
+    listed = unindexed_files(repo, skipped, redactor, {})
+    assert [(f.path, f.reason) for f in listed] == [("c/runner.py", "minified")]
+    assert listed[0].boundary.startswith("subprocess") and len(listed[0].sha256) == 64
+    kept = {"c/runner.py": UnindexedFile("c/runner.py", "minified", listed[0].sha256, "kept from the last run")}
+    assert unindexed_files(repo, skipped, redactor, kept)[0].boundary == "kept from the last run"

@@ -4,9 +4,13 @@ Honours every `.gitignore` in the tree (read directly, so git need not be instal
 git does: a file git tracks is never hidden by one (`git add -f`); and the configured
 include/exclude globs; skips binary, oversized, minified and generated files with a
 counted reason. A folder holding a site refdoc-site built (its marker, `index.html` and
-`assets/`) is skipped as one, counted; a marker alone does not make a folder a site. Only regular files are ever opened: a symbolic link is
-skipped as git stores it, a link and not its target, and a FIFO, socket or device is
-skipped without being opened (opening a FIFO waits for a writer that never comes).
+`assets/`) is skipped as one, counted; a marker alone does not make a folder a site. The
+files git tracks in a folder that is not walked (a built site, `node_modules/`, an
+excluded one) are listed as skipped, for the change map (unindexed.py).
+
+Only regular files are ever opened: a symbolic link is skipped as git stores it, a link
+and not its target, and a FIFO, socket or device is skipped without being opened (opening
+a FIFO waits for a writer that never comes).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from ..core.serial import from_json
 from ..core.store import Store
 from ..core.workspace import DISCOVERY_NAME
 from ..core.records import SkippedFile, SkipReason
-from ..core.redact import Redactor
+from ..core.redact import Redactor, secret_file_rule
 from ..core.regular_files import read_regular
 from ..languages import language_for
 from .discover import PRUNED_FOLDER
@@ -63,6 +63,8 @@ def unindexed_files(
     listed = []
     for file in skipped:
         if file.path.endswith("/") or not (file.reason in LISTED_REASONS or file.detail in LISTED_IGNORES):
+            continue
+        if secret_file_rule(file.path.rsplit("/", 1)[-1]) is not None:  # never read, even for a hash
             continue
         try:
             data = read_regular(repo / file.path, limit=HASH_MAX_BYTES)
