@@ -17,6 +17,7 @@ from hostile import (
     FENCE_BREAKING_FOLDER,
     HOSTILE_PLAN,
     HOSTILE_SITE_NAME,
+    LOOKALIKE_NAMES,
     MENTION_PATHS,
     OUTSIDE_TEXT,
     QUOTED_REPO_URL,
@@ -147,6 +148,27 @@ def test_titles_and_navigation_show_the_names_as_text(built) -> None:
     navigation = [text.strip() for text in home.text]
     for shown in (SCRIPT_IN_FOLDER, fenced, one_line(HOSTILE_PLAN), site_name, "_root", "(root)", ".github/workflows"):
         assert shown in navigation, shown
+
+
+def test_names_that_show_as_something_else_are_written_out_and_marked(built) -> None:
+    """`invoice\u202egpj.py` would show as "invoiceypj.jpg", a zero-width space not at all,
+    and NFC/NFD twins alike: every page shows them as `⟨U+202E⟩`, each page of one is marked
+    with a warning, and the twins' titles differ."""
+    _, _, pages, _, site = built
+    invisible = ("\u202e", "\u200b", "\u2066", "\u2069")
+    for name, page in pages.items():
+        shown = page.title + "".join(page.text)
+        assert not any(c in shown for c in invisible), (name, [c for c in invisible if c in shown])
+    titles = {path: pages[html_of(file_page(path))].title.split(" - ")[0] for path in LOOKALIKE_NAMES}
+    assert titles["looks/invoice\u202egpj.py"] == "looks/invoice⟨U+202E⟩gpj.py"
+    assert titles["looks/zero\u200bwidth.py"] == "looks/zero⟨U+200B⟩width.py"
+    assert titles["looks/cafe\u0301.py"] == "looks/cafe⟨U+0301⟩.py" != titles["looks/caf\u00e9.py"] == "looks/caf\u00e9.py"
+    for path in LOOKALIKE_NAMES:
+        text = "".join(pages[html_of(file_page(path))].text)
+        assert ("RIGHT-TO-LEFT OVERRIDE" in text) == ("\u202e" in path) and ("change how it shows" in text) != (path == "looks/caf\u00e9.py")
+    module = pages[html_of(module_page("looks\u202e"))]
+    assert "Module looks⟨U+202E⟩" in module.title and "RIGHT-TO-LEFT OVERRIDE" in "".join(module.text)
+    assert "looks⟨U+202E⟩" in "".join(pages["index.html"].text)  # the navigation
 
 
 def test_the_module_map_and_repository_link_stay_in_place(built) -> None:

@@ -50,6 +50,9 @@ class SkipReason(str, Enum):
     UNREADABLE = "unreadable"
     SECRET = "secret"
     """Named like a file of credentials (`.env`, `id_rsa`, `*.pem`): never read."""
+    BUILT_SITE = "built site"
+    """A site refdoc-site built, in the repository (a CI job's `_publish/site`): skipped as a
+    folder, and each file of it git tracks listed with it."""
     OWN_CONFIG = "refdoc-site configuration"
     """The repository's `refdoc.yml`: the build's settings, not code the site explains (a
     plan's request written there would otherwise be the first source the plan finds)."""

@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
+from ..core.text import one_line
+
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
 BLOCK_START = re.compile(r"^(\d*)([-+!?=]|(?<=\d)\.)")
 """A list item (`- `, `+ `, `1. `), an admonition (`!!!`), details (`???`) or a rule."""
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def _escape_inline(text: str) -> str:
@@ -31,13 +32,6 @@ def escape_text(value: object) -> str:
     text = one_line(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("~", "&#126;")
     return BLOCK_START.sub(lambda match: f"{match[1]}&#{ord(match[2])};", text, count=1)
-
-
-def one_line(value: object) -> str:
-    """A name or prose as one line: whitespace collapsed, control characters (which
-    Markdown drops or HTML refuses) shown as U+FFFD."""
-    text = " ".join(str(value).split())
-    return CONTROL.sub("\ufffd", text) if CONTROL.search(text) else text
 
 
 def code_span(value: object) -> str:

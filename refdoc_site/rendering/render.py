@@ -31,7 +31,7 @@ from ..core.pages import SYSTEM_PAGE, chunk_anchor, component_page, file_page, m
 from ..core.records import Component, ComponentKind, Document, Hierarchy
 from ..core.resources import DEFAULT_LANGUAGE, Labels, page_labels, templates_dir  # noqa: F401 (re-exported)
 from ..core.serial import to_json
-from ..core.text import one_line
+from ..core.text import deceptive_characters
 from ..understanding.components import SYSTEM_ID, module_id
 from ..understanding.graph import RepoGraph
 from ..writing.docstring_links import DocstringNames
@@ -340,6 +340,7 @@ def _environment() -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["text"] = escape_text
+    env.filters["deceptive"] = deceptive_characters
     env.filters["inline_text"] = _escape_inline
     env.filters["code"] = code_span
     env.filters["fence"] = code_fence

@@ -106,7 +106,7 @@ def _requirements_txt(text: str) -> list[Requirement]:
 
 
 def _pyproject(text: str) -> list[Requirement]:
-    data = tomllib.loads(text)
+    data = _toml(text)
     project = _table(data, "project")
     specs = [(spec, True) for spec in _strings(project.get("dependencies"))]
     for name, group in _table(project, "optional-dependencies").items():
@@ -152,7 +152,7 @@ def _go_mod(text: str) -> list[Requirement]:
 
 
 def _cargo_toml(text: str) -> list[Requirement]:
-    data = tomllib.loads(text)
+    data = _toml(text)
     tables = [(_table(data, key), key == "dependencies") for key in CARGO_TABLES]
     tables.append((_table(_table(data, "workspace"), "dependencies"), True))
     return [Requirement(name, _version_of(value), runtime) for table, runtime in tables for name, value in table.items()]
@@ -179,7 +179,7 @@ def declared_test_paths(kind: str, text: str) -> list[str]:
     `testpaths` (pyproject.toml, setup.cfg) and package.json's `directories.test`."""
     try:
         if kind == "pyproject":
-            options = _table(_table(_table(tomllib.loads(text), "tool"), "pytest"), "ini_options")
+            options = _table(_table(_table(_toml(text), "tool"), "pytest"), "ini_options")
             return _strings(options.get("testpaths"))
         if kind == "setup.cfg":
             return _config_section(text, "tool:pytest").get("testpaths", "").split()
@@ -200,9 +200,34 @@ def _config_section(text: str, section: str) -> dict[str, str]:
     return dict(parser.items(section)) if parser.has_section(section) else {}
 
 
+class TooDeepError(ValueError):
+    """A manifest nested deeper than the parser's recursion allows (`[[[[…]]]]` a hundred
+    thousand deep is 200 KB): one warning names the file, the build goes on."""
+
+    def __str__(self) -> str:
+        return "nested too deeply to read"
+
+
+def manifest_problem(error: ValueError) -> str:
+    """What is wrong with a manifest a parser rejected, for the warning that names it."""
+    return str(error) if isinstance(error, TooDeepError) else f"not valid TOML ({error})"
+
+
+def _toml(text: str) -> dict[str, Any]:
+    """`tomllib.loads`, whose recursion on nested arrays and tables raises `TooDeepError`."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise TooDeepError from None
+
+
 def _json_object(text: str) -> dict[str, Any]:
+    """The JSON object `text` holds ({} for anything else, or no JSON); `TooDeepError` when
+    it nests too deeply to read."""
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise TooDeepError from None
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
@@ -259,7 +284,7 @@ def _source_url(urls: dict[str, Any]) -> str:
 
 
 def _pyproject_declaration(text: str) -> Declaration:
-    data = tomllib.loads(text)
+    data = _toml(text)
     project, poetry = _table(data, "project"), _table(_table(data, "tool"), "poetry")
     poetry_urls = {"repository": _text(poetry, "repository"), "homepage": _text(poetry, "homepage"), **_table(poetry, "urls")}
     return Declaration(
@@ -282,7 +307,7 @@ def _package_json_declaration(text: str) -> Declaration:
 
 
 def _cargo_declaration(text: str) -> Declaration:
-    package = _table(tomllib.loads(text), "package")
+    package = _table(_toml(text), "package")
     return Declaration(_text(package, "name"), _text(package, "description"), _text(package, "repository"))
 
 
