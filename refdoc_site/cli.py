@@ -106,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
             sub.add_argument(first[0], help=first[1])
         sub.add_argument("repo", nargs="?", default=".", type=Path, help="repository to document (default: .)")
         sub.add_argument("--config", type=Path, help="configuration file (default: REPO/refdoc.yml); one outside REPO is trusted")
-        sub.add_argument(TRUST_FLAG, action="store_true", help=f"use the endpoints, files outside REPO and language servers the repository's configuration names (also: {TRUST_VARIABLE}=1)")
+        sub.add_argument(TRUST_FLAG, action="store_true", help=f"use the endpoints, models, prices, scripts, URLs and language servers the repository's configuration names, and its node_modules/mermaid (also: {TRUST_VARIABLE}=1)")
         sub.add_argument("--store", type=Path, help="store directory (default: REPO/.refdoc)")
         sub.add_argument("--chunk-size", type=int, help="token window size (overrides refdoc.yml)")
         sub.add_argument("--overlap", type=int, help="token window overlap (overrides refdoc.yml)")
@@ -197,10 +197,10 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     repo = args.repo
     if not repo.is_dir():
         raise RefdocError(f"{repo}: not a directory; pass the repository folder to document")
-    if args.store is None:
-        check_default_store(repo, trusted_by_operator(args.trust_config))
+    check_default_store(repo, args.store, trusted_by_operator(args.trust_config))
     lsp = getattr(args, "lsp", None)
-    from_file = load_repository_config(repo, args.config, trust_flag=args.trust_config, command_line={"lsp"} if lsp else ())
+    command_line = {key for key in ("lsp", "site_url") if getattr(args, key, None) is not None}
+    from_file = load_repository_config(repo, args.config, trust_flag=args.trust_config, command_line=command_line)
     config = with_overrides(
         from_file, chunk_size=args.chunk_size, chunk_overlap=args.overlap, lsp=lsp,
         lsp_budget=getattr(args, "lsp_budget", None), site_url=getattr(args, "site_url", None),

@@ -50,7 +50,7 @@ from ..rendering.outputs import (
     swap_in,
 )
 from ..rendering.render import RenderedPage, SiteData, page_labels, write_hierarchy
-from ..rendering.site import build_site, find_mermaid, write_project
+from ..rendering.site import MermaidScript, build_site, find_mermaid, write_project
 from ..rendering.stamp import build_stamp
 from ..search.embed import StaticEmbedder, embed_documents, matching_embedder
 from ..search.prose import ProsePage, page_documents
@@ -91,7 +91,7 @@ def render_report(workspace: Workspace) -> RenderReport:
     folders, so the search data is written in a forked process meanwhile.
     """
     store = workspace.store
-    mermaid = find_mermaid(workspace.repo, workspace.config.mermaid_js)
+    mermaid = site_mermaid(workspace)
     rendered = workspace.record(RENDERED_NAME)
     written = sorted((store.directory / WRITTEN_DIR).rglob("*.json")) + sorted(store.directory.glob(CHANGES_NAME))
     inputs = workspace.inputs_digest(
@@ -149,7 +149,13 @@ def render_report(workspace: Workspace) -> RenderReport:
     return RenderReport(pages, result.rendered, result.written)
 
 
-def site_digest(workspace: Workspace, data: SiteData, mermaid: Path | None) -> str:
+def site_mermaid(workspace: Workspace) -> MermaidScript | None:
+    """The Mermaid script the site ships (site.py): the repository's only when trusted."""
+    config = workspace.config
+    return find_mermaid(workspace.repo, config.mermaid_js, trusted=config.trusted, store=workspace.store_dir)
+
+
+def site_digest(workspace: Workspace, data: SiteData, mermaid: MermaidScript | None) -> str:
     """What every file page depends on besides its own file (incremental.py): a change
     renders the whole site again."""
     stats = data.stats
@@ -218,7 +224,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
         stats=facts,
         repo_url=workspace.config.repo_url or facts.repo_url,
         commit=facts.commit,
-        mermaid=find_mermaid(workspace.repo, workspace.config.mermaid_js) is not None,
+        mermaid=site_mermaid(workspace) is not None,
         written={name: from_json(record, store.read_json(path)) for name, path, record in written if (store.directory / path).exists()},
         plans=stored_plans(store),
         language=workspace.config.language,
