@@ -35,6 +35,7 @@ from .core.errors import RefdocError
 from .core.processes import Terminated, terminated_on_sigterm
 from .core.serial import to_json
 from .core.store import store_lock
+from .core.store_origin import operators_store
 from .core.text import terminal_text
 from .core.trust import (
     TRUST_FLAG,
@@ -213,6 +214,7 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     check_store_dir(workspace.store_dir, workspace.repo)
     if args.writes_store:
         args.held.enter_context(store_lock(workspace.store_dir, args.command))
+        args.held.enter_context(operators_store(workspace.repo, workspace.store_dir, default=args.store is None))
     return workspace
 
 

@@ -233,6 +233,24 @@ def _add_ci_credentials(repo: HostileRepo) -> None:
 
 
 COMMITTED_SCRIPT = "the repository's own script, run by no page"
+SEEDED_PAGE = "seeded-store-page-never-published"
+
+
+def _add_seeded_store(repo: HostileRepo) -> None:
+    """A store shipped with the repository (a tarball, no git): an extra page, raw HTML, an
+    edited overview with a script, a hook and an engine output that the build would reuse."""
+    project = repo.root / ".refdoc" / "mkdocs"
+    seeded = {
+        "docs/pwn.md": f"# {SEEDED_PAGE}\n<script>alert('pwn')</script>\n",
+        "docs/evil.html": f"<html><script>alert('{SEEDED_PAGE}')</script></html>\n",
+        "docs/index.md": f"# Overview\n<script>document.title='{SEEDED_PAGE}'</script>\n",
+        "hooks/refdoc_pages.py": f"raise SystemExit('{SEEDED_PAGE}')\n",
+        "site/evil.html": f"<script>alert('{SEEDED_PAGE}')</script>\n",
+    }
+    for path, text in seeded.items():
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / path).write_text(text, encoding="utf-8")
+    repo.secrets.append(SEEDED_PAGE)
 
 
 ODD = "odd"
@@ -360,6 +378,7 @@ FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
     _add_odd_files,
     _add_configuration,
     _add_ci_credentials,
+    _add_seeded_store,
 )
 
 

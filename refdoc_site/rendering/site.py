@@ -143,7 +143,8 @@ def write_project(
     ask_script.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(templates_dir() / "shared" / ask_script.name, ask_script)
     hook = project_dir / HOOK_FILE
-    hook.parent.mkdir(exist_ok=True)
+    shutil.rmtree(hook.parent, ignore_errors=True)  # MkDocs runs the hooks mkdocs.yml names: only ours lie there
+    hook.parent.mkdir()
     hook.write_text(HOOK_SOURCE, encoding="utf-8")
     mermaid_asset = _publish_mermaid(mermaid_script, docs_dir) if mermaid_script is not None else ""
     environment = Environment(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
