@@ -53,7 +53,7 @@ def repository_file_refusal(repo: Path, path: Path, store: Path | None = None) -
         if not candidate.is_relative_to(root):
             continue
         relative = candidate.relative_to(root)
-        if pruned := PRUNED_FOLDERS.intersection(relative.parts[:-1]):
+        if pruned := PRUNED_FOLDERS.intersection(relative.parts):  # `.git` itself too: a work tree's gitdir file
             return f"it lies in {sorted(pruned)[0]}/, whose files are never published"
         if git_ignored(root, relative.as_posix()):
             return "a .gitignore of the repository ignores it, so it is no file of the repository's"
