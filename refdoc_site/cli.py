@@ -35,15 +35,10 @@ from .core.errors import RefdocError
 from .core.processes import Terminated, terminated_on_sigterm
 from .core.serial import to_json
 from .core.store import store_lock
+from .core.store_origin import operators_store
 from .core.terminal import log_to_terminal, say
 from .core.text import terminal_text
-from .core.trust import (
-    TRUST_FLAG,
-    TRUST_VARIABLE,
-    check_default_store,
-    load_repository_config,
-    trusted_by_operator,
-)
+from .core.trust import TRUST_FLAG, TRUST_VARIABLE, check_default_store, load_repository_config, trusted_by_operator
 from .indexing.stats import chunk_stats, format_stats, redaction_summary
 from .llm import HOW_TO_TURN_ON, open_session
 from .pipeline import (
@@ -107,7 +102,7 @@ def _parser() -> argparse.ArgumentParser:
             sub.add_argument(first[0], help=first[1])
         sub.add_argument("repo", nargs="?", default=".", type=Path, help="repository to document (default: .)")
         sub.add_argument("--config", type=Path, help="configuration file (default: REPO/refdoc.yml); one outside REPO is trusted")
-        sub.add_argument(TRUST_FLAG, action="store_true", help=f"use the endpoints, files outside REPO and language servers the repository's configuration names (also: {TRUST_VARIABLE}=1)")
+        sub.add_argument(TRUST_FLAG, action="store_true", help=f"use the endpoints, models, prices, scripts, URLs and language servers the repository's configuration names, and its node_modules/mermaid (also: {TRUST_VARIABLE}=1)")
         sub.add_argument("--store", type=Path, help="store directory (default: REPO/.refdoc)")
         sub.add_argument("--chunk-size", type=int, help="token window size (overrides refdoc.yml)")
         sub.add_argument("--overlap", type=int, help="token window overlap (overrides refdoc.yml)")
@@ -198,10 +193,10 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     repo = args.repo
     if not repo.is_dir():
         raise RefdocError(f"{repo}: not a directory; pass the repository folder to document")
-    if args.store is None:
-        check_default_store(repo, trusted_by_operator(args.trust_config))
+    check_default_store(repo, args.store, trusted_by_operator(args.trust_config))
     lsp = getattr(args, "lsp", None)
-    from_file = load_repository_config(repo, args.config, trust_flag=args.trust_config, command_line={"lsp"} if lsp else ())
+    command_line = {key for key in ("lsp", "site_url") if getattr(args, key, None) is not None}
+    from_file = load_repository_config(repo, args.config, trust_flag=args.trust_config, command_line=command_line)
     config = with_overrides(
         from_file, chunk_size=args.chunk_size, chunk_overlap=args.overlap, lsp=lsp,
         lsp_budget=getattr(args, "lsp_budget", None), site_url=getattr(args, "site_url", None),
@@ -214,6 +209,7 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     check_store_dir(workspace.store_dir, workspace.repo)
     if args.writes_store:
         args.held.enter_context(store_lock(workspace.store_dir, args.command))
+        args.held.enter_context(operators_store(workspace.repo, workspace.store_dir, default=args.store is None))
     return workspace
 
 

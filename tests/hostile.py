@@ -10,6 +10,7 @@ more function in `FAMILIES`.
 
 from __future__ import annotations
 
+import base64
 import os
 import socket
 import stat
@@ -33,7 +34,7 @@ HOSTILE_PLAN = "<img src=x onerror=alert(5)> </title><script>alert(5)</script>"
 MENTION_PATHS = ("@acme/security-team/notify.py", "www.github-login.example/verify.py", "refs/#12 GH-7 x@login.example.py")
 """Paths GitHub would make a team mention, an autolink or an issue reference of in the pull
 request's comment."""
-QUOTED_REPO_URL = "https://example.org/o%22w%3Cn/re(po)"
+QUOTED_REPO_URL = "https://github.com/o%22w%3Cn/re(po)"
 """Valid (http, no raw quote or angle bracket) but with percent-encoded ones and parentheses,
 which must not end a Markdown link target."""
 
@@ -219,17 +220,70 @@ OUTSIDE_TEXT = "root:x:0:0:the build machine's own file, never published"
 
 
 def _add_outside_references(repo: HostileRepo) -> None:
-    """Links and settings that point out of the repository: a source file and a Mermaid
-    script linked to a file of the machine, and `mermaid_js` naming it."""
+    """Links that point out of the repository: a source file and Mermaid's module entry
+    linked to a file of the machine (`mermaid_js` naming one is tests/test_trust.py's)."""
     outside = repo.root.parent / f"{repo.root.name}-outside.txt"
     outside.write_text(OUTSIDE_TEXT + "\n", encoding="utf-8")
     repo.outside = outside
     (repo.root / "leak.py").symlink_to(outside)
     _expect_skip(repo, "symlink outside the repository")
-    mermaid = repo.root / "node_modules/mermaid/dist/mermaid.min.js"
-    mermaid.parent.mkdir(parents=True, exist_ok=True)
-    mermaid.symlink_to(outside)
-    repo.config["mermaid_js"] = str(outside)
+    module_entry = repo.root / "node_modules/mermaid/dist/mermaid.esm.min.mjs"
+    module_entry.parent.mkdir(parents=True, exist_ok=True)
+    module_entry.symlink_to(outside)
+
+
+def mermaid_like_script(note: str = "") -> str:
+    """A script that passes rendering/assets.py's look of Mermaid (its size and words) and
+    is not Mermaid: what a trusted repository may still ship, and no more."""
+    head = f"/* {note} mermaid flowchart sequenceDiagram securityLevel */ window.mermaid = {{}};\n"
+    return head + "// padding\n" * (300 * 1024 // 11)
+
+
+def ci_git_config(token: str) -> str:
+    """`.git/config` as actions/checkout leaves it with `persist-credentials: true`: the
+    token, base64-encoded, in an extra header for the server."""
+    header = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    return (
+        "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
+        '[remote "origin"]\n\turl = https://github.com/acme/shop\n'
+        f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic {header}\n'
+    )
+
+
+def _add_ci_credentials(repo: HostileRepo) -> None:
+    """CI's token layout: `.git/config` holds the checkout's token; refdoc.yml names it as
+    the Mermaid script, and a committed node_modules/mermaid (not a link) would run on every
+    page. Without trust neither is published; nothing of `.git/` reaches anything."""
+    token = "ghp_" + fake.token(36)
+    config = ci_git_config(token)
+    (repo.root / ".git").mkdir(exist_ok=True)
+    (repo.root / ".git" / "config").write_text(config, encoding="utf-8")
+    committed = repo.root / "node_modules/mermaid/dist/mermaid.min.js"
+    committed.parent.mkdir(parents=True, exist_ok=True)
+    committed.write_text(mermaid_like_script(COMMITTED_SCRIPT), encoding="utf-8")
+    repo.config["mermaid_js"] = ".git/config"
+    repo.secrets += [token, config.splitlines()[-1].split()[-1], "extraheader", COMMITTED_SCRIPT]
+
+
+COMMITTED_SCRIPT = "the repository's own script, run by no page"
+SEEDED_PAGE = "seeded-store-page-never-published"
+
+
+def _add_seeded_store(repo: HostileRepo) -> None:
+    """A store shipped with the repository (a tarball, no git): an extra page, raw HTML, an
+    edited overview with a script, a hook and an engine output that the build would reuse."""
+    project = repo.root / ".refdoc" / "mkdocs"
+    seeded = {
+        "docs/pwn.md": f"# {SEEDED_PAGE}\n<script>alert('pwn')</script>\n",
+        "docs/evil.html": f"<html><script>alert('{SEEDED_PAGE}')</script></html>\n",
+        "docs/index.md": f"# Overview\n<script>document.title='{SEEDED_PAGE}'</script>\n",
+        "hooks/refdoc_pages.py": f"raise SystemExit('{SEEDED_PAGE}')\n",
+        "site/evil.html": f"<script>alert('{SEEDED_PAGE}')</script>\n",
+    }
+    for path, text in seeded.items():
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / path).write_text(text, encoding="utf-8")
+    repo.secrets.append(SEEDED_PAGE)
 
 
 ODD = "odd"
@@ -359,6 +413,8 @@ FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
     _add_outside_references,
     _add_odd_files,
     _add_configuration,
+    _add_ci_credentials,
+    _add_seeded_store,
 )
 
 

@@ -336,11 +336,11 @@ def test_the_terminal_gets_absolute_links_when_the_site_url_is_known(tmp_path: P
     assert absolute_links(text, "https://docs.test/shop") == (
         "1. [a.py:1-4](https://docs.test/shop/files/a.py/#chunk-f) `f`; [b](https://x.test/b) [c](#top)"
     )
-    repo = write_repo(tmp_path / "repo", {**ASK_SOURCES, "refdoc.yml": "site_url: https://docs.test/shop/\n"})
+    repo = write_repo(tmp_path / "repo", {**ASK_SOURCES, "refdoc.yml": "site_url: https://acme.github.io/shop/\n"})
     assert main(["index", str(repo)]) == 0
     capsys.readouterr()
     assert main(["ask", "which function gives a payment back?", str(repo)]) == 0
     out = capsys.readouterr().out
-    assert "1. [shop/payments.py:" in out and "](https://docs.test/shop/files/shop/payments.py/#chunk-refund-payment)" in out
+    assert "1. [shop/payments.py:" in out and "](https://acme.github.io/shop/files/shop/payments.py/#chunk-refund-payment)" in out
     assert main(["ask", "which function gives a payment back?", str(repo), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["sources"][0]["url"] == "files/shop/payments.py/#chunk-refund-payment"

@@ -55,7 +55,7 @@ SOURCES = {
         module.exports = { start };
         """,
     "README.md": "# Tiny\n\nA tiny project for determinism.\n\n## Use\n\nCall add.\n",
-    "refdoc.yml": "site_url: https://example.org/tiny/\n",
+    "refdoc.yml": "site_url: https://acme.github.io/tiny/\n",
 }
 UNSET_ACTIONS = ("GITHUB_ACTIONS", "GITHUB_REPOSITORY", "GITHUB_SHA", "GITHUB_SERVER_URL", "SOURCE_DATE_EPOCH")
 

@@ -223,7 +223,7 @@ def test_the_budget_stops_sending(server: OpenAIServer, tmp_path: Path, caplog) 
 def test_a_budget_needs_a_price(server: OpenAIServer, tmp_path: Path) -> None:
     session = session_for(server, tmp_path, config=LlmConfig(summarizer_model="local-model"), max_cost=1.0)
     assert ask(session) is None and server.requests == []
-    assert "no price known for local-model; add it under llm: prices:" in session.report.stopped
+    assert "no price known for local-model; give its [input, output] USD per million tokens under llm: prices: in the operator's configuration" in session.report.stopped
 
 
 def test_azure_uses_the_deployment_url_and_api_version(server: OpenAIServer, tmp_path: Path) -> None:

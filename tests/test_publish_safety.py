@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import shutil
 import socket
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -246,3 +249,70 @@ def test_a_repository_whose_every_file_fails_keeps_its_store_and_says_so(work, m
     error = capsys.readouterr().err.strip()
     assert error.startswith(f"refdoc-site: {repo.resolve()}: nothing indexed: all 3 source files failed (README.md: ValueError: no grammar today")
     assert listing(repo / ".refdoc") == before
+
+
+# --- a store that comes with the repository ---------------------------------------------------
+
+
+SEEDED = "seeded-into-the-store"
+SEEDS = {
+    "pwn.md": f"# {SEEDED}\n\n<script>alert(1)</script>\n",
+    "evil.html": f"<script>alert('{SEEDED}')</script>\n",
+}
+
+
+def seed_store(store: Path) -> None:
+    """Finding 5's repro: an extra page, raw HTML, and the overview edited to run a script."""
+    docs = store / "mkdocs" / "docs"
+    for name, text in SEEDS.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    with (docs / "index.md").open("a", encoding="utf-8") as overview:
+        overview.write(f"\n<script>document.title = '{SEEDED}'</script>\n")
+
+
+def published(out: Path) -> list[str]:
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and SEEDED.encode() in p.read_bytes())
+
+
+def git(repo: Path, *arguments: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", *arguments], check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("how", ["tarball without git", "own store, edited", "committed to git"])
+def test_a_store_that_comes_with_the_repository_puts_no_page_into_the_site(how: str, tmp_path: Path, caplog) -> None:
+    first = write_repo(tmp_path / "r9", {"app.py": "def run():\n    return 1\n", "README.md": "# App\n"})
+    assert main(["build", str(first), "--out", str(tmp_path / "first")]) == 0
+    seed_store(first / ".refdoc")
+    repo = first
+    if how == "tarball without git":
+        repo = tmp_path / "r9c"
+        shutil.copytree(first, repo, symlinks=True)  # `cp -a`: the store travels with the folder
+    elif how == "committed to git":
+        git(first, "init", "-q")
+        git(first, "add", "-A")
+        git(first, "commit", "-qm", "ship the store")
+    out = tmp_path / "out"
+    with caplog.at_level(logging.WARNING, logger="refdoc_site"):
+        assert main(["build", str(repo), "--out", str(out)]) == 0
+    assert published(out) == [] and not (out / "evil.html").exists() and not (out / "pwn").exists()
+    assert_site_whole(out, repo / ".refdoc")
+    store = repo / ".refdoc"
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    if how == "own store, edited":  # this machine's stamp: the records are reused, the files checked
+        assert [w for w in warnings if "differ from" in w] == [
+            f"{store / 'mkdocs'}: 3 files differ from what the last render wrote (such as docs/evil.html); "
+            "the pages are written again and the others removed"
+        ]
+    else:
+        reason = ("git tracks it: it came with the repository" if how == "committed to git"
+                  else "no git tells whether it came with the repository, and it bears no stamp of this machine")
+        assert f"{store}: {reason}, so it is not trusted: its files are deleted and it is built again" in warnings
+
+
+def test_the_own_store_of_a_folder_without_git_is_reused(tmp_path: Path, capsys) -> None:
+    """This machine's stamp lets the next build reuse the store: nothing is indexed again."""
+    repo = write_repo(tmp_path / "repo", SOURCES)
+    assert main(["build", str(repo), "--out", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    assert main(["build", str(repo), "--out", str(tmp_path / "out")]) == 0
+    assert "0 processed, 3 unchanged" in capsys.readouterr().out

@@ -7,12 +7,16 @@ recording every request with its headers). The commands run as CI runs them.
 
 from __future__ import annotations
 
+import base64
 import logging
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from helpers import SHOP_SOURCES, write_repo
+from hostile import mermaid_like_script
 from openai_server import TEST_KEY, OpenAIServer
 
 from refdoc_site.cli import main
@@ -134,10 +138,11 @@ def test_a_keyless_endpoint_in_the_repository_is_not_asked_and_the_build_stays_o
 def test_an_azure_endpoint_in_the_repository_gets_no_request_and_no_key(
     server: OpenAIServer, repository_server: OpenAIServer, tmp_path: Path, monkeypatch, caplog
 ) -> None:
-    for name, value in (("OPENAI_PROVIDER", "azure"), ("AZURE_OPENAI_ENDPOINT", server.endpoint), ("AZURE_OPENAI_API_KEY", TEST_KEY)):
+    for name, value in (("OPENAI_PROVIDER", "azure"), ("AZURE_OPENAI_ENDPOINT", server.endpoint), ("AZURE_OPENAI_API_KEY", TEST_KEY),
+                        ("OPENAI_SUMMARIZER_MODEL", "docs-mini")):
         monkeypatch.setenv(name, value)
     monkeypatch.delenv(TRUST_VARIABLE, raising=False)
-    settings = f"llm:\n  provider: azure\n  base_url: {repository_server.endpoint}\n  summarizer_model: docs-mini\n"
+    settings = f"llm:\n  provider: azure\n  base_url: {repository_server.endpoint}\n"
     repo = write_repo(tmp_path / "repo", {**SHOP_SOURCES, "refdoc.yml": settings})
     assert run(caplog, "index", str(repo)) == [f"refdoc.yml: llm.base_url: ignored: {ENDPOINT_WARNING}"]
     assert repository_server.requests == []
@@ -215,24 +220,45 @@ def published_anywhere(out: Path, text: str) -> bool:
     return any(text in path.read_text(encoding="utf-8", errors="replace") for path in out.rglob("*") if path.is_file())
 
 
+UNTRUSTED_MERMAID = (
+    "refdoc.yml: mermaid_js: ignored: the site runs that file as a script on every page with a diagram, so the "
+    "repository's configuration names one only with --trust-config or REFDOC_TRUST_CONFIG=1; or name the "
+    "operator's copy in REFDOC_MERMAID_JS"
+)
+
+
+def refused(path: Path, reason: str) -> str:
+    return f"{path}: ignored as the Mermaid script: {reason}; name the operator's copy in REFDOC_MERMAID_JS instead"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_refusals():
+    """site.py warns once per file and process; each test starts with none said."""
+    site._refuse_once.cache_clear()
+
+
 def test_a_mermaid_js_outside_the_repository_is_not_published(outside_file: Path, tmp_path: Path, caplog) -> None:
     repo = write_repo(tmp_path / "repo", {**SHOP_SOURCES, "refdoc.yml": f"mermaid_js: {outside_file}\n"})
     out, warnings = build_site(repo, caplog)
     assert not (out / ASSET).exists() and not published_anywhere(out, SECRET)
-    assert warnings == [
-        f"refdoc.yml: mermaid_js: ignored: '{outside_file}' lies outside the repository; files outside it are "
-        "used only with --trust-config or REFDOC_TRUST_CONFIG=1, or name the script in REFDOC_MERMAID_JS"
-    ]
+    assert warnings == [UNTRUSTED_MERMAID]
 
+    out, warnings = build_site(repo, caplog, "--trust-config")  # trusted, and still no Mermaid
+    assert not (out / ASSET).exists() and not published_anywhere(out, SECRET)
+    assert warnings == [refused(outside_file, f"{len(SECRET) + 1} bytes, where a Mermaid script has 262144 to 33554432")]
+
+    outside_file.write_text(mermaid_like_script(), encoding="utf-8")
     out, warnings = build_site(repo, caplog, "--trust-config")
-    assert (out / ASSET).read_text(encoding="utf-8").startswith(SECRET) and warnings == []
+    assert (out / ASSET).read_text(encoding="utf-8") == mermaid_like_script() and warnings == []
 
 
 def test_etc_passwd_as_mermaid_js_is_not_published(outside_file: Path, tmp_path: Path, caplog) -> None:
     repo = write_repo(tmp_path / "repo", {**SHOP_SOURCES, "refdoc.yml": "mermaid_js: /etc/passwd\n"})
     out, warnings = build_site(repo, caplog)
+    assert not (out / ASSET).exists() and not published_anywhere(out, "root:x:0:0") and warnings == [UNTRUSTED_MERMAID]
+    out, warnings = build_site(repo, caplog, "--trust-config")
     assert not (out / ASSET).exists() and not published_anywhere(out, "root:x:0:0")
-    assert [w.split(":")[1].strip() for w in warnings] == ["mermaid_js"]
+    assert [w.split(": ignored as the Mermaid script: ")[0] for w in warnings] == ["/etc/passwd"]
 
 
 def test_a_mermaid_js_linked_out_of_the_repository_is_not_published(outside_file: Path, tmp_path: Path, caplog) -> None:
@@ -241,7 +267,7 @@ def test_a_mermaid_js_linked_out_of_the_repository_is_not_published(outside_file
     (repo / "vendor" / "mermaid.min.js").symlink_to(outside_file)
     out, warnings = build_site(repo, caplog)
     assert not (out / ASSET).exists() and not published_anywhere(out, SECRET)
-    assert [w.split(":")[1].strip() for w in warnings] == ["mermaid_js"]
+    assert warnings == [UNTRUSTED_MERMAID]
 
 
 def test_a_node_modules_mermaid_linked_out_of_the_repository_is_refused(outside_file: Path, tmp_path: Path, caplog) -> None:
@@ -249,16 +275,19 @@ def test_a_node_modules_mermaid_linked_out_of_the_repository_is_refused(outside_
     link = repo / site.REPOSITORY_MERMAID
     link.parent.mkdir(parents=True)
     link.symlink_to(outside_file)
-    out, warnings = build_site(repo, caplog)
-    assert not (out / ASSET).exists() and not published_anywhere(out, SECRET)
+    for flags in ((), ("--trust-config",)):
+        out, warnings = build_site(repo, caplog, *flags)
+        assert not (out / ASSET).exists() and not published_anywhere(out, SECRET)
     assert warnings == [
-        f"{link}: ignored: it resolves outside the repository, and only the repository's own files are published"
+        refused(link, "it resolves outside the repository, and only the repository's own files are published")
     ]
 
 
 @pytest.mark.parametrize("where", ["refdoc.yml", "node_modules"])
-def test_a_mermaid_script_inside_the_repository_is_published(where: str, outside_file: Path, tmp_path: Path, caplog) -> None:
-    script = "/* the repository's own mermaid */ window.mermaid = {};\n"
+def test_a_mermaid_script_inside_the_repository_is_published_only_when_trusted(where: str, outside_file: Path, tmp_path: Path, caplog) -> None:
+    """A committed script runs on every page with a diagram: the repository's choice only
+    with trust, and only one that looks like Mermaid."""
+    script = mermaid_like_script("the repository's own")
     files = (
         {"tools/mermaid.min.js": script, "refdoc.yml": "mermaid_js: tools/mermaid.min.js\n"}
         if where == "refdoc.yml"
@@ -266,7 +295,48 @@ def test_a_mermaid_script_inside_the_repository_is_published(where: str, outside
     )
     repo = write_repo(tmp_path / "repo", {**SHOP_SOURCES, **files})
     out, warnings = build_site(repo, caplog)
+    assert not (out / ASSET).exists() and not published_anywhere(out / "assets", "the repository's own")  # its file page may show it
+    assert warnings == ([UNTRUSTED_MERMAID] if where == "refdoc.yml" else [])
+    out, warnings = build_site(repo, caplog, "--trust-config")
     assert (out / ASSET).read_text(encoding="utf-8") == script and warnings == []
+
+
+@pytest.mark.parametrize(
+    ("path", "setup", "reason"),
+    [
+        (".git/config", None, "it lies in .git/, whose files are never published"),
+        ("vendor/config.js", "link", "it lies in .git/, whose files are never published"),
+        (".env.local", None, "it is named like a secret (.env.*)"),
+        ("build/mermaid.min.js", "ignored", "a .gitignore of the repository ignores it, so it is no file of the repository's"),
+        (".refdoc/mermaid.min.js", None, "it lies in the store"),
+    ],
+)
+def test_a_trusted_mermaid_js_still_passes_the_rules_for_the_repositorys_files(
+    path: str, setup: str | None, reason: str, outside_file: Path, tmp_path: Path, caplog
+) -> None:
+    """CI's layout: actions/checkout keeps its token in `.git/config`. With trust given, no
+    file git would not publish (or named like a secret, or in the store) becomes the script,
+    though it looks like Mermaid."""
+    token = "ghp_" + "T0kenOfTheCheckout" * 2
+    repo = write_repo(tmp_path / "repo", {**SHOP_SOURCES, "refdoc.yml": f"mermaid_js: {path}\n"})
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "config", "http.https://github.com/.extraheader",
+                    "AUTHORIZATION: basic " + base64.b64encode(f"x-access-token:{token}".encode()).decode()], check=True)
+    mermaid = mermaid_like_script(token)
+    target = repo / (".git/config" if setup == "link" else path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("a", encoding="utf-8") as file:
+        file.write(mermaid)  # the file is as big as Mermaid and holds its words
+    if setup == "link":
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).symlink_to(os.path.relpath(target, (repo / path).parent))
+    if setup == "ignored":
+        (repo / ".gitignore").write_text("build/\n", encoding="utf-8")
+    out, warnings = build_site(repo, caplog, "--trust-config")
+    assert not (out / ASSET).exists()
+    assert warnings == [refused(repo / path, reason)]
+    written = [p for folder in (out, repo / ".refdoc") for p in folder.rglob("*") if p.is_file() and p != target]
+    assert [p for p in written if token.encode() in p.read_bytes() or b"extraheader" in p.read_bytes()] == []
 
 
 def test_the_environments_mermaid_is_published_wherever_it_lies(outside_file: Path, tmp_path: Path, monkeypatch, caplog) -> None:
@@ -314,18 +384,111 @@ def test_a_default_store_linked_out_of_the_repository_is_refused(dangling: bool,
 def test_mermaids_module_build_is_published_without_its_links_out(outside_file: Path, tmp_path: Path, caplog) -> None:
     dist = site.REPOSITORY_MERMAID.parent
     chunks = dist / site.MERMAID_MODULE_CHUNKS
+    entry = 'import "./chunks/mermaid.esm.min/flowDiagram.mjs"; export default "mermaid";\n' + "//\n" * 600
     files = {
-        str(site.REPOSITORY_MERMAID): "/* classic */\n",
-        str(dist / site.MERMAID_MODULE): "export default {};\n",
+        str(site.REPOSITORY_MERMAID): mermaid_like_script(),
+        str(dist / site.MERMAID_MODULE): entry,
         str(chunks / "flowDiagram.mjs"): "export const flow = 1;\n",
         str(chunks / "flowDiagram.mjs.map"): "{}\n",
+        str(chunks / ".env.mjs"): "export const key = 'named like a secret';\n",
     }
     repo = write_repo(tmp_path / "repo", {**SHOP_SOURCES, **files})
     (repo / chunks / "chunk-secret.mjs").symlink_to(outside_file)
-    out, warnings = build_site(repo, caplog)
+    out, warnings = build_site(repo, caplog, "--trust-config")
     published = out / site.MERMAID_MODULE_DIR
     assert sorted(p.relative_to(published).as_posix() for p in published.rglob("*") if p.is_file()) == [
         f"{site.MERMAID_MODULE_CHUNKS.as_posix()}/flowDiagram.mjs",
         site.MERMAID_MODULE.as_posix(),
     ]
     assert not (out / ASSET).exists() and not published_anywhere(out, SECRET) and warnings == []
+
+
+# --- the operator's money -------------------------------------------------------------------
+
+
+BILLED = "the models and their prices decide what the operator's key is billed, so they are used only with --trust-config or REFDOC_TRUST_CONFIG=1; the environment's models (OPENAI_SUMMARIZER_MODEL, OPENAI_DOC_MODEL) and the built-in prices apply"
+
+
+@pytest.mark.parametrize("how", TRUST)
+def test_the_repository_chooses_no_model_price_or_number_of_plans_unless_trusted(
+    how: str, environment: OpenAIServer, tmp_path: Path, monkeypatch, caplog, capsys
+) -> None:
+    """Finding 4's repro: the repository names the dearest model at a price of 0, so that
+    --max-cost never stops, and asks for seven plans."""
+    monkeypatch.setenv("OPENAI_SUMMARIZER_MODEL", "gpt-4o-mini")
+    monkeypatch.setenv("OPENAI_DOC_MODEL", "gpt-4o-mini")
+    plans = "".join(f"  - add feature number {n}\n" for n in range(7))
+    settings = f"llm:\n  summarizer_model: o1-pro\n  doc_model: o1-pro\n  prices:\n    o1-pro: [0, 0]\nplans:\n{plans}"
+    repo = write_repo(tmp_path / "repo", {**SHOP_SOURCES, "refdoc.yml": settings})
+    warnings = run(caplog, "build", str(repo), "--out", str(tmp_path / "site"), "--max-cost", "5", *trusted(monkeypatch, how))
+    models = {request.body["model"] for request in environment.chat_requests()}
+    planned = sorted(path.name for path in (tmp_path / "site" / "plans").iterdir() if path.name != "milestones")
+    if how == "no trust":
+        assert models == {"gpt-4o-mini"}
+        assert warnings == [f"refdoc.yml: llm.{key}: ignored: {BILLED}" for key in ("summarizer_model", "doc_model", "prices")] + [
+            "refdoc.yml: plans: 2 of 7 ignored: each plan costs LLM requests on the operator's key, so the repository's "
+            "configuration asks for at most 5 unless trusted (--trust-config or REFDOC_TRUST_CONFIG=1)"
+        ]
+        assert len(planned) == 5
+        assert "llm: gpt-4o-mini (summaries), gpt-4o-mini (documents)" in capsys.readouterr().out
+    else:
+        assert models == {"o1-pro"} and warnings == [] and len(planned) == 7
+
+
+def test_a_budget_without_the_repositorys_prices_stops_and_says_where_the_operator_gives_one(
+    environment: OpenAIServer, tmp_path: Path, monkeypatch, caplog, capsys
+) -> None:
+    monkeypatch.setenv("OPENAI_SUMMARIZER_MODEL", "in-house-model")
+    repo = write_repo(tmp_path / "repo", {**SHOP_SOURCES, "refdoc.yml": "llm:\n  prices:\n    in-house-model: [0, 0]\n"})
+    run(caplog, "build", str(repo), "--out", str(tmp_path / "site"), "--max-cost", "0.01")
+    assert environment.chat_requests() == []
+    said = capsys.readouterr()
+    assert (
+        "max_cost: no price known for in-house-model; give its [input, output] USD per million tokens under llm: "
+        "prices: in the operator's configuration (a --config FILE outside the repository, or refdoc.yml with "
+        "--trust-config); the repository's own prices count only when trusted"
+    ) in said.out + said.err
+    operators = write_repo(tmp_path / "ops", {"refdoc.yml": "llm:\n  prices:\n    in-house-model: [1, 2]\n"}) / "refdoc.yml"
+    run(caplog, "build", str(repo), "--out", str(tmp_path / "site2"), "--max-cost", "0.01", "--config", str(operators), "--store", str(tmp_path / "store"))
+    assert environment.chat_requests()
+
+
+# --- links and the canonical address ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "url", "problem"),
+    [
+        ("repo_url", "https://github.com.login-verify.example:8443/o/r?session=1", "has a port and a query"),
+        ("repo_url", "https://user:pw@github.com/o/r", "has a user name"),
+        ("repo_url", "https://github.com/o/r#top", "has a fragment"),
+        ("repo_url", "https://github.com.login-verify.example/o/r", "is on no known forge"),
+        ("site_url", "https://docs.evil.example/", "is on no forge's pages domain"),
+        ("site_url", "https://acme.github.io:444/shop/", "has a port"),
+    ],
+)
+def test_a_repo_or_site_url_of_the_repository_must_be_a_plain_forge_url_unless_trusted(
+    key: str, url: str, problem: str, tmp_path: Path, monkeypatch, caplog
+) -> None:
+    monkeypatch.delenv(TRUST_VARIABLE, raising=False)
+    repo = write_repo(tmp_path / "repo", {"a.py": "x = 1\n", "refdoc.yml": f"{key}: '{url}'\n"})
+    with caplog.at_level(logging.WARNING, logger="refdoc_site"):
+        assert getattr(load_repository_config(repo, environ={}), key) == ""
+        (warning,) = warnings_of(caplog)
+        assert warning.startswith(f"refdoc.yml: {key}: ignored: {url!r} {problem}")
+        assert warning.endswith("such a URL is used only with --trust-config or REFDOC_TRUST_CONFIG=1")
+        caplog.clear()
+        assert getattr(load_repository_config(repo, trust_flag=True, environ={}), key) == url
+        assert load_repository_config(repo, command_line={key}, environ={}) is not None and warnings_of(caplog) == []
+
+
+def test_plain_forge_urls_of_the_repository_are_kept(tmp_path: Path, caplog) -> None:
+    settings = "repo_url: https://github.com/acme/shop\nsite_url: https://acme.github.io/shop/\n"
+    repo = write_repo(tmp_path / "repo", {"a.py": "x = 1\n", "refdoc.yml": settings})
+    with caplog.at_level(logging.WARNING, logger="refdoc_site"):
+        config = load_repository_config(repo, environ={})
+    assert (config.repo_url, config.site_url) == ("https://github.com/acme/shop", "https://acme.github.io/shop/")
+    assert warnings_of(caplog) == []
+    enterprise = write_repo(tmp_path / "ghe", {"refdoc.yml": "repo_url: https://git.acme.example/o/r\nsite_url: https://git.acme.example/pages/o/r/\n"})
+    config = load_repository_config(enterprise, environ={"GITHUB_SERVER_URL": "https://git.acme.example"})
+    assert (config.repo_url, config.site_url) == ("https://git.acme.example/o/r", "https://git.acme.example/pages/o/r/")

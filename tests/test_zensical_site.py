@@ -82,7 +82,7 @@ def test_two_zensical_builds_from_different_folders_are_byte_identical(tmp_path:
     for folder in (tmp_path, first, second):
         assert str(folder).encode() not in everything
     assert f"Built from <code>{commit[:12]}</code> (2024-01-02)" in one["index.html"].decode()
-    assert one["sitemap.xml"].decode().count("<loc>https://example.org/tiny/") > 0
+    assert one["sitemap.xml"].decode().count("<loc>https://acme.github.io/tiny/") > 0
 
 
 def test_an_unknown_engine_is_one_line_naming_the_key() -> None:

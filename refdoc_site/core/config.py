@@ -139,7 +139,8 @@ class Config:
     folder, splitting any module of more than 50 files into its subfolders."""
     mermaid_js: str = ""
     """Path to a local `mermaid.min.js`, relative to the repository; diagrams render as
-    source text without one. Outside the repository only when trusted (trust.py)."""
+    source text without one. From the repository's refdoc.yml only when trusted (trust.py),
+    and only a file that looks like Mermaid (rendering/assets.py)."""
     lsp: str = "off"
     """Language servers for the analysis: `off` (tree-sitter and regex only, the fast
     offline default), `on` (servers first where they run, then the other tiers) or
@@ -166,6 +167,11 @@ class Config:
     embedding: EmbeddingConfig | None = field(default=None, repr=False)
     """When set, the index phase also stores API vectors for `query --embedder api`. Out of
     the repr, which keys the summarize and render digests: no page depends on it."""
+    trusted: bool = field(default=True, repr=False)
+    """Whether the operator trusts the repository's own settings and files (trust.py): only
+    then may the site ship a script of the repository's (`node_modules/mermaid`). A Config
+    built in Python is its author's; `load_repository_config` clears it when untrusted.
+    Out of the repr: what it changes (the Mermaid script) enters the digests itself."""
     llm: LlmConfig | None = field(default=None, repr=False)
     """The LLM's settings. Out of the repr: what shapes the pages (the models, the prompts)
     enters the digests through the LLM session's `identity`, not the concurrency or budget."""

@@ -1,12 +1,15 @@
 """Where the repository lives on its host, so that pages link each definition to its source
 lines at the built commit.
 
-The URL comes from the operator's `repo_url` first, then from what the repository and its
-build say: the git remote `origin`, GitHub Actions' `GITHUB_SERVER_URL`/`GITHUB_REPOSITORY`
-(only for the commit Actions checked out), and the package's declared project URLs. All
-but the first are written by whoever wrote the repository, so each is reduced to a plain
-`https://host/path` or dropped: no other scheme, no credentials (`https://user:token@…`
-would publish the token), no port, query or fragment, nothing that could end a link.
+The URL comes from `repo_url` in the configuration first, then from what the repository
+and its build say: the git remote `origin`, GitHub Actions' `GITHUB_SERVER_URL`/
+`GITHUB_REPOSITORY` (only for the commit Actions checked out), and the package's declared
+project URLs. The repository's own `refdoc.yml` is the repository's, not the operator's:
+untrusted, trust.py lets its `repo_url` through only as a plain `https` URL on a known
+forge. The others here are written by whoever wrote the repository too, so each is
+reduced to a plain `https://host/path` or dropped: no other scheme, no credentials
+(`https://user:token@…` would publish the token), no port, query or fragment, nothing
+that could end a link.
 """
 
 from __future__ import annotations

@@ -18,6 +18,12 @@ from ..core.tokens import count_tokens
 MESSAGE_OVERHEAD = 4
 """Tokens the chat format adds per message (role and separators)."""
 DATED_SUFFIX = re.compile(r"-\d{4}-\d{2}-\d{2}$")
+HOW_TO_PRICE = (
+    "give its [input, output] USD per million tokens under llm: prices: in the operator's configuration "
+    "(a --config FILE outside the repository, or refdoc.yml with --trust-config); "
+    "the repository's own prices count only when trusted"
+)
+"""Where the operator adds a price: trust.py drops the repository's untrusted `llm.prices`."""
 
 
 @cache
@@ -28,7 +34,8 @@ def builtin_prices() -> dict[str, tuple[float, float]]:
 
 @dataclass(frozen=True)
 class PriceTable:
-    """USD per million tokens (input, output) by model; refdoc.yml's entries first."""
+    """USD per million tokens (input, output) by model; the configuration's entries first
+    (the repository's only when trusted: trust.py)."""
 
     extra: dict[str, tuple[float, float]] = field(default_factory=dict)
 

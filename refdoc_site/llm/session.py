@@ -43,7 +43,7 @@ from ..core.errors import ApiError
 from ..core.progress import progress
 from ..providers.openai_api import ApiSettings, RetryPolicy
 from .cache import CachedReply, ResponseCache, request_key
-from .costs import PriceTable, estimate_prompt_tokens
+from .costs import HOW_TO_PRICE, PriceTable, estimate_prompt_tokens
 from .pacing import Throttle, ordered_map
 from .provider import JSON_FORMAT, TEMPERATURE, ChatFailed, ChatProvider, OpenAIChat, Request
 
@@ -416,7 +416,7 @@ class LlmSession:
             if self.report.stopped:
                 return NOT_SENT
             if self.settings.max_cost > 0 and estimate is None:
-                self._stop_locked(f"max_cost: no price known for {model}; add it under llm: prices: in refdoc.yml")
+                self._stop_locked(f"max_cost: no price known for {model}; {HOW_TO_PRICE}")
                 return NOT_SENT
             if self.settings.max_cost > 0 and self._spent + self._reserved + estimate > self.settings.max_cost:
                 self._stop_locked(f"the budget of {self.settings.max_cost:g} USD is reached (max_cost)")

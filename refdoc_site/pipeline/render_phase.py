@@ -50,12 +50,20 @@ from ..rendering.outputs import (
     swap_in,
 )
 from ..rendering.component_map import graphviz
-from ..rendering.render import RenderedPage, SiteData, page_labels, write_hierarchy
-from ..rendering.site import build_site, find_mermaid, write_project
+from ..rendering.project_files import (
+    FILES_NAME,
+    WHOLLY_WRITTEN,
+    check_project,
+    clear_engine_outputs,
+    project_files,
+    remove_unwritten,
+)
+from ..rendering.render import HIERARCHY_JSON, RenderedPage, SiteData, page_labels, write_hierarchy
+from ..rendering.site import MermaidScript, build_site, find_mermaid, write_project
 from ..rendering.stamp import build_stamp
 from ..search.embed import StaticEmbedder, embed_documents, matching_embedder
 from ..search.prose import ProsePage, page_documents
-from ..search.site_search import DATA_DIR, write_search_data
+from ..search.site_search import write_search_data
 from ..understanding.graph import RepoGraph
 from ..writing.written import WrittenDecisions, WrittenMilestones
 from .diff_phase import CHANGES_NAME, stored_change_map
@@ -92,7 +100,7 @@ def render_report(workspace: Workspace) -> RenderReport:
     folders, so the search data is written in a forked process meanwhile.
     """
     store = workspace.store
-    mermaid = find_mermaid(workspace.repo, workspace.config.mermaid_js)
+    mermaid = site_mermaid(workspace)
     rendered = workspace.record(RENDERED_NAME)
     written = sorted((store.directory / WRITTEN_DIR).rglob("*.json")) + sorted(store.directory.glob(CHANGES_NAME))
     inputs = workspace.inputs_digest(
@@ -100,8 +108,17 @@ def render_report(workspace: Workspace) -> RenderReport:
         workspace.config.engine,
     )
     docs_dir = workspace.project_dir / "docs"
+    recorded = _recorded_files(workspace)
+    check = check_project(workspace.project_dir, recorded)
     if rendered.unchanged(inputs) and docs_dir.exists():
-        return RenderReport(rendered.read()["pages"])
+        if not check.differing:
+            return RenderReport(rendered.read()["pages"])
+        (log.warning if recorded else log.info)(
+            "%s: %d files differ from what the last render wrote (such as %s); the pages are written again and the others removed",
+            workspace.project_dir, len(check.differing), check.differing[0],
+        )
+    if check.differing:
+        clear_engine_outputs(workspace.project_dir)
     data = load_site_data(workspace)
     rendered.forget()
     site = site_digest(workspace, data, mermaid)
@@ -109,13 +126,14 @@ def render_report(workspace: Workspace) -> RenderReport:
     previous = page_record.read()["pages"] if page_record.unchanged(site) and docs_dir.is_dir() else None
     if previous is None and docs_dir.exists():
         shutil.rmtree(docs_dir)
-    shutil.rmtree(docs_dir / DATA_DIR, ignore_errors=True)  # the search data is written whole
+    for whole in WHOLLY_WRITTEN:  # the search data and the assets: nothing else may lie there
+        shutil.rmtree(docs_dir / whole, ignore_errors=True)
     query_embedder = matching_embedder(workspace.load_state())
     model_dir = query_embedder.directory if query_embedder else None
     parallel = len(data.documents) >= PARALLEL_MIN_CHUNKS
     # The overview, decisions, plans and module pages are rendered first: their sections
     # are searched with the code (the file pages, most of the work, render meanwhile).
-    job = IncrementalRender(data, docs_dir, site, previous or {})
+    job = IncrementalRender(data, docs_dir, site, previous or {}, check.as_written)
     prose = job.prose()
     searched = data.documents + searched_sections(prose, query_embedder, store)
     with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
@@ -144,13 +162,32 @@ def render_report(workspace: Workspace) -> RenderReport:
         commit_date=data.stats.commit_date[:10],
         engine=workspace.config.engine,
     )
+    written = {*pages, LLMS_TXT, LLMS_FULL_TXT, HIERARCHY_JSON}
+    for removed in remove_unwritten(docs_dir, written):
+        log.info("render: removed %s, which this render did not write", removed)
+    store.write_json(FILES_NAME, {"files": project_files(workspace.project_dir)})
     page_record.save(site, pages=result.digests)
     rendered.save(inputs, pages=pages)
     log.info("render: %d of %d pages rendered, %d written", result.rendered, len(pages), result.written)
     return RenderReport(pages, result.rendered, result.written)
 
 
-def site_digest(workspace: Workspace, data: SiteData, mermaid: Path | None) -> str:
+def _recorded_files(workspace: Workspace) -> dict[str, str]:
+    """What the last whole render wrote into the project (project_files.py); {} when unknown."""
+    try:
+        recorded = workspace.store.read_json(FILES_NAME)["files"] if (workspace.store_dir / FILES_NAME).is_file() else {}
+    except (StoreError, KeyError, TypeError):
+        return {}
+    return recorded if isinstance(recorded, dict) else {}
+
+
+def site_mermaid(workspace: Workspace) -> MermaidScript | None:
+    """The Mermaid script the site ships (site.py): the repository's only when trusted."""
+    config = workspace.config
+    return find_mermaid(workspace.repo, config.mermaid_js, trusted=config.trusted, store=workspace.store_dir)
+
+
+def site_digest(workspace: Workspace, data: SiteData, mermaid: MermaidScript | None) -> str:
     """What every file page depends on besides its own file (incremental.py): a change
     renders the whole site again."""
     stats = data.stats
@@ -219,7 +256,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
         stats=facts,
         repo_url=workspace.config.repo_url or facts.repo_url,
         commit=facts.commit,
-        mermaid=find_mermaid(workspace.repo, workspace.config.mermaid_js) is not None,
+        mermaid=site_mermaid(workspace) is not None,
         written={name: from_json(record, store.read_json(path)) for name, path, record in written if (store.directory / path).exists()},
         plans=stored_plans(store),
         language=workspace.config.language,

@@ -58,11 +58,14 @@ class RenderedPages:
 class IncrementalRender:
     """One render of the site over the pages `previous` (the stored record) says are on disk."""
 
-    def __init__(self, data: SiteData, docs_dir: Path, site: str, previous: dict[str, str]) -> None:
+    def __init__(self, data: SiteData, docs_dir: Path, site: str, previous: dict[str, str], as_written: set[str]) -> None:
         self.pages = _Pages(data)
         self.docs_dir = docs_dir
         self.site = site
         self.previous = previous
+        self.as_written = as_written
+        """The pages whose bytes on disk are as the last whole render wrote them
+        (project_files.py): a page edited since, by anyone, is written again."""
         self.shown = {document.chunk.id: _json(_shown(to_json(document))) for document in data.documents}
         self.digests: dict[str, str] = {}
         self.clean: set[str] = set()
@@ -70,9 +73,10 @@ class IncrementalRender:
         self._compare(module_page_digests(self.pages, site, self.shown))
 
     def _compare(self, digests: dict[str, str]) -> None:
-        """Take in pages' digests; those that match `previous`, with their file there, are clean."""
+        """Take in pages' digests; those that match `previous`, with their file there as
+        written, are clean."""
         self.digests |= digests
-        self.clean |= {page for page, value in digests.items() if self.previous.get(page) == value and (self.docs_dir / page).is_file()}
+        self.clean |= {page for page, value in digests.items() if self.previous.get(page) == value and page in self.as_written}
 
     def prose(self) -> list[RenderedPage]:
         """The prose pages (search reads their sections): an unchanged module page's text

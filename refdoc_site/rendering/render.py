@@ -111,9 +111,13 @@ def write_page(docs_dir: Path, page: str, title: str | None, text: str) -> bool:
     return True
 
 
+HIERARCHY_JSON = "summaries/hierarchy.json"
+"""The summaries as JSON, in `docs/`."""
+
+
 def write_hierarchy(data: SiteData, docs_dir: Path) -> None:
     """The summaries as JSON beside their pages."""
-    hierarchy_json = docs_dir / "summaries" / "hierarchy.json"
+    hierarchy_json = docs_dir / HIERARCHY_JSON
     hierarchy_json.parent.mkdir(parents=True, exist_ok=True)
     hierarchy_json.write_text(json.dumps(to_json(data.hierarchy), ensure_ascii=False, indent=1), encoding="utf-8")
 

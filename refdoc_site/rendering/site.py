@@ -15,6 +15,7 @@ import functools
 import logging
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 from jinja2 import Environment, StrictUndefined
@@ -23,6 +24,7 @@ from ..core.config import ENGINES
 from ..core.errors import SiteBuildError
 from ..core.resources import mkdocs_template, templates_dir
 from ..core.trust import is_inside
+from .assets import classic_refusal, module_chunk_refusal, module_entry_refusal, repository_file_refusal
 from .nav import module_nav_yaml
 from .page_weight import HOOK_SOURCE
 from .render import html_text, page_labels, yaml_string
@@ -52,30 +54,58 @@ CACHED_MERMAID = Path.home() / ".cache/refdoc-site/node_modules/mermaid/dist/mer
 log = logging.getLogger("refdoc_site")
 
 
-def find_mermaid(repo: Path, configured: str) -> Path | None:
-    """The local `mermaid.min.js` to publish: refdoc.yml's `mermaid_js` (relative to the
-    repository; trust.py already refused one outside it unless trusted), REFDOC_MERMAID_JS,
-    the repository's node_modules, or the operator's cache.
+@dataclass(frozen=True)
+class MermaidScript:
+    """The `mermaid.min.js` the site ships, and whose it is."""
 
-    The repository's node_modules copy must resolve inside the repository: a link out of it
-    would publish a file of the building machine under the script's name.
+    path: Path
+    repository: Path | None = None
+    """The repository it is a file of, when it is the repository's rather than the operator's:
+    every file published with it (the module build beside it) passes assets.py's rules too."""
+    store: Path | None = None
+
+
+def find_mermaid(repo: Path, configured: str, *, trusted: bool = True, store: Path | None = None) -> MermaidScript | None:
+    """The local `mermaid.min.js` to publish: refdoc.yml's `mermaid_js` (relative to the
+    repository; trust.py drops it unless trusted), REFDOC_MERMAID_JS, the repository's
+    node_modules (only when `trusted`), or the operator's cache.
+
+    The repository's copies pass assets.py's rules (no secret-named, git-ignored, `.git`
+    or store file; Mermaid's size and words), each refused in one warning; its node_modules
+    copy must also resolve inside it. The operator's copies are taken as they are.
     """
-    candidates = [repo / configured] if configured else []
-    if os.environ.get(MERMAID_ENV):
-        candidates.append(Path(os.environ[MERMAID_ENV]))
-    repository_copy = repo / REPOSITORY_MERMAID
-    if repository_copy.is_file() and not is_inside(repo, repository_copy):
-        _refuse_once(repository_copy)
-    else:
-        candidates.append(repository_copy)
-    candidates.append(CACHED_MERMAID)
-    return next((c for c in candidates if c.is_file()), None)
+    repository_copies = [repo / configured] if configured else []
+    operators = [Path(os.environ[MERMAID_ENV])] if os.environ.get(MERMAID_ENV) else []
+    node_copy = repo / REPOSITORY_MERMAID
+    if trusted and node_copy.is_file():
+        if is_inside(repo, node_copy):
+            repository_copies.append(node_copy)
+        else:
+            _refuse_once(node_copy, "it resolves outside the repository, and only the repository's own files are published")
+    candidates = [
+        *[MermaidScript(path, repo, store) for path in repository_copies[:1]],
+        *[MermaidScript(path) for path in operators],
+        *[MermaidScript(path, repo, store) for path in repository_copies[1:]],
+        MermaidScript(CACHED_MERMAID),
+    ]
+    return next((c for c in candidates if c.path.is_file() and _acceptable(c)), None)
+
+
+def _acceptable(script: MermaidScript) -> bool:
+    """Whether the script may be published: the operator's always, the repository's when
+    assets.py's rules let it (else one warning)."""
+    if script.repository is None:
+        return True
+    refusal = repository_file_refusal(script.repository, script.path, script.store) or classic_refusal(script.path)
+    if refusal:
+        _refuse_once(script.path, refusal)
+    return not refusal
 
 
 @functools.cache
-def _refuse_once(link: Path) -> None:
-    """One warning per link and process: the render phase looks for Mermaid more than once."""
-    log.warning("%s: ignored: it resolves outside the repository, and only the repository's own files are published", link)
+def _refuse_once(script: Path, reason: str) -> None:
+    """One warning per file and process: the render phase looks for Mermaid more than once."""
+    log.warning("%s: ignored as the Mermaid script: %s; name the operator's copy in %s instead", script, reason, MERMAID_ENV)
 
 
 def write_project(
@@ -86,7 +116,7 @@ def write_project(
     site_url: str,
     language: str,
     modules: list[tuple[str, str]],
-    mermaid_script: Path | None,
+    mermaid_script: MermaidScript | None,
     plans: list[tuple[str, str]] = (),
     changes_page: str = "",
     build_stamp: str = "",
@@ -113,7 +143,8 @@ def write_project(
     ask_script.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(templates_dir() / "shared" / ask_script.name, ask_script)
     hook = project_dir / HOOK_FILE
-    hook.parent.mkdir(exist_ok=True)
+    shutil.rmtree(hook.parent, ignore_errors=True)  # MkDocs runs the hooks mkdocs.yml names: only ours lie there
+    hook.parent.mkdir()
     hook.write_text(HOOK_SOURCE, encoding="utf-8")
     mermaid_asset = _publish_mermaid(mermaid_script, docs_dir) if mermaid_script is not None else ""
     environment = Environment(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -142,26 +173,34 @@ def write_project(
     return config_path
 
 
-def _publish_mermaid(script: Path, docs_dir: Path) -> str:
+def _publish_mermaid(script: MermaidScript, docs_dir: Path) -> str:
     """Copy Mermaid into the site; returns the asset the theme override loads.
 
     The module build is preferred when it sits beside the script (links resolved); only
     its files that resolve inside that folder are copied, without source maps: a link
-    could point out of the repository.
+    could point out of the repository. The repository's module build is used only when its
+    entry looks like Mermaid's, and only its chunks that pass assets.py's rules are copied.
     """
-    dist = Path(os.path.realpath(script)).parent
+    dist = Path(os.path.realpath(script.path)).parent
     entry = dist / MERMAID_MODULE
-    if entry.is_file() and is_inside(dist, entry) and (dist / MERMAID_MODULE_CHUNKS).is_dir():
+    checked = script.repository is not None
+    if (
+        entry.is_file() and is_inside(dist, entry) and (dist / MERMAID_MODULE_CHUNKS).is_dir()
+        and not (checked and (module_entry_refusal(entry) or repository_file_refusal(script.repository, entry, script.store)))
+    ):
         target = docs_dir / MERMAID_MODULE_DIR
         for source in [entry, *sorted((dist / MERMAID_MODULE_CHUNKS).rglob("*.mjs"))]:
-            if source.is_file() and is_inside(dist, source):
-                destination = target / source.relative_to(dist)
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, destination)
+            if not source.is_file() or not is_inside(dist, source):
+                continue
+            if checked and (module_chunk_refusal(source) or repository_file_refusal(script.repository, source, script.store)):
+                continue
+            destination = target / source.relative_to(dist)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, destination)
         return f"{MERMAID_MODULE_DIR}/{MERMAID_MODULE}"
     target = docs_dir / MERMAID_ASSET
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(script, target)
+    shutil.copyfile(script.path, target)
     return MERMAID_ASSET
 
 
