@@ -1,0 +1,101 @@
+"""Token formats a maintained scanner knows (`languages/secret_rules.json`), found in linear time.
+
+Each rule is an RE2 expression (RE2 never backtracks: its time is linear in the text, on any
+input) with the literals one of which every match holds. One RE2 alternation of all those
+literals, run once over the lower-cased text, says which rules can match on which lines;
+each rule then runs only there. `tools/secret_rules.py` regenerates the data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import re2
+
+RULES_PATH = Path(__file__).parent.parent / "languages" / "secret_rules.json"
+WINDOW_BEFORE, WINDOW_AFTER = 512, 2048
+"""Bytes around a literal's hit a rule runs on within a long line: every token format
+listed is shorter, and a 1 MB line full of literals costs each rule at most one pass."""
+
+QUOTES = frozenset(b"\"'`")
+
+
+@dataclass(frozen=True)
+class TokenRule:
+    id: str
+    pattern: re2._Regexp
+    group: int
+    """The capture group that holds the secret; 0 for the whole match."""
+
+
+@dataclass(frozen=True)
+class TokenRules:
+    rules: tuple[TokenRule, ...]
+    keywords: re2._Regexp
+    """One alternation of every rule's literals, lower-case, for the lower-cased text."""
+    rules_of: dict[bytes, tuple[int, ...]]
+    """Which rules (indexes into `rules`) each literal stands for."""
+    digest: str
+
+
+@cache
+def token_rules() -> TokenRules:
+    raw = RULES_PATH.read_bytes()
+    data = json.loads(raw)
+    rules, rules_of = [], defaultdict(list)
+    options = re2.Options()
+    options.max_mem = 64 << 20
+    for index, rule in enumerate(data["rules"]):
+        rules.append(TokenRule(rule["id"], re2.compile(rule["pattern"].encode(), options), rule["group"]))
+        for keyword in rule["keywords"]:
+            rules_of[keyword.encode()].append(index)
+    alternation = b"|".join(re2.escape(k) for k in sorted(rules_of, key=len, reverse=True))
+    keyword_options = re2.Options()
+    keyword_options.max_mem = 64 << 20
+    return TokenRules(
+        tuple(rules), re2.compile(alternation, keyword_options), {k: tuple(v) for k, v in rules_of.items()},
+        hashlib.sha256(raw).hexdigest()[:16],
+    )
+
+
+def token_spans(data: bytes, lowered: bytes, check: Callable[[], None]) -> Iterator[tuple[int, int, str]]:
+    """(begin, end, rule id) of each token of a known format in `data` (UTF-8), byte offsets;
+    `check` is called between rules (the caller's time budget)."""
+    rules = token_rules()
+    windows: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for hit in rules.keywords.finditer(lowered):
+        begin, end = hit.span()
+        line_start = data.rfind(b"\n", 0, begin) + 1
+        line_end = data.find(b"\n", end)
+        line_end = len(data) if line_end < 0 else line_end
+        window = (max(line_start, begin - WINDOW_BEFORE), min(line_end, end + WINDOW_AFTER))
+        for index in rules.rules_of[hit.group()]:
+            spans = windows[index]
+            if spans and window[0] <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], max(spans[-1][1], window[1]))
+            else:
+                spans.append(window)
+    for index in sorted(windows):
+        check()
+        rule = rules.rules[index]
+        for window_begin, window_end in windows[index]:
+            for match in rule.pattern.finditer(data, window_begin, window_end):
+                begin, end = match.span(rule.group)
+                while begin < end and data[begin] in QUOTES and data[end - 1] == data[begin]:
+                    begin, end = begin + 1, end - 1  # a rule that takes the literal's quotes leaves them
+                if begin < end and token_like(data[begin:end]):
+                    yield begin, end, rule.id
+
+
+def token_like(value: bytes) -> bool:
+    """What a token of any format is and a word is not: letters and digits or both cases
+    mixed (a rule that takes any value after `sumo,` also meets `'sumsandsquares'`), and no
+    documentation example (AWS's `AKIAIOSFODNN7EXAMPLE`)."""
+    classes = sum((any(97 <= c <= 122 for c in value), any(65 <= c <= 90 for c in value), any(48 <= c <= 57 for c in value)))
+    return (classes >= 2 or len(value) >= 32) and b"example" not in value.lower()
