@@ -105,7 +105,7 @@ def _compiled(triggers, password_words, last_password_words, secret_words, key_p
         assignment=rule(rb"(?P<name>" + name + rb")[\"'`]?\]?" + operator + rb"(?:" + NEXT_LINE + QUOTED + rb"|[ \t]*" + BARE + rb")"),
         default=rule(rb"\b(?:" + "|".join(functions).encode() + rb")\([ \t]*[\"'`](?P<name>" + name + rb")[\"'`][ \t]*,[ \t]*(?:\r?\n[ \t]*)?" + QUOTED + rb"[ \t]*\)"),
         pair=rule(rb"(?P<name>" + name + rb")=(?P<bare>[^;&\"'\s<>(){}\[\],]+)"),
-        docker_env=rule(rb"(?m)^[ \t]*ENV[ \t]+(?P<name>" + name + rb")[ \t]+(?:" + QUOTED + rb"|" + BARE + rb")", True),
+        docker_env=rule(rb"(?m)^[ \t]*ENV[ \t]+(?P<name>(?i:" + name + rb"))[ \t]+(?:" + QUOTED + rb"|" + BARE + rb")", True),
         curl_user=rule(rb"(?:^|\s)(?:-u|--user)(?:[ \t]+|=)[\"']?[^:\s\"'$]+:(?P<bare>[^\s\"'@]+)", True),
         mysql_password=rule(rb"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?[ \t]-p(?P<bare>[^\s\"']+)", True),
         url_password=rule(rb"[a-z][a-z0-9+.\-]*://[^:/\s@\"'<>]*:(?P<bare>[^@/\s\"'<>]+)@"),

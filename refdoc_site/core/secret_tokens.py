@@ -19,6 +19,8 @@ from pathlib import Path
 import re2
 
 RULES_PATH = Path(__file__).parent.parent / "languages" / "secret_rules.json"
+EXTRA_PATH = Path(__file__).parent.parent / "languages" / "secrets.json"
+"""Its `extra_tokens`: formats the converted set lacks (Stripe's `whsec_`), in the same form."""
 WINDOW_BEFORE, WINDOW_AFTER = 512, 2048
 """Bytes around a literal's hit a rule runs on within a long line: every token format
 listed is shorter, and a 1 MB line full of literals costs each rule at most one pass."""
@@ -47,11 +49,12 @@ class TokenRules:
 @cache
 def token_rules() -> TokenRules:
     raw = RULES_PATH.read_bytes()
+    extra = json.loads(EXTRA_PATH.read_bytes())["extra_tokens"]["rules"]
     data = json.loads(raw)
     rules, rules_of = [], defaultdict(list)
     options = re2.Options()
     options.max_mem = 64 << 20
-    for index, rule in enumerate(data["rules"]):
+    for index, rule in enumerate([*data["rules"], *extra]):
         rules.append(TokenRule(rule["id"], re2.compile(rule["pattern"].encode(), options), rule["group"]))
         for keyword in rule["keywords"]:
             rules_of[keyword.encode()].append(index)
@@ -60,7 +63,7 @@ def token_rules() -> TokenRules:
     keyword_options.max_mem = 64 << 20
     return TokenRules(
         tuple(rules), re2.compile(alternation, keyword_options), {k: tuple(v) for k, v in rules_of.items()},
-        hashlib.sha256(raw).hexdigest()[:16],
+        hashlib.sha256(raw + json.dumps(extra).encode()).hexdigest()[:16],
     )
 
 
