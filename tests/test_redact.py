@@ -499,11 +499,13 @@ def test_commit_messages_are_redacted_and_bounded(tmp_path: Path) -> None:
     git(repo, "init", "-q")
     git(repo, "add", ".")
     message = tmp_path / "message.txt"
-    message.write_text(f"Switch to the vault client instead of env files\n\nDeploys now read {secret} from the vault.\n\n"
+    message.write_text(f"Switch to the vault client instead of env files\x1b]0;PWNED\x07\u202e\n\nDeploys now read {secret} from the vault.\n\n"
                        + "filler words " * 100_000, encoding="utf-8")
     git(repo, "commit", "-q", "-F", str(message))
     decisions = commit_decisions(repo)
     assert len(decisions) == 1
-    text = repr(decisions)
+    text = " ".join([decisions[0].title, decisions[0].context, decisions[0].decision, *(e.label for e in decisions[0].evidence)])
     assert secret not in text and MARKER in text
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text and "PWNED" in text  # shown, harmless
+    assert len(text) < 40_000
     assert bounded("word " * 10_000, 1_000).endswith("word") and len(bounded("x" * 5_000, 1_000)) == 0

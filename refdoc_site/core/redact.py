@@ -37,7 +37,7 @@ import re2
 
 from ..languages import language_for
 from .secret_context import context_rules, context_spans
-from .secret_tokens import token_rules, token_spans
+from .secret_tokens import rules_digest, token_spans
 
 MARKER = "«redacted»"
 """What a secret becomes: plain text in every language, obvious to a reader, and no
@@ -111,7 +111,7 @@ class Redactor:
         self.patterns = tuple(_user_pattern("(?m)" + p) for p in patterns)
         self.budget_seconds = budget_seconds
         self.identity = hashlib.sha256(
-            repr((sorted(self.allow), allow_patterns, patterns, token_rules().digest, _context_digest())).encode()
+            repr((sorted(self.allow), allow_patterns, patterns, rules_digest())).encode()
         ).hexdigest()[:16]
         """What decides the redacted texts besides the code: settings and the rules' data."""
 
@@ -179,8 +179,3 @@ def _merged(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
         else:
             merged.append((begin, end, rule))
     return merged
-
-
-@cache
-def _context_digest() -> str:
-    return hashlib.sha256(RULES_PATH.read_bytes()).hexdigest()[:16]

@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import re2
 
@@ -132,6 +132,7 @@ MAX_NAME_LENGTH = 200
 """A longer "name" is no identifier (a line of repeated trigger words)."""
 
 
+@lru_cache(maxsize=4096)
 def name_kind(name: bytes, words: Words) -> str | None:
     """`password`, `secret` or None: what a name says its value is. `password_reset_timeout`
     names a setting, not a password: a secret word followed by a `not_a_value` word does
@@ -163,6 +164,7 @@ def name_kind(name: bytes, words: Words) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def looks_secret(value: str, kind: str, words: Words | None = None) -> bool:
     """Whether `value` of a `kind` name is a secret; with `words`, a value that is itself
     a secret-like identifier (`"new_password2"`, `"password"`) is a name, not a secret."""
@@ -190,7 +192,14 @@ def entropy(value: str) -> float:
 def _span(match, group: bytes) -> tuple[int, int]:
     """A named group's span ((-1, -1) when it did not take part): RE2's matches take only
     numbers, and a bytes pattern's names are bytes."""
-    return match.span(match.re.groupindex[group])
+    return match.span(_group_indexes(match.re)[group])
+
+
+@cache
+def _group_indexes(pattern: re2._Regexp) -> dict[bytes, int]:
+    """A pattern's group numbers by name, asked once (RE2's wrapper works them out anew
+    on every call)."""
+    return dict(pattern.groupindex)
 
 
 def _value(match, data: bytes) -> tuple[int, int, bool] | None:

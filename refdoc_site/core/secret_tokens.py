@@ -24,6 +24,8 @@ EXTRA_PATH = Path(__file__).parent.parent / "languages" / "secrets.json"
 WINDOW_BEFORE, WINDOW_AFTER = 512, 2048
 """Bytes around a literal's hit a rule runs on within a long line: every token format
 listed is shorter, and a 1 MB line full of literals costs each rule at most one pass."""
+SEGMENT = 4096
+"""The stretch of a line whose literals one set match finds."""
 
 QUOTES = frozenset(b"\"'`")
 
@@ -43,6 +45,11 @@ class TokenRules:
     """One alternation of every rule's literals, lower-case, for the lower-cased text."""
     rules_of: dict[bytes, tuple[int, ...]]
     """Which rules (indexes into `rules`) each literal stands for."""
+    keyword_set: re2.Set
+    """The same literals as an RE2 set: which of them a stretch of text holds, in one pass."""
+    literals: tuple[bytes, ...]
+    """The set's literals by index."""
+    longest_keyword: int
     digest: str
 
 
@@ -58,13 +65,25 @@ def token_rules() -> TokenRules:
         rules.append(TokenRule(rule["id"], re2.compile(rule["pattern"].encode(), options), rule["group"]))
         for keyword in rule["keywords"]:
             rules_of[keyword.encode()].append(index)
-    alternation = b"|".join(re2.escape(k) for k in sorted(rules_of, key=len, reverse=True))
+    literals = tuple(sorted(rules_of, key=len, reverse=True))
     keyword_options = re2.Options()
     keyword_options.max_mem = 64 << 20
+    keyword_set = re2.Set.SearchSet(keyword_options)
+    for literal in literals:
+        keyword_set.Add(re2.escape(literal))
+    keyword_set.Compile()
     return TokenRules(
-        tuple(rules), re2.compile(alternation, keyword_options), {k: tuple(v) for k, v in rules_of.items()},
-        hashlib.sha256(raw + json.dumps(extra).encode()).hexdigest()[:16],
+        tuple(rules), re2.compile(b"|".join(re2.escape(k) for k in literals), keyword_options),
+        {k: tuple(v) for k, v in rules_of.items()}, keyword_set, literals, max(map(len, literals)),
+        rules_digest(),
     )
+
+
+@cache
+def rules_digest() -> str:
+    """The digest of the rules' data, without compiling them (0.1 s a rebuild with nothing
+    to read need not pay)."""
+    return hashlib.sha256(RULES_PATH.read_bytes() + EXTRA_PATH.read_bytes()).hexdigest()[:16]
 
 
 def token_spans(data: bytes, lowered: bytes, check: Callable[[], None]) -> Iterator[tuple[int, int, str]]:
@@ -72,18 +91,14 @@ def token_spans(data: bytes, lowered: bytes, check: Callable[[], None]) -> Itera
     `check` is called between rules (the caller's time budget)."""
     rules = token_rules()
     windows: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for hit in rules.keywords.finditer(lowered):
-        begin, end = hit.span()
-        line_start = data.rfind(b"\n", 0, begin) + 1
-        line_end = data.find(b"\n", end)
-        line_end = len(data) if line_end < 0 else line_end
-        window = (max(line_start, begin - WINDOW_BEFORE), min(line_end, end + WINDOW_AFTER))
-        for index in rules.rules_of[hit.group()]:
-            spans = windows[index]
-            if spans and window[0] <= spans[-1][1]:
-                spans[-1] = (spans[-1][0], max(spans[-1][1], window[1]))
-            else:
-                spans.append(window)
+    for begin, end, literals in _segments(lowered, rules):
+        for literal in literals:
+            for index in rules.rules_of[literal]:
+                spans = windows[index]
+                if spans and begin <= spans[-1][1]:
+                    spans[-1] = (spans[-1][0], max(spans[-1][1], end))
+                else:
+                    spans.append((begin, end))
     for index in sorted(windows):
         check()
         rule = rules.rules[index]
@@ -94,6 +109,23 @@ def token_spans(data: bytes, lowered: bytes, check: Callable[[], None]) -> Itera
                     begin, end = begin + 1, end - 1  # a rule that takes the literal's quotes leaves them
                 if begin < end and token_like(data[begin:end]):
                     yield begin, end, rule.id
+
+
+def _segments(lowered: bytes, rules: TokenRules) -> Iterator[tuple[int, int, list[bytes]]]:
+    """(begin, end, literals) of each stretch of a line where literals occur: from the first
+    hit, `SEGMENT` bytes at most, all the literals in it found in one pass (RE2's set), so
+    a line packed with literals costs one step per segment, not one per literal."""
+    position, longest = 0, rules.longest_keyword
+    while (hit := rules.keywords.search(lowered, position)) is not None:
+        first = hit.start()
+        line_start = lowered.rfind(b"\n", max(0, first - WINDOW_BEFORE), first) + 1 or max(0, first - WINDOW_BEFORE)
+        segment_end = lowered.find(b"\n", first, first + SEGMENT)
+        segment_end = min(len(lowered), first + SEGMENT) if segment_end < 0 else segment_end
+        found = rules.keyword_set.Match(lowered[first:segment_end]) or ()
+        after = lowered.find(b"\n", segment_end, segment_end + WINDOW_AFTER)
+        window_end = min(len(lowered), segment_end + WINDOW_AFTER) if after < 0 else after
+        yield line_start, window_end, [rules.literals[i] for i in found]
+        position = max(segment_end - longest + 1, first + 1)
 
 
 def token_like(value: bytes) -> bool:

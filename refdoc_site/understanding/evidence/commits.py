@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...core.findings import Decision, DecisionKind
 from ...core.redact import RedactionTooSlow, Redactor
-from ...core.text import clip
+from ...core.text import clip, terminal_text
 from .text import PROSE_LIMIT, TITLE_LIMIT, prose, whole_file
 
 GIT_LOG_LIMIT = 2000
@@ -107,7 +107,7 @@ def commit_decisions(repo: Path, redactor: Redactor | None = None) -> list[Decis
             continue
         sha, date = fields[:2]
         try:
-            subject, body = (redactor.redact(bounded(text)).text for text in fields[2:])
+            subject, body = (redactor.redact(_plain(bounded(text))).text for text in fields[2:])
         except RedactionTooSlow:  # never published unredacted: the commit is left out
             continue
         if is_decision_like(subject, body):
@@ -124,6 +124,17 @@ def bounded(text: str, limit: int = MESSAGE_LIMIT) -> str:
         return text
     cut = max(text.rfind(" ", 0, limit), text.rfind("\n", 0, limit))
     return text[: cut if cut > 0 else 0]
+
+
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters that reorder the text around them (`invoice\u202egpj.py` shows as `invoiceyp.jpg`)."""
+
+
+def _plain(text: str) -> str:
+    """A message without control characters (but tab and newline) or bidi controls: it
+    reaches the terminal, `llms.txt` and the pages, where they would move the cursor,
+    retitle the terminal or show other text than is there."""
+    return BIDI_CONTROLS.sub("", terminal_text(text))
 
 
 def _commit_entry(sha: str, date: str, subject: str, body: str) -> Decision:
