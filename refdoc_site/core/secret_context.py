@@ -30,13 +30,16 @@ PLACEHOLDER_STARTS = ("$", "%", "{", "<", "#{", "@")
 f-string's `{token}`."""
 
 QUOTED = (
-    rb"""(?:[bBrRuUfF]{1,2})?(?:"{3}(?P<q1>[^"\n]+)"{3}|'{3}(?P<q2>[^'\n]+)'{3}"""
-    rb"""|"(?P<q3>(?:[^"\\\n]|\\.)*)"|'(?P<q4>(?:[^'\\\n]|\\.)*)'|`(?P<q5>[^`\n]*)`"""
-    rb"""|%[qQ]?\((?P<q6>[^)\n]*)\)|%[qQ]?\{(?P<q7>[^}\n]*)\}|%[qQ]?\[(?P<q8>[^\]\n]*)\])"""
+    rb"""(?:[bBrRuUfF]{1,2})?(?P<lit>"{3}[^"\n]+"{3}|'{3}[^'\n]+'{3}"""
+    rb"""|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`"""
+    rb"""|%[qQ]?\([^)\n]*\)|%[qQ]?\{[^}\n]*\}|%[qQ]?\[[^\]\n]*\])"""
 )
 """A literal in any of the forms languages write one (prefixed, triple-quoted, escaped
-quotes inside, Ruby's `%q(…)`); its text is the group that matched."""
-QUOTED_GROUPS = tuple(f"q{n}".encode() for n in range(1, 9))
+quotes inside, Ruby's `%q(…)`), delimiters included in one group (RE2's wrapper costs a
+call per group asked)."""
+LOOK_BACK = 4096
+"""How far back on its line a pair looks for the quote that opens its string: bounded, so a
+megabyte line of pairs costs one pass, not one per pair."""
 BARE = rb"""(?P<bare>[^\s"'`,;()\[\]{}<>]+)"""
 NEXT_LINE = rb"[ \t]*\(?[ \t]*(?:\\?\r?\n[ \t]*\(?[ \t]*)?"
 """Between an operator and a quoted value: a parenthesis, and the line break a formatter
@@ -203,11 +206,15 @@ def _group_indexes(pattern: re2._Regexp) -> dict[bytes, int]:
 
 
 def _value(match, data: bytes) -> tuple[int, int, bool] | None:
-    """(begin, end, quoted) of the value a match captured."""
-    for group in QUOTED_GROUPS:
-        begin, end = _span(match, group)
-        if begin >= 0:
-            return begin, end, True
+    """(begin, end, quoted) of the value a match captured, a literal's delimiters left out."""
+    begin, end = _span(match, b"lit")
+    if begin >= 0:
+        opening = data[begin : begin + 3]
+        if opening in (b'"""', b"'''"):
+            return begin + 3, end - 3, True
+        if opening[:1] == b"%":
+            return begin + (3 if opening[1:2] in (b"q", b"Q") else 2), end - 1, True
+        return begin + 1, end - 1, True
     begin, end = _span(match, b"bare")
     return (begin, end, False) if begin >= 0 else None
 
@@ -231,8 +238,8 @@ def context_spans(data: bytes, rules: ContextRules, bare_values: bool) -> Iterat
         after = data[end : end + 1]
         if kind is None or (after and after not in b";&\"'` \t\r\n"):
             continue
-        line_start = data.rfind(b"\n", 0, match.start()) + 1
-        in_string = any(q in data[line_start : match.start()] for q in (b'"', b"'", b"`"))
+        line_start = max(data.rfind(b"\n", max(0, match.start() - LOOK_BACK), match.start()) + 1, match.start() - LOOK_BACK)
+        in_string = any(q in data[max(0, line_start) : match.start()] for q in (b'"', b"'", b"`"))
         if (bare_values or in_string) and looks_secret(_text(data, (begin, end)), kind, words):
             yield begin, end, "connection-string"
     for match in rules.docker_env.finditer(data):
