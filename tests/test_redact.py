@@ -201,7 +201,9 @@ def test_settings_change_the_redactor_identity() -> None:
 
 @pytest.mark.parametrize(
     "name", [".env", ".env.production", "id_rsa", "id_ed25519", "server.pem", "tls.key", "store.p12", ".netrc",
-             ".npmrc", "credentials", "secrets.yaml", "service-account-prod.json", "Vault.KDBX"]
+             ".npmrc", "credentials", "secrets.yaml", "service-account-prod.json", "Vault.KDBX",
+             "prod.tfvars", "prod.tfvars.json", ".envrc", "kubeconfig", "auth.json", ".vault-token",
+             "credentials.tfrc.json", ".terraformrc", "deploy.ppk"]
 )
 def test_secret_file_names_are_recognised(name: str) -> None:
     assert secret_file_rule(name) is not None
