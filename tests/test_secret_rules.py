@@ -44,12 +44,19 @@ def test_every_shipped_rule_compiles_under_re2_with_usable_literals_and_a_unique
         (r"(?i)\b(npm_[a-z0-9]{36})(?:\\?['\"\x60]|[\s;]|\\[nr]|$)", ["npm_"]),
         (r"gh[pousr]_[0-9a-zA-Z]{36}", ["gho_", "ghp_", "ghr_", "ghs_", "ghu_"]),
         (r"(?i)(?:adafruit)(?:[ \t\w.-]{0,20})[\s'\"]{0,3}(?:=|:)([a-z0-9_-]{32})", ["adafruit"]),
-        (r"SK[0-9a-fA-F]{32}", None),
+        (r"SK[0-9a-fA-F]{32}", sorted("sk" + c for c in "0123456789abcdef")),
+        (r"\b(pat[[:alnum:]]{14}\.[a-f0-9]{64})\b", ["pat"]),
         (r"[a-z]{32}", None),
     ],
 )
 def test_the_converter_finds_the_literals_every_match_holds(pattern: str, literals: list[str] | None) -> None:
     assert converter().required_literals(pattern) == literals
+
+
+def test_generated_matches_of_every_shipped_rule_hold_one_of_its_literals() -> None:
+    tool = converter()
+    rules = json.loads(RULES_PATH.read_text(encoding="utf-8"))["rules"]
+    assert [rule["id"] for rule in rules if not tool.literals_hold(rule["pattern"], rule["keywords"], seed=1)] == []
 
 
 def test_every_literal_a_rule_lists_is_in_every_text_it_matches() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import re._constants as sre
 import re._parser as sre_parse
@@ -61,6 +62,9 @@ MIN_KEYWORD = 3
 """A rule whose every match contains a literal at least this long; shorter ones would make
 the prefilter run the rule on almost every line."""
 MAX_ALTERNATIVES = 32
+MAX_CLASS = 16
+"""A character class of at most this many characters (lower-cased) counts as literals, so
+a short prefix joins the hex digit after it (Twilio's `SK[0-9a-fA-F]{32}` → `sk0` … `skf`)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,20 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         listed = json.loads(listing.read_text(encoding="utf-8"))
     rules, dropped = [], {}
     for rule in sorted(listed, key=lambda r: r["id"]):
-        reason = _excluded(rule["id"])
-        keywords = None if reason else required_literals(rule["pattern"])
-        if not reason and not keywords:
-            reason = f"no literal of {MIN_KEYWORD}+ characters that every match contains"
-        if not reason and set(keywords) & GENERIC_KEYWORDS:
-            reason = "a generic rule: it runs on any name holding words like key or secret"
-        if not reason:
-            try:
-                compiled = re2.compile(rule["pattern"])
-            except re2.error as error:
-                reason = f"RE2 cannot compile it: {error}"
+        reason, compiled = _left_out(rule)
         if reason:
             dropped[rule["id"]] = reason
             continue
+        keywords = required_literals(rule["pattern"])
         source, _, name = rule["id"].partition(".")
         rules.append({
             "id": name.removeprefix("secrets/"),
@@ -117,12 +112,106 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _left_out(rule: dict) -> tuple[str | None, object]:
+    """Why `rule` is left out (None to keep it), and its RE2 expression."""
+    reason = _excluded(rule["id"])
+    if reason:
+        return reason, None
+    try:
+        compiled = re2.compile(rule["pattern"])
+    except re2.error as error:
+        return f"RE2 cannot compile it: {error}", None
+    keywords = required_literals(rule["pattern"])
+    if not keywords:
+        return f"no literal of {MIN_KEYWORD}+ characters that every match contains", None
+    if set(keywords) & GENERIC_KEYWORDS:
+        return "a generic rule: it runs on any name holding words like key or secret", None
+    if not literals_hold(rule["pattern"], keywords):
+        return "a generated match lacked every literal the analysis found", None
+    return None, compiled
+
+
 def _excluded(rule_id: str) -> str | None:
     if rule_id in EXCLUDED:
         return EXCLUDED[rule_id]
     if any(word in rule_id for word in NOT_SECRET_WORDS):
         return "an identifier, not a credential"
     return None
+
+
+# --- checking the literals on generated matches -----------------------------------------------
+
+SAMPLES = 40
+PRINTABLE = [chr(c) for c in range(32, 127)]
+CATEGORIES = {
+    sre.CATEGORY_DIGIT: "0123456789", sre.CATEGORY_SPACE: " \t",
+    sre.CATEGORY_WORD: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_",
+}
+
+
+def literals_hold(pattern: str, keywords: list[str], seed: int = 0) -> bool:
+    """Whether every generated text that `pattern` matches (RE2) holds one of `keywords`:
+    the analysis checked on `SAMPLES` random matches."""
+    rng = random.Random(seed)
+    tree = list(sre_parse.parse(_python_syntax(pattern)))
+    compiled = re2.compile(pattern)
+    for _ in range(SAMPLES):
+        try:
+            text = "".join(_sample(tree, rng))
+        except (ValueError, RecursionError):
+            continue
+        found = compiled.search(text)
+        if found is not None and not any(k in found.group().lower() for k in keywords):
+            return False
+    return True
+
+
+def _sample(items, rng: random.Random) -> list[str]:
+    out: list[str] = []
+    for op, value in items:
+        if op is sre.LITERAL:
+            out.append(chr(value))
+        elif op is sre.NOT_LITERAL:
+            out.append(rng.choice([c for c in PRINTABLE if ord(c) != value]))
+        elif op is sre.ANY:
+            out.append(rng.choice(PRINTABLE))
+        elif op is sre.IN:
+            out.append(rng.choice(_class_members(value)))
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+            low, high, body = value
+            for _ in range(rng.randint(low, min(high, low + 3))):
+                out += _sample(list(body), rng)
+        elif op is sre.SUBPATTERN:
+            out += _sample(list(value[-1]), rng)
+        elif op is sre.ATOMIC_GROUP:
+            out += _sample(list(value), rng)
+        elif op is sre.BRANCH:
+            out += _sample(list(rng.choice(value[1])), rng)
+        elif op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
+            continue
+        else:
+            raise ValueError(op)
+    return out
+
+
+def _class_members(value) -> list[str]:
+    chars: set[str] = set()
+    negate = False
+    for kind, member in value:
+        if kind is sre.NEGATE:
+            negate = True
+        elif kind is sre.LITERAL:
+            chars.add(chr(member))
+        elif kind is sre.RANGE:
+            chars.update(chr(c) for c in range(member[0], min(member[1], member[0] + 200) + 1))
+        elif kind is sre.CATEGORY and member in CATEGORIES:
+            chars.update(CATEGORIES[member])
+        elif kind is sre.CATEGORY:
+            chars.update(c for c in PRINTABLE if not any(c in v for v in CATEGORIES.values()))
+    members = [c for c in PRINTABLE if c not in chars] if negate else sorted(chars)
+    if not members:
+        raise ValueError("empty class")
+    return members
 
 
 # --- the literals every match contains --------------------------------------------------------
@@ -144,9 +233,18 @@ def required_literals(pattern: str) -> list[str] | None:
 def _python_syntax(pattern: str) -> str:
     """Go's syntax, as far as the literal analysis needs it: flags anywhere (Python wants a
     global flag first; case is ignored here anyway) and `\\z`."""
+    for posix, members in POSIX_CLASSES.items():
+        pattern = pattern.replace(f"[:{posix}:]", members)
     pattern = re.sub(r"\(\?-?[imsU]+\)", "", pattern)
     pattern = re.sub(r"\(\?(-?[imsU]+)(?=:)", lambda m: "(?" + ("s" if "s" in m.group(1).lstrip("-") else "i"), pattern)
     return pattern.replace(r"\z", r"\Z")
+
+
+POSIX_CLASSES = {
+    "alnum": "a-zA-Z0-9", "alpha": "a-zA-Z", "digit": "0-9", "xdigit": "0-9a-fA-F", "upper": "A-Z",
+    "lower": "a-z", "word": "\\w", "space": "\\s", "punct": "!-/:-@\\[-`{-~",
+}
+"""Go's `[[:alnum:]]`, which Python's parser would read as a class of `[:alnu` and a `]`."""
 
 
 def _exact(item) -> set[str] | None:
@@ -160,11 +258,11 @@ def _exact(item) -> set[str] | None:
         for kind, member in value:
             if kind is sre.LITERAL:
                 chars.add(chr(member).lower())
-            elif kind is sre.RANGE and member[1] - member[0] < 8:
+            elif kind is sre.RANGE and member[1] - member[0] < MAX_CLASS:
                 chars.update(chr(c).lower() for c in range(member[0], member[1] + 1))
             else:
                 return None
-        return chars if 0 < len(chars) <= 8 else None
+        return chars if 0 < len(chars) <= MAX_CLASS else None
     if op is sre.SUBPATTERN:
         return _exact_sequence(list(value[-1]))
     if op is sre.BRANCH:
@@ -240,6 +338,8 @@ def _prefixes(item) -> set[str] | None:
     op, value = item
     if op is sre.SUBPATTERN:
         return _sequence_prefixes(list(value[-1]))
+    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT) and value[0] >= 1:
+        return _sequence_prefixes(list(value[2]))  # the first repetition starts it
     if op is sre.BRANCH:
         options: set[str] = set()
         for branch in value[1]:
