@@ -512,3 +512,15 @@ def test_commit_messages_are_redacted_and_bounded(tmp_path: Path) -> None:
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text and "PWNED" in text  # shown, harmless
     assert len(text) < 40_000
     assert bounded("word " * 10_000, 1_000).endswith("word") and len(bounded("x" * 5_000, 1_000)) == 0
+
+
+def test_a_file_over_the_redaction_budget_is_skipped_counted_and_never_stored(tmp_path: Path, capsys, monkeypatch) -> None:
+    secret = modern_tokens()["npm"]
+    hostile = f'TOKEN = "{secret}"\n' + "api_key=ab1\n" * 50_000  # about 1.5 s of CPU here
+    repo = write_repo(tmp_path, {"app.py": "def f():\n    return 1\n", "slow.txt": hostile})
+    monkeypatch.setattr("refdoc_site.core.redact.BUDGET_SECONDS", 0.2)
+    assert main(["index", str(repo)]) == 0
+    out = capsys.readouterr()
+    assert "slow.txt: RedactionTooSlow" in out.out + out.err and "not read" in out.out + out.err
+    store = repo / ".refdoc"
+    assert not any(secret.encode() in path.read_bytes() for path in store.rglob("*") if path.is_file())

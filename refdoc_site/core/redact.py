@@ -106,12 +106,12 @@ class Redactor:
         allow: tuple[str, ...] = (),
         allow_patterns: tuple[str, ...] = (),
         patterns: tuple[str, ...] = (),
-        budget_seconds: float = BUDGET_SECONDS,
+        budget_seconds: float | None = None,
     ) -> None:
         self.allow = frozenset(allow)
         self.allow_patterns = tuple(_user_pattern(p) for p in allow_patterns)
         self.patterns = tuple(_user_pattern("(?m)" + p) for p in patterns)
-        self.budget_seconds = budget_seconds
+        self.budget_seconds = BUDGET_SECONDS if budget_seconds is None else budget_seconds
         self.identity = hashlib.sha256(
             repr((sorted(self.allow), allow_patterns, patterns, rules_digest())).encode()
         ).hexdigest()[:16]
