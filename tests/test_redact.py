@@ -456,6 +456,9 @@ def test_a_putty_keys_private_lines_and_mac_go_and_its_public_lines_stay() -> No
         "_TOKEN_REF = r'[A-Z]\\w*'",
         'publicKeyToken="1fc8b3b9a1e18e3b"',
         '"--password-store=basic",',
+        'headers = {"Authorization": f"Bearer {token}"}',
+        'key = os.getenv("API_KEY", "")',
+        'dsn = f"host={host} password={password}"',
     ],
 )
 def test_hashes_uuids_shas_fixtures_and_words_are_not_redacted(text: str) -> None:
