@@ -76,6 +76,8 @@ class ContextRules:
     key_lines: re2._Regexp
     putty: re2._Regexp
     kubernetes_secret: re2._Regexp
+    xml_setting: re2._Regexp
+    command_password: re2._Regexp
 
 
 def context_rules(assignments: dict) -> ContextRules:
@@ -117,7 +119,11 @@ def _compiled(triggers, password_words, last_password_words, secret_words, key_p
         key_begin=rule(rb"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----", True),
         key_body=rule(rb"[A-Za-z0-9+/=\s\\:,.\"'\-]*", True),
         key_lines=rule(rb"(?:\r?\n[ \t]*[A-Za-z0-9+/=]{40,}[ \t]*)+(?:\r?\n[ \t]*[A-Za-z0-9+/=]+)?", True),
-        putty=rule(rb"Private-Lines:[ \t]*\d+[ \t]*\r?\n(?P<bare>(?:[A-Za-z0-9+/=]+[ \t]*(?:\r?\n|$))+)|Private-MAC:[ \t]*(?P<mac>[0-9a-fA-F]{16,})", True),
+        putty=rule(rb"Private-Lines:[ \t]*\d+[ \t]*\r?\n(?P<bare>(?:[ \t]*[A-Za-z0-9+/=]+[ \t]*(?:\r?\n|$))+)|Private-MAC:[ \t]*(?P<mac>[0-9a-fA-F]{16,})", True),
+        xml_setting=rule(rb"\bkey[ \t]*=[ \t]*[\"'](?P<name>" + name + rb")[\"'][ \t]+value[ \t]*=[ \t]*(?P<lit>\"[^\"\n]*\"|'[^'\n]*')"),
+        command_password=rule(
+            rb"\bsshpass\b[^\n]*?[ \t]-p[ \t]*[\"']?(?P<bare>[^\s\"']+)"
+            rb"|\b(?:echo|printf)[ \t]+[\"']?(?P<lit>[^\"'\s|]+)[\"']?[ \t]*\|[^\n]*--password-stdin", True),
         kubernetes_secret=rule(rb"(?m)^kind:[ \t]*[\"']?Secret[\"']?[ \t]*$", True),
     )
 
@@ -247,6 +253,17 @@ def context_spans(data: bytes, rules: ContextRules, bare_values: bool) -> Iterat
         kind = name_kind(match.group(b"name"), words)
         if found and kind and looks_secret(_text(data, found), kind, words):
             yield found[0], found[1], "dockerfile-env"
+    for match in rules.xml_setting.finditer(data):
+        found = _value(match, data)
+        kind = name_kind(match.group(b"name"), words)
+        if found and kind and looks_secret(_text(data, found), kind, words):
+            yield found[0], found[1], "xml-setting"
+    for match in rules.command_password.finditer(data):
+        begin, end = _span(match, b"bare")
+        if begin < 0:
+            begin, end = _span(match, b"lit")
+        if looks_secret(_text(data, (begin, end)), "password", words):
+            yield begin, end, "command-line-password"
     for rule, pattern, kind in (("curl-user", rules.curl_user, "password"), ("mysql-password", rules.mysql_password, "password"),
                                 ("url-password", rules.url_password, "password"), ("bearer", rules.bearer, "secret")):
         for match in pattern.finditer(data):

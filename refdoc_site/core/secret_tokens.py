@@ -28,6 +28,8 @@ SEGMENT = 4096
 """The stretch of a line whose literals one set match finds."""
 
 QUOTES = frozenset(b"\"'`")
+PLACEHOLDER_RUN = re2.compile(rb"x{8}|X{8}|0{12}|\*{4}")
+"""What a placeholder is written with and a random token almost never holds."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,8 @@ def _segments(lowered: bytes, rules: TokenRules) -> Iterator[tuple[int, int, lis
 def token_like(value: bytes) -> bool:
     """What a token of any format is and a word is not: letters and digits or both cases
     mixed (a rule that takes any value after `sumo,` also meets `'sumsandsquares'`), and no
-    documentation example (AWS's `AKIAIOSFODNN7EXAMPLE`)."""
+    documentation example (AWS's `AKIAIOSFODNN7EXAMPLE`) or placeholder run (`xxxxxxxx`)."""
     classes = sum((any(97 <= c <= 122 for c in value), any(65 <= c <= 90 for c in value), any(48 <= c <= 57 for c in value)))
-    return (classes >= 2 or len(value) >= 32) and b"example" not in value.lower()
+    if PLACEHOLDER_RUN.search(value) or b"example" in value.lower():
+        return False  # `sk_live_xxxxxxxx…`, `AKIA…EXAMPLE`: a documented placeholder
+    return classes >= 2 or len(value) >= 32
