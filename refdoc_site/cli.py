@@ -328,6 +328,7 @@ def _stats(args: argparse.Namespace) -> int:
         skipped_by_reason(workspace),
         workspace.config.chunk_size,
         {path: entry.secrets_redacted for path, entry in state.files.items() if entry.secrets_redacted},
+        {path: entry.secret_rules for path, entry in state.files.items() if entry.secret_rules},
     )
     say(format_stats(stats))
     return 0

@@ -216,6 +216,46 @@ export function call(url) {{
     repo.secrets += [aws, aws_secret, database_password, password, github, bearer, slack, stripe, env_stripe, *key_lines, *pem_lines]
 
 
+def _add_modern_secrets(repo: HostileRepo) -> None:
+    """The formats a red team found leaking (round two): prefixed tokens outside any secret
+    name, secret-named defaults, connection strings, Docker and shell forms, a Kubernetes
+    Secret, a PuTTY key; and the credential files named like that."""
+    tokens = fake.modern_tokens()
+    password, db_password, dsn_password, docker_password = ("Pw" + fake.token(12) for _ in range(4))
+    api_key, encoded, mysql_password, curl_password = fake.token(32), "U2h" + fake.token(29), "My" + fake.token(10), "Cu" + fake.token(10)
+    _write(repo, "clients/providers.py", f'''"""Clients of the providers."""
+import os
+
+GITHUB = Github("{tokens["github-fine-grained"]}")
+OPENAI_KEY = os.getenv("OPENAI_API_KEY", "{tokens["openai-project"]}")
+os.environ.setdefault("STRIPE_API_KEY", "{api_key}")
+CLIENTS = [Anthropic("{tokens["anthropic"]}"), HfApi(token=("{tokens["huggingface"]}"))]
+DSN = "host=db user=app password={dsn_password} dbname=shop"
+SQL = "Server=db;User Id=app;Password={db_password};"
+MAPS = f"https://maps.example.com/api?key={tokens["google"]}&q=1"
+HEADERS = {{"Authorization": f"Bearer {tokens["npm"]}"}}
+DB_PASS = (
+    b"{password}"
+)
+''')
+    _write(repo, "deploy/Dockerfile", f"FROM python:3.12\nENV DATABASE_PASSWORD {docker_password}\n")
+    _write(repo, "deploy/release.sh", f"curl -u deploy:{curl_password} https://uploads.example.com\n"
+                                      f"mysqldump -u root -p{mysql_password} shop > shop.sql\n")
+    _write(repo, "k8s/secret.yaml", f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: shop\ndata:\n  config: {encoded}\n"
+                                    f"stringData:\n  hook: {tokens['stripe-webhook']}\n")
+    putty, putty_secrets = fake.putty_key()
+    _write(repo, "docs/keys.md", f"# Keys\n\nThe deploy key, for PuTTY:\n\n```\n{putty}```\n\n"
+                                 f"Slack app: {tokens['slack-app']}, Shopify: {tokens['shopify']}, DO: {tokens['digitalocean']}.\n")
+    repo.redacted_in += ["clients/providers.py", "deploy/Dockerfile", "deploy/release.sh", "k8s/secret.yaml", "docs/keys.md"]
+    for name in (".envrc", "infra/prod.tfvars.json", "kubeconfig", "auth.json", ".vault-token", "credentials.tfrc.json", ".terraformrc"):
+        target = repo.root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(f"token = \"{fake.token(24)}\"\n", encoding="utf-8")
+        _expect_skip(repo, "secret")
+    repo.secrets += [*tokens.values(), password, db_password, dsn_password, docker_password, api_key, encoded,
+                     mysql_password, curl_password, *putty_secrets]
+
+
 OUTSIDE_TEXT = "root:x:0:0:the build machine's own file, never published"
 
 
@@ -410,6 +450,7 @@ FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
     _add_site_markers,
     _add_undecodable_names,
     _add_secrets,
+    _add_modern_secrets,
     _add_outside_references,
     _add_odd_files,
     _add_configuration,

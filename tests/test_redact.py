@@ -19,7 +19,9 @@ from fake_secrets import (
     aws_key_id,
     github_token,
     jwt,
+    modern_tokens,
     private_key_block,
+    putty_key,
     slack_token,
     stripe_key,
     token,
@@ -30,9 +32,11 @@ from openai_server import TEST_KEY, OpenAIServer
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config, SecretsConfig
 from refdoc_site.core.records import SkipReason
-from refdoc_site.core.redact import MARKER, Redactor, secret_file_rule
+from refdoc_site.core.reading import read_text
+from refdoc_site.core.redact import MARKER, RedactionTooSlow, Redactor, secret_file_rule
 from refdoc_site.core.store import Store
 from refdoc_site.indexing.discover import discover
+from refdoc_site.understanding.evidence.commits import bounded, commit_decisions
 
 
 def redact(text: str, path: str = "notes.txt", redactor: Redactor | None = None):
@@ -197,7 +201,9 @@ def test_settings_change_the_redactor_identity() -> None:
 
 @pytest.mark.parametrize(
     "name", [".env", ".env.production", "id_rsa", "id_ed25519", "server.pem", "tls.key", "store.p12", ".netrc",
-             ".npmrc", "credentials", "secrets.yaml", "service-account-prod.json", "Vault.KDBX"]
+             ".npmrc", "credentials", "secrets.yaml", "service-account-prod.json", "Vault.KDBX",
+             "prod.tfvars", "prod.tfvars.json", ".envrc", "kubeconfig", "auth.json", ".vault-token",
+             "credentials.tfrc.json", ".terraformrc", "deploy.ppk"]
 )
 def test_secret_file_names_are_recognised(name: str) -> None:
     assert secret_file_rule(name) is not None
@@ -316,7 +322,9 @@ def test_no_secret_reaches_the_site_the_store_or_the_llm(server: OpenAIServer, t
     assert main(["stats", str(repo)]) == 0
     stats = capsys.readouterr().out
     assert "secret 2" in stats.split("files skipped: ")[1].splitlines()[0]
-    assert "6 secrets redacted in 3 files:\n  docs/adr/0001-use-slack.md  1\n  docs/guide.md  2\n  shop/payments.py  3" in stats
+    assert "6 secrets redacted in 3 files:\n  docs/adr/0001-use-slack.md  1  (" in stats
+    assert "\n  docs/guide.md  2  (" in stats and "\n  shop/payments.py  3  (" in stats
+    assert "(aws-access-token, secret-named-assignment, stripe-access-token)" in stats  # the rules, never a value
 
 
 def test_without_publish_source_pages_and_search_data_carry_no_code(tmp_path: Path, capsys) -> None:
@@ -346,3 +354,176 @@ def test_without_publish_source_pages_and_search_data_carry_no_code(tmp_path: Pa
     assert main(["build", str(repo), "--out", str(tmp_path / "site")]) == 0
     capsys.readouterr()
     assert "unusual_local_name" in (docs / "files" / "shop" / "cart.py.md").read_text(encoding="utf-8")
+
+
+# --- round two: the forms a red team found missing (findings 2, 3) --------------------------
+
+
+@pytest.mark.parametrize("provider", sorted(modern_tokens()))
+def test_modern_prefixed_tokens_go_anywhere_not_only_after_a_secret_name(provider: str) -> None:
+    secret = modern_tokens()[provider]
+    for path, line in (("client.py", 'client = Github("{}")'), ("app.js", "new Octokit({{ auth: '{}' }});"),
+                       ("README.md", "Run it with {} in the header.")):
+        result = redact(line.format(secret), path)
+        assert result.text == line.format(MARKER), (provider, path)
+        assert result.secrets == 1 and sum(result.rules.values()) == 1
+
+
+PASSWORD = "Pw" + token(12)
+TOKEN = token(32)
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "secret"),
+    [
+        # values that are not directly after a secret name
+        ("app.py", 'key = os.getenv("OPENAI_API_KEY", "{}")', TOKEN),
+        ("app.py", 'os.environ.setdefault("STRIPE_API_KEY", "{}")', TOKEN),
+        ("app.rb", 'token = ENV.fetch("API_TOKEN", "{}")', TOKEN),
+        # connection strings and URLs inside code strings
+        ("Db.cs", 'var conn = "Server=db;User Id=app;Password={};Database=shop";', PASSWORD),
+        ("db.py", 'dsn = "host=db user=app password={} dbname=shop"', PASSWORD),
+        ("api.py", 'url = f"https://api.example.com/v1/items?api_key={}&page=2"', TOKEN),
+        # name words
+        ("settings.py", 'DB_PASS = "{}"', PASSWORD),
+        ("config.yml", "db.pass: {}", PASSWORD),
+        ("settings.py", 'db_pw = "{}"', PASSWORD),
+        ("deploy.sh", "export PGPASSWORD={}", PASSWORD),
+        ("settings.py", 'MYSQL_PWD = "{}"', "shop2024"),
+        ("settings.py", 'passw = "{}"', PASSWORD),
+        ("settings.py", 'pass_phrase = "{}"', PASSWORD),
+        # literal forms
+        ("app.py", 'password = b"{}"', PASSWORD),
+        ("app.py", 'password = r"{}"', PASSWORD),
+        ("app.py", 'password = f"{}"', PASSWORD),
+        ("app.py", 'password = """{}"""', PASSWORD),
+        ("app.py", 'password = ("{}")', PASSWORD),
+        ("app.py", 'password = (\n    "{}"\n)', PASSWORD),
+        ("app.rb", "password = %q({})", PASSWORD),
+        ("app.py", "password = '{}'", "hun\\'" + PASSWORD),
+        # shell, Docker, INI
+        ("Dockerfile", "ENV DATABASE_PASSWORD {}", PASSWORD),
+        ("deploy.sh", "curl -u {} https://api.example.com/upload", "admin:" + PASSWORD),
+        ("README.md", "Try `curl --user {} https://api.example.com`.", "admin:" + PASSWORD),
+        ("backup.sh", "mysqldump -u root -p{} shop > shop.sql", PASSWORD),
+        ("settings.ini", "[db]\npass = {}", PASSWORD),
+        # Bearer tokens built in code
+        ("client.py", 'headers = {{"Authorization": f"Bearer {}"}}', TOKEN),
+        ("client.js", 'const auth = "Bearer " + "{}";', TOKEN),
+    ],
+)
+def test_each_form_of_finding_2_is_redacted(path: str, line: str, secret: str) -> None:
+    text = line.format(secret)
+    result = redact(text, path)
+    assert result.text == line.format(MARKER), result.rules
+    assert result.secrets == 1
+
+
+def test_a_kubernetes_secret_loses_its_data_and_string_data_whatever_the_keys_are_called() -> None:
+    encoded, plain = "U2h" + token(30), "Pw" + token(14)
+    text = (f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: shop\ntype: Opaque\ndata:\n  DB_PASS: {encoded}\n"
+            f"  config: {encoded[::-1]}\nstringData:\n  db.pass: \"{plain}\"\n")
+    result = Redactor().redact(text, "k8s/secret.yaml")
+    assert not any(value in result.text for value in (encoded, encoded[::-1], plain))
+    assert "name: shop" in result.text and "  config: " + MARKER in result.text
+    assert result.rules.get("kubernetes-secret", 0) >= 2
+
+
+def test_a_putty_keys_private_lines_and_mac_go_and_its_public_lines_stay() -> None:
+    text, private = putty_key()
+    result = Redactor().redact(text, "keys/notes.txt")
+    assert not any(part in result.text for part in private)
+    assert "Public-Lines: 2" in result.text and result.text.count("\n") == text.count("\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'sha256 = "9f2c5a0f1a5e1b7d3c4e6f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c"',
+        'commit = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"',
+        'cache_key = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"',
+        'request_id = "123e4567-e89b-12d3-a456-426614174000"',
+        '"integrity": "sha512-Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG8="',
+        'AWS_ACCESS_KEY_ID = "AKIAIOSFODNN7EXAMPLE"',
+        'api_key = "your-api-key-here"',
+        'fields = ("username", "password", "email")',
+        "@sensitive_post_parameters('password', 'credit_card')",
+        'self.validate_passwords("new_password1", "new_password2")',
+        'AUTH_USER_MODEL = "auth.User"',
+        '"password": "string",',
+        'pass_rate = "0.95"',
+        "Lorem ipsum dolor sit amet: pass the key and the token to the secret keeper.",
+        "_TOKEN_REF = r'[A-Z]\\w*'",
+        'publicKeyToken="1fc8b3b9a1e18e3b"',
+        '"--password-store=basic",',
+        'headers = {"Authorization": f"Bearer {token}"}',
+        'key = os.getenv("API_KEY", "")',
+        'dsn = f"host={host} password={password}"',
+    ],
+)
+def test_hashes_uuids_shas_fixtures_and_words_are_not_redacted(text: str) -> None:
+    assert redact(text, "app.py").text == text
+
+
+def test_stats_name_the_rules_that_fired_and_never_a_value() -> None:
+    tokens = modern_tokens()
+    text = f'A = "{tokens["npm"]}"\npassword = "{PASSWORD}"\nB = "{tokens["github-fine-grained"]}"\n'
+    result = Redactor().redact(text, "settings.py")
+    assert result.rules == {"github-fine-grained-pat": 1, "npm-access-token": 1, "secret-named-assignment": 1}
+    assert not any(secret in repr(result.rules) for secret in (PASSWORD, tokens["npm"]))
+
+
+def test_hostile_texts_cost_linear_time_and_a_text_over_its_budget_is_not_read(tmp_path: Path) -> None:
+    """Each of these took seconds to minutes with backtracking rules (an 80 KB line took
+    51 s, 8,000 BEGIN lines 23 s); here each stays within the default budget (the seconds
+    per megabyte are `benchmarks/redos.py`'s). The budget itself: a
+    redactor with none left refuses the text rather than return it unredacted."""
+    hostile = [
+        '"password"' * 10_000,
+        "password = " * 10_000,
+        "-----BEGIN PRIVATE KEY-----\n" * 8_000,
+        "a" * 100_000 + "password=",
+        "github_pat_" * 10_000,
+        "npm_" * 20_000 + "sk-proj-" * 10_000,
+        "://" * 30_000 + "a:b",
+        "'a; api_key=ab1 " * 8_000,
+    ]
+    redactor = Redactor()
+    for text in hostile:
+        redactor.redact(text, "notes.md")  # raises RedactionTooSlow past 20 s
+    with pytest.raises(RedactionTooSlow):
+        Redactor(budget_seconds=-1).redact("password = 'x'", "a.py")
+    repo = write_repo(tmp_path, {"a.py": "x = 1\n"})
+    with pytest.raises(OSError):  # every reader skips and counts an OSError
+        read_text(repo, "a.py", Redactor(budget_seconds=-1))
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_commit_messages_are_redacted_and_bounded(tmp_path: Path) -> None:
+    secret = modern_tokens()["github-fine-grained"]
+    repo = write_repo(tmp_path, {"app.py": "x = 1\n"})
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    message = tmp_path / "message.txt"
+    message.write_text(f"Switch to the vault client instead of env files\x1b]0;PWNED\x07\u202e\n\nDeploys now read {secret} from the vault.\n\n"
+                       + "filler words " * 100_000, encoding="utf-8")
+    git(repo, "commit", "-q", "-F", str(message))
+    decisions = commit_decisions(repo)
+    assert len(decisions) == 1
+    text = " ".join([decisions[0].title, decisions[0].context, decisions[0].decision, *(e.label for e in decisions[0].evidence)])
+    assert secret not in text and MARKER in text
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text and "PWNED" in text  # shown, harmless
+    assert len(text) < 40_000
+    assert bounded("word " * 10_000, 1_000).endswith("word") and len(bounded("x" * 5_000, 1_000)) == 0
+
+
+def test_a_file_over_the_redaction_budget_is_skipped_counted_and_never_stored(tmp_path: Path, capsys, monkeypatch) -> None:
+    secret = modern_tokens()["npm"]
+    hostile = f'TOKEN = "{secret}"\n' + "api_key=ab1\n" * 50_000  # about 1.5 s of CPU here
+    repo = write_repo(tmp_path, {"app.py": "def f():\n    return 1\n", "slow.txt": hostile})
+    monkeypatch.setattr("refdoc_site.core.redact.BUDGET_SECONDS", 0.2)
+    assert main(["index", str(repo)]) == 0
+    out = capsys.readouterr()
+    assert "slow.txt: RedactionTooSlow" in out.out + out.err and "not read" in out.out + out.err
+    store = repo / ".refdoc"
+    assert not any(secret.encode() in path.read_bytes() for path in store.rglob("*") if path.is_file())

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import re2
 import yaml
 
 from ..languages import LANGUAGES, LanguageSpec
@@ -258,9 +259,9 @@ def _secrets_key(key: str, value: Any) -> str | None:
         return None
     for item in value:
         try:
-            pattern = re.compile(item)
-        except re.error as error:
-            return f"{item!r} is not a valid regular expression ({error})"
+            pattern = re2.compile(item)
+        except re2.error as error:  # RE2: linear time on any text, so no look-around or back-reference
+            return f"{item!r} is not a valid RE2 regular expression, which has no look-around or back-references ({error})"
         if pattern.fullmatch(""):
             return f"{item!r} matches the empty string; make it match the secret itself"
     return None

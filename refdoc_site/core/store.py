@@ -60,6 +60,9 @@ class FileEntry:
     the next build analyses it again although its content did not change."""
     secrets_redacted: int = 0
     """Secrets replaced in the file's text before anything was made from it (redact.py)."""
+    secret_rules: dict[str, int] = field(default_factory=dict)
+    """How many of them each rule found (`github-fine-grained-pat`: 1): which rule fired,
+    never what it found."""
 
 
 @dataclass

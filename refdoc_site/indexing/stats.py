@@ -36,11 +36,14 @@ class ChunkStats:
     skipped: dict[str, int] = field(default_factory=dict)
     secrets: dict[str, int] = field(default_factory=dict)
     """Per file with any, how many secrets were redacted from it."""
+    secret_rules: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per file with any, how many secrets each rule found (rule names only, no value)."""
     recommendation: str = ""
 
 
 def chunk_stats(
-    documents: list[Document], files: dict[str, str], skipped: dict[str, int], size: int, secrets: dict[str, int] | None = None
+    documents: list[Document], files: dict[str, str], skipped: dict[str, int], size: int, secrets: dict[str, int] | None = None,
+    secret_rules: dict[str, dict[str, int]] | None = None,
 ) -> ChunkStats:
     """`files` maps each indexed path to its language; `secrets` the paths with redactions to their count."""
     tokens = [d.chunk.tokens for d in documents]
@@ -70,6 +73,7 @@ def chunk_stats(
         },
         skipped=skipped,
         secrets=dict(sorted((secrets or {}).items())),
+        secret_rules={path: rules for path, rules in sorted((secret_rules or {}).items()) if rules},
     )
     stats.recommendation = recommend(stats, tokens, size)
     return stats
@@ -97,6 +101,13 @@ def redaction_summary(secrets: dict[str, int]) -> str:
     return f"{total} secret{'s' if total != 1 else ''} redacted in {files} file{'s' if files != 1 else ''}"
 
 
+def _rules_fired(rules: dict[str, int]) -> str:
+    """`  (github-pat, secret-named-assignment ×2)`: which rules found the file's secrets."""
+    if not rules:
+        return ""
+    return "  (" + ", ".join(rule if n == 1 else f"{rule} ×{n}" for rule, n in sorted(rules.items())) + ")"
+
+
 def format_stats(stats: ChunkStats) -> str:
     lines = [
         f"files indexed     {stats.files}",
@@ -116,7 +127,10 @@ def format_stats(stats: ChunkStats) -> str:
         lines.append("files skipped: none")
     if stats.secrets:
         lines.append(redaction_summary(stats.secrets) + ":")
-        lines.extend(f"  {terminal_text(path, one_line=True)}  {count}" for path, count in stats.secrets.items())
+        lines.extend(
+            f"  {terminal_text(path, one_line=True)}  {count}{_rules_fired(stats.secret_rules.get(path, {}))}"
+            for path, count in stats.secrets.items()
+        )
     else:
         lines.append("secrets redacted: none")
     if stats.recommendation:

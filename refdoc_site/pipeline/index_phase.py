@@ -249,6 +249,7 @@ class FileJob:
         entry = _file_entry(source, text, analysis.imports, documents)
         entry.deferred = analysis.deferred
         entry.secrets_redacted = redacted.secrets
+        entry.secret_rules = dict(redacted.rules)
         return FileResult(documents, entry, failed)
 
 

@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 from ...core.findings import Decision, DecisionKind
-from ...core.redact import Redactor
-from ...core.text import clip
+from ...core.redact import RedactionTooSlow, Redactor
+from ...core.text import clip, terminal_text
 from .text import PROSE_LIMIT, TITLE_LIMIT, prose, whole_file
 
 GIT_LOG_LIMIT = 2000
@@ -20,6 +20,10 @@ MAX_COMMIT_DECISIONS = 15
 FIELD_SEPARATOR = "\x1f"
 RECORD_SEPARATOR = "\x1e"
 GIT_FORMAT = "%H%x1f%ad%x1f%s%x1f%b%x1e"
+MESSAGE_LIMIT = 16_000
+"""Characters of a subject or body kept at most, cut at a space, before it is redacted or
+searched: a decision needs a few paragraphs, and a megabyte message (pasted logs, or one
+built to stall the build) costs no more than this. What is cut is never published."""
 BODY_SCANNED = 600
 """Characters of a commit body searched for decision wording (the rest is detail)."""
 
@@ -102,12 +106,35 @@ def commit_decisions(repo: Path, redactor: Redactor | None = None) -> list[Decis
         if len(fields) != 4:
             continue
         sha, date = fields[:2]
-        subject, body = (redactor.redact(text).text for text in fields[2:])
+        try:
+            subject, body = (redactor.redact(_plain(bounded(text))).text for text in fields[2:])
+        except RedactionTooSlow:  # never published unredacted: the commit is left out
+            continue
         if is_decision_like(subject, body):
             entries.append(_commit_entry(sha, date, subject, body))
             if len(entries) == MAX_COMMIT_DECISIONS:
                 break
     return entries
+
+
+def bounded(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """`text` cut to `limit` characters at its last whitespace, so no token is cut in two
+    (half a token is still a secret, but no longer of a format a rule knows)."""
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(" ", 0, limit), text.rfind("\n", 0, limit))
+    return text[: cut if cut > 0 else 0]
+
+
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters that reorder the text around them (`invoice\u202egpj.py` shows as `invoiceyp.jpg`)."""
+
+
+def _plain(text: str) -> str:
+    """A message without control characters (but tab and newline) or bidi controls: it
+    reaches the terminal, `llms.txt` and the pages, where they would move the cursor,
+    retitle the terminal or show other text than is there."""
+    return BIDI_CONTROLS.sub("", terminal_text(text))
 
 
 def _commit_entry(sha: str, date: str, subject: str, body: str) -> Decision:
