@@ -137,6 +137,7 @@ def rendered_core_page(tmp_path: Path, config: Config | None = None, extra: dict
         ("actions", "https://github.example.org/org/tiny"),
         ("pyproject", "https://gitlab.com/me/tiny"),
         ("package.json", "https://github.com/npm/tiny"),
+        ("package.json shorthand", "https://github.com/expressjs/tiny"),
     ],
 )
 def test_source_links_point_at_the_commit_wherever_the_url_comes_from(
@@ -153,6 +154,8 @@ def test_source_links_point_at_the_commit_wherever_the_url_comes_from(
         extra = {"pyproject.toml": '[project]\nname = "tiny"\n[project.urls]\nHomepage = "https://tiny.example.org"\nSource = "https://gitlab.com/me/tiny.git"\n'}
     elif source == "package.json":
         extra = {"package.json": '{"name": "tiny", "repository": {"type": "git", "url": "git+https://github.com/npm/tiny.git"}}'}
+    elif source == "package.json shorthand":
+        extra = {"package.json": '{"name": "tiny", "repository": "expressjs/tiny"}'}
     if source == "actions":
         repo = write_repo(tmp_path / "repo", SOURCES)
         monkeypatch.setenv("GITHUB_SHA", committed(repo))
@@ -215,8 +218,13 @@ def test_actions_names_the_repository_only_for_the_commit_it_checked_out() -> No
         ("pyproject.toml", '[project]\nname = "x"\n[project.urls]\nRepository = "https://github.com/o/x"\n', "https://github.com/o/x"),
         ("pyproject.toml", '[project]\nname = "x"\n[project.urls]\nHomepage = "https://x.example.org"\n', ""),
         ("pyproject.toml", '[project]\nname = "x"\n[project.urls]\nhomepage = "https://github.com/o/x"\n', "https://github.com/o/x"),
-        ("package.json", '{"name": "x", "repository": "github:o/x"}', "github:o/x"),
-        ("package.json", '{"name": "x", "repository": {"url": "git+https://github.com/o/x.git"}}', "git+https://github.com/o/x.git"),
+        ("package.json", '{"name": "x", "repository": "github:o/x"}', "https://github.com/o/x"),
+        ("package.json", '{"name": "x", "repository": "expressjs/express"}', "https://github.com/expressjs/express"),
+        ("package.json", '{"name": "x", "repository": "gitlab:group/x"}', "https://gitlab.com/group/x"),
+        ("package.json", '{"name": "x", "repository": "bitbucket:o/x.js"}', "https://bitbucket.org/o/x.js"),
+        ("package.json", '{"name": "x", "repository": "gist:11081aaa"}', "gist:11081aaa"),
+        ("package.json", '{"name": "x", "repository": "o/x/../y"}', "o/x/../y"),
+        ("package.json", '{"name": "x", "repository": {"type": "git", "url": "git+https://github.com/o/x.git"}}', "git+https://github.com/o/x.git"),
         ("package.json", '{"name": "x", "repository": 3}', ""),
         ("Cargo.toml", '[package]\nname = "x"\nrepository = "https://github.com/o/x"\n', "https://github.com/o/x"),
         ("METADATA", "Name: x\nProject-URL: Documentation, https://x.example.org\nProject-URL: Source, https://github.com/o/x\n\nbody", "https://github.com/o/x"),

@@ -184,8 +184,57 @@ def test_examples_become_code_blocks() -> None:
         CodeBlock("total = double(price)"),
         Title("examples"),
         CodeBlock(">>> double(0)\n0", "pycon"),
-        Directive("versionchanged", "2.0", ["Accepts floats."]),
+        Directive("versionchanged", "2.0", [Paragraph(["Accepts floats."])]),
     ]
+
+
+def test_an_admonition_keeps_its_title_prose_and_literal_block() -> None:
+    parsed = parse(
+        """
+        The application object.
+
+        .. admonition:: About the First Parameter
+
+            The idea of the first parameter is to give Flask an idea of
+            what belongs to your application.
+
+            Create it with one of the two versions below::
+
+                app = Flask('yourapplication')
+                app = Flask(__name__.split('.')[0])
+
+        .. note:: Read :ref:`the callbacks <callbacks-and-errors>` and
+            :doc:`/patterns/packages`.
+        """
+    )
+    assert parsed.blocks == [
+        Paragraph(["The application object."]),
+        Directive(
+            "admonition",
+            "About the First Parameter",
+            [
+                Paragraph(["The idea of the first parameter is to give Flask an idea of what belongs to your application."]),
+                Paragraph(["Create it with one of the two versions below:"]),
+                CodeBlock("app = Flask('yourapplication')\napp = Flask(__name__.split('.')[0])"),
+            ],
+        ),
+        Directive("note", "", [Paragraph(["Read ", "the callbacks", " and ", "/patterns/packages", "."])]),
+    ]
+
+
+def test_a_rustdoc_examples_heading_is_a_section_title() -> None:
+    parsed = parse(
+        """
+        Adds one.
+
+        # Examples
+
+        ```
+        assert_eq!(add_one(1), 2);
+        ```
+        """
+    )
+    assert parsed.blocks == [Paragraph(["Adds one."]), Title("examples"), CodeBlock("assert_eq!(add_one(1), 2);")]
 
 
 def test_markup_is_kept_as_written_for_the_page_to_escape() -> None:

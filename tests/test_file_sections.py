@@ -55,8 +55,30 @@ def hostile(x):
         ```
 
     .. note:: <b onmouseover=alert(6)>bold</b>
+
+    .. admonition:: <img src=t onerror=alert(7)> "x" **y** !!! danger
+
+        <i onclick=alert(8)>body</i>
     """
     return x
+'''
+FLASKISH = '''
+class Flask:
+    """The flask object implements a WSGI application.
+
+    .. admonition:: About the First Parameter
+
+        The idea of the first parameter is to give Flask an idea of what
+        belongs to your application.  See :ref:`the callbacks <callbacks-and-errors>`.
+
+        Create it with one of the two versions below::
+
+            app = Flask('yourapplication')
+            app = Flask(__name__.split('.')[0])
+
+    .. versionchanged:: 1.0
+        The ``host_matching`` parameter was added.
+    """
 '''
 
 
@@ -88,7 +110,7 @@ class Config:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> tuple[Path, Path]:
     work = tmp_path_factory.mktemp("sections")
-    repo = write_repo(work / "repo", {"app/registry.py": REGISTRY, "app/hostile.py": HOSTILE_DOCSTRING, "app/overloads.py": OVERLOADS})
+    repo = write_repo(work / "repo", {"app/registry.py": REGISTRY, "app/hostile.py": HOSTILE_DOCSTRING, "app/overloads.py": OVERLOADS, "app/flaskish.py": FLASKISH})
     out = work / "out"
     assert main(["build", str(repo), "--chunk-size", str(CHUNK_SIZE), "--overlap", "8", "--out", str(out)]) == 0
     return repo, out
@@ -179,6 +201,21 @@ def test_a_hostile_docstring_reaches_the_page_as_text(site) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in content
     assert "onerror=alert(5)" in content  # inside the example's code block, as text
     assert "onclick=alert(4)" in content
+    assert "onerror=alert(7)" in content and "onclick=alert(8)" in content  # the admonition's title and body
+
+
+def test_docstring_admonitions_are_admonitions_with_their_prose_and_code(site) -> None:
+    _, out = site
+    html = (out / "files" / "app" / "flaskish.py" / "index.html").read_text(encoding="utf-8")
+    content = html.split('<article', 1)[1].split("</article>", 1)[0]
+    admonition = content.split('<div class="admonition note">', 1)[1].split("</div>", 1)[0]
+    assert '<p class="admonition-title">About the First Parameter</p>' in admonition
+    assert "belongs to your application." in admonition
+    code = admonition.split("<pre", 1)[1].split("</pre>", 1)[0]
+    assert "Flask" in code and "yourapplication" in code  # a code block, not prose
+    assert "the callbacks" in admonition and "callbacks-and-errors" not in admonition
+    assert "<code>admonition</code>" not in content
+    assert '<p class="admonition-title">Changed in version 1.0</p>' in content
 
 
 def document(symbol: str, kind: ChunkKind, start: int, end: int, content: str, **fields) -> Document:

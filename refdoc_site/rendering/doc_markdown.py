@@ -47,6 +47,21 @@ ADMONITION_TYPES = {
 INDENT = "    "
 
 
+def admonition_head(name: str, argument: str, labels: dict[str, str]) -> str:
+    """`!!! kind "Title"` opening a directive's Material admonition: the label of its name
+    (`Changed in version`) and its argument, which the caller has escaped as Markdown text."""
+    kind = ADMONITION_TYPES.get(name, "note")
+    heading = " ".join(part for part in (labels.get(name, ""), argument) if part).replace('"', "&quot;")
+    return f'!!! {kind} "{heading}"' if heading else f"!!! {kind}"
+
+
+def docstring_admonition(name: str, argument: str, labels: dict[str, str]) -> str:
+    """`admonition_head` for a docstring's directive (writing/docstrings.py): its argument is
+    raw text, and a directive the labels do not name is titled with its own name."""
+    label = labels.get(name, "" if name in ADMONITION_TYPES or name == "admonition" else name)
+    return admonition_head(name, escape_text(" ".join(part for part in (label, argument) if part)), {})
+
+
 @dataclass
 class DocLinks:
     """Where a doc's links lead on this site, from the page `here`."""
@@ -154,14 +169,10 @@ def _block(block: Block, links: DocLinks, labels: dict, show_code: bool) -> str:
         inner = blocks_markdown(block.items[0] if block.items else [], links, labels, show_code)
         return "\n".join(f"> {line}" if line else ">" for line in inner.split("\n")) if inner else ""
     if block.kind == "admonition":
-        kind = ADMONITION_TYPES.get(block.name, "note")
-        title = labels.get(block.name, "")
-        argument = _inlines(block.inlines, None).strip()
-        heading = " ".join(part for part in (title, argument) if part).replace('"', "&quot;")
+        head = admonition_head(block.name, _inlines(block.inlines, None).strip(), labels)
         inner = blocks_markdown(block.items[0] if block.items else [], links, labels, show_code)
-        if not inner and not heading:
+        if not inner and head.count(" ") == 1:
             return ""
-        head = f'!!! {kind} "{heading}"' if heading else f"!!! {kind}"
         return head + ("\n\n" + _indented(inner) if inner else "")
     if block.kind == "table":
         return _table(block, links)

@@ -42,7 +42,7 @@ from ..writing.names import NameIndex
 from ..writing.sections import PageSection, page_sections
 from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones
 from .component_map import SiteMaps
-from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, rst_labels
+from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, docstring_admonition, rst_labels
 from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
 from .page_meta import page_description
 
@@ -352,6 +352,7 @@ def _environment() -> Environment:
     env.filters["url"] = link_target
     env.filters["indent_block"] = lambda text, width=4: "\n".join((" " * width + line) if line.strip() else "" for line in text.splitlines())
     env.filters["fill"] = fill
+    env.filters["admonition"] = lambda block, labels: docstring_admonition(block.name, block.argument, labels)
     env.filters["plural"] = plural
     return env
 

@@ -101,11 +101,15 @@ TEXT_DIRECTIVES = frozenset({"note", "warning", "seealso", "tip", "hint", "impor
 """Directives whose first line is already their text, not an argument (`.. note:: Beware.`)."""
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)")
 INLINE_CODE = re.compile(
-    r":(?:[\w-]+:)?[\w-]+:`(?P<role>[^`]+)`"  # reST role: :class:`~a.b.C`, :py:func:`f`
+    r":(?:[\w-]+:)?(?P<rolename>[\w-]+):`(?P<role>[^`]+)`"  # reST role: :class:`~a.b.C`, :py:func:`f`
     r"|``(?P<double>[^`]+?)``"  # reST literal
     r"|`(?P<single>[^`]+)`_{0,2}"  # interpreted text, Markdown code, reST link `x`_
     r"|\{@link(?:code|plain)?\s+(?P<link>[^}\s|]+)[^}]*\}"  # JSDoc {@link Name}
 )
+TEXT_ROLES = frozenset({"ref", "doc", "term", "abbr", "numref"})
+"""reST roles that cite a place in the docs, not a name in the code: their title is text."""
+MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
+"""A Markdown heading in a doc comment (rustdoc's `# Examples`)."""
 ROLE_TITLE = re.compile(r"^(.*?)\s*<([^<>]+)>$")
 """A role with an explicit title: `:class:`the context <click.Context>``."""
 
@@ -146,12 +150,13 @@ class Title:
 
 @dataclass
 class Directive:
-    """A reST directive other than code (`versionchanged`, `note`, …): its name, its
-    argument (`8.0`) and its text."""
+    """A reST directive other than code (`versionchanged`, `note`, `admonition`, …): its
+    name, its argument (`8.0`, an admonition's title) and its body, parsed as a docstring
+    (prose, literal blocks and doctests stay what they are)."""
 
     name: str
     argument: str
-    inlines: list[Inline]
+    blocks: list[Block]
     kind: str = "directive"
 
 
@@ -200,13 +205,18 @@ def parse_docstring(text: str) -> Docstring:
 
 
 def inline_parts(text: str) -> list[Inline]:
-    """Prose as text and code names: reST roles, backticks and `{@link}` become `Code`."""
+    """Prose as text and code names: reST roles, backticks and `{@link}` become `Code`,
+    except the roles that cite the docs (`:ref:`), whose title stays text."""
     parts: list[Inline] = []
     position = 0
     for match in INLINE_CODE.finditer(text):
         if match.start() > position:
             parts.append(text[position : match.start()])
-        parts.append(_code(match))
+        if match["role"] is not None and match["rolename"] in TEXT_ROLES:
+            titled = ROLE_TITLE.match(match["role"].strip())
+            parts.append(titled[1] if titled and titled[1] else match["role"].strip().lstrip("~!"))
+        else:
+            parts.append(_code(match))
         position = match.end()
     if position < len(text):
         parts.append(text[position:])
@@ -272,9 +282,14 @@ def _blocks(lines: list[str], tables: dict[str, FieldTable]) -> list[Block]:
             if name in CODE_DIRECTIVES:
                 blocks.append(CodeBlock(body, argument))
             elif name in TEXT_DIRECTIVES:
-                blocks.append(Directive(name, "", inline_parts(" ".join([argument, *body.split()]).strip())))
+                blocks.append(Directive(name, "", _blocks(([argument] if argument else []) + body.split("\n"), tables)))
             else:
-                blocks.append(Directive(name, argument, inline_parts(" ".join(body.split()))))
+                blocks.append(Directive(name, argument, _blocks(body.split("\n"), tables)))
+            continue
+        if (heading := MARKDOWN_HEADING.match(stripped)) and heading[1].lower() in BLOCK_SECTIONS:
+            flush()
+            blocks.append(Title(BLOCK_SECTIONS[heading[1].lower()]))
+            index += 1
             continue
         header = _section_header(lines, index)
         if header is not None:

@@ -299,11 +299,27 @@ def _setup_cfg_declaration(text: str) -> Declaration:
     return Declaration(metadata.get("name", ""), metadata.get("description", ""))
 
 
+NPM_REPOSITORY_SHORTHAND = re.compile(r"^(?:(github|gitlab|bitbucket):)?([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)$")
+"""npm's `repository` shorthands: `owner/repo` (GitHub) and `github:`, `gitlab:` or
+`bitbucket:` before it."""
+NPM_SHORTHAND_HOSTS = {"github": "github.com", "gitlab": "gitlab.com", "bitbucket": "bitbucket.org"}
+
+
+def _npm_repository_url(written: str) -> str:
+    """package.json's `repository` as a URL: a shorthand becomes `https://host/owner/repo`,
+    anything else stays as written (core/repository.py vets it)."""
+    shorthand = NPM_REPOSITORY_SHORTHAND.match(written.strip())
+    if not shorthand:
+        return written
+    host = NPM_SHORTHAND_HOSTS[shorthand[1] or "github"]
+    return f"https://{host}/{shorthand[2]}"
+
+
 def _package_json_declaration(text: str) -> Declaration:
     data = _json_object(text)
     repository = data.get("repository")
     url = _text(repository, "url") if isinstance(repository, dict) else repository if isinstance(repository, str) else ""
-    return Declaration(_text(data, "name"), _text(data, "description"), url)
+    return Declaration(_text(data, "name"), _text(data, "description"), _npm_repository_url(url))
 
 
 def _cargo_declaration(text: str) -> Declaration:
