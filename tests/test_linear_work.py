@@ -7,6 +7,7 @@ expressions instead."""
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 
 from helpers import dedent, source_file
@@ -16,8 +17,9 @@ from hypothesis import strategies as st
 from refdoc_site.core.config import ChunkSettings
 from refdoc_site.core.records import Chunk, ChunkKind
 from refdoc_site.indexing.analyze import SyntaxAnalyzer
-from refdoc_site.indexing.chunk import chunk_file
+from refdoc_site.indexing.chunk import COMMENT_MARKER_RE, chunk_file, strip_comment_markers
 from refdoc_site.indexing.regex_tier import calls_in, strip_strings_and_comments
+from refdoc_site.indexing.text_chunks import _heading
 from refdoc_site.indexing.tree_sitter_tier import (
     _chunks_over_rows,
     _innermost_chunk_by_row,
@@ -139,3 +141,59 @@ def test_an_unclosed_block_comment_or_string_runs_to_the_end_of_the_text():
     assert calls_in(strip_strings_and_comments("a(); /* b(); /* c();\nd();", "javascript")) == ["a"]
     assert calls_in(strip_strings_and_comments('a()\nx = """b()\nc()', "python")) == ["a"]
     assert calls_in(strip_strings_and_comments("a(); /* b(); */ c();", "javascript")) == ["a", "c"]
+
+
+def finishes(work, seconds: float = 30.0) -> bool:
+    """Whether `work()` ends, without error, within a generous deadline: run in a forked
+    child, so a regular expression that would take hours fails the test instead of hanging it."""
+    child = multiprocessing.get_context("fork").Process(target=work, daemon=True)
+    child.start()
+    child.join(seconds)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        return False
+    return child.exitcode == 0
+
+
+OLD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+"""How an ATX heading was read: every split of a run of blanks in the title was tried
+(time growing with the cube of the run; 2,000 blanks took 110 s)."""
+HEADING_PIECES = st.lists(st.sampled_from(["#", "##", " ", "\t", "a", "b c", "\u00a0", "\r"]), max_size=14).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(line=HEADING_PIECES)
+def test_a_heading_reads_as_the_old_expression_read_it(line):
+    old = OLD_HEADING.match(line)
+    heading = _heading([line], 0)
+    assert (heading is None) == (old is None)
+    if old:
+        assert heading == (0, len(old.group(1)), old.group(2).strip())
+
+
+def test_a_heading_with_a_long_run_of_blanks_is_read_in_linear_time():
+    line = "# a" + " " * 100_000 + "b"
+    text = f"intro\n\n{line}\n\nbody\n"
+    source = source_file("notes.md", "markdown", text)
+    assert finishes(lambda: chunk_file(source, text, ChunkSettings()))
+    assert _heading([line], 0)[2] == line[2:]
+
+
+def old_strip_comment_markers(text: str) -> str:
+    return "\n".join(re.sub(r"\s*\*/\s*$", "", COMMENT_MARKER_RE.sub("", line)).rstrip() for line in text.splitlines()).strip()
+
+
+COMMENT_PIECES = st.lists(st.sampled_from(["/*", "*/", "*", "//", "#", "--", " ", "\t", "x", "\n", "/", "**/"]), max_size=16).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=COMMENT_PIECES)
+def test_comment_markers_come_off_as_the_old_expression_took_them(text):
+    assert strip_comment_markers(text) == old_strip_comment_markers(text)
+
+
+def test_a_comment_with_a_long_run_of_blanks_is_cleaned_in_linear_time():
+    comment = "// see" + " " * 100_000 + "below"
+    assert finishes(lambda: strip_comment_markers(comment))
+    assert strip_comment_markers("/* done   */") == "done"
