@@ -27,6 +27,7 @@ from refdoc_site.indexing.tree_sitter_tier import (
 )
 from refdoc_site.languages import language_named, parse, patterns
 from refdoc_site.languages.patterns import NOT_CALLS
+from refdoc_site.writing.docstrings import ROLE_TITLE, parse_docstring
 
 SPANS = st.lists(st.tuples(st.integers(1, 40), st.integers(0, 12)), max_size=25)
 """(first line, extra lines) of chunks in a file of up to about 50 lines."""
@@ -262,3 +263,20 @@ def test_imports_of_hostile_lines_are_read_in_linear_time():
         for text in hostile:
             assert finishes(lambda: file_imports(language, text)), (language, text[:20])
     assert file_imports("javascript", "export a\n" * 3 + "import {\n  b\n} from 'm'\n") == ["m"]
+
+
+OLD_ROLE_TITLE = re.compile(r"^(.*?)\s*<([^<>]+)>$")
+ROLE_PIECES = st.lists(st.sampled_from(["<", ">", " ", "\t", "\n", "a", "b.c", "~", "x y"]), max_size=14).map("".join)
+
+
+@settings(max_examples=800, deadline=None)
+@given(role=ROLE_PIECES)
+def test_a_role_title_reads_as_the_old_expression_read_it(role):
+    old, new = OLD_ROLE_TITLE.match(role), ROLE_TITLE.match(role)
+    assert (old and old.groups()) == (new and new.groups())
+
+
+def test_a_docstring_role_with_a_long_run_of_blanks_is_parsed_in_linear_time():
+    docstring = "Uses :class:`a" + " " * 100_000 + "b`."
+    assert finishes(lambda: parse_docstring(docstring))
+    assert ROLE_TITLE.match("the context <click.Context>").groups() == ("the context", "click.Context")

@@ -106,8 +106,10 @@ INLINE_CODE = re.compile(
     r"|`(?P<single>[^`]+)`_{0,2}"  # interpreted text, Markdown code, reST link `x`_
     r"|\{@link(?:code|plain)?\s+(?P<link>[^}\s|]+)[^}]*\}"  # JSDoc {@link Name}
 )
-ROLE_TITLE = re.compile(r"^(.*?)\s*<([^<>]+)>$")
-"""A role with an explicit title: `:class:`the context <click.Context>``."""
+ROLE_TITLE = re.compile(r"^(.*?)(?<!\s)\s*<([^<>]+)>$")
+"""A role with an explicit title: `:class:`the context <click.Context>``. The title ends
+at a non-blank (the shortest title always does), so a run of blanks is read once, not
+again from each of its blanks (a role of 10,000 blanks took 2.9 s)."""
 
 
 @dataclass(frozen=True)
