@@ -128,7 +128,7 @@ def _child(jobs, start: int, sizes: list[int], budget: float, connection) -> Non
     connection.send(("finished",))
 
 
-def measure(jobs: list[tuple[str, object]], sizes: list[int], budget: float, timeout: float) -> list[Result]:
+def measure(jobs: list[tuple[str, object]], sizes: list[int], budget: float, timeout: float, progress: bool = False) -> list[Result]:
     """Every (case, stage) job at the sizes, in forked children: one runs the jobs in order,
     and a new one takes over after the job a killed one was stuck in."""
     context = multiprocessing.get_context("fork")
@@ -144,6 +144,8 @@ def measure(jobs: list[tuple[str, object]], sizes: list[int], budget: float, tim
             if not receiver.poll(timeout):
                 child.kill()
                 results[current].timed_out = size_now or sizes[0]
+                if progress:
+                    print(f"{current + 1}/{len(jobs)} {results[current].case}: {results[current].stage} timeout", file=sys.stderr)
                 start = current + 1
                 break
             try:
@@ -167,6 +169,8 @@ def measure(jobs: list[tuple[str, object]], sizes: list[int], budget: float, tim
                 results[current].error = message[2]
             elif kind == "done":
                 size_now = 0
+                if progress:
+                    print(f"{current + 1}/{len(jobs)} {results[current].case}: {results[current].stage} {_cell(results[current])}", file=sys.stderr)
         child.join(1)
         receiver.close()
     return results
@@ -227,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", action="store_true", help="also every module-level regex on its own")
     parser.add_argument("--budget", type=float, default=30.0, help="skip a size predicted to take longer (s)")
     parser.add_argument("--timeout", type=float, default=40.0, help="kill a child silent this long (s)")
+    parser.add_argument("--quiet", action="store_true", help="no line per finished stage on stderr")
     args = parser.parse_args(argv)
     sizes = [int(float(s) * KB) for s in args.sizes.split(",")]
     cases = [c for c in args.cases.split(",") if c]
@@ -238,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         stages += sweep_stages()
     jobs = [(case, stage) for case in cases for stage in stages]
     began = time.perf_counter()
-    results = measure(jobs, sizes, args.budget, args.timeout)
+    results = measure(jobs, sizes, args.budget, args.timeout, progress=not args.quiet)
     print(report(results, cases, sizes))
     print(f"({time.perf_counter() - began:.0f} s in all; {multiprocessing.cpu_count()} cores)")
     return 0 if all(r.passed() for r in results) else 1
