@@ -47,6 +47,8 @@ WARM_UP = 200
 REPEATS = 5
 REPEAT_BELOW = 0.5
 NOISE_SECONDS = 0.05
+GROWTH_FLOOR = 0.005
+"""A smaller time than this gives no growth (a text too small to make a chunk takes none)."""
 """Below this a time says nothing about growth: too much of it is the clock."""
 
 
@@ -70,7 +72,7 @@ class Result:
 
     def exponent(self) -> float | None:
         measured = sorted(self.seconds.items())
-        if len(measured) < 2 or measured[-1][1] < NOISE_SECONDS:
+        if len(measured) < 2 or measured[-1][1] < NOISE_SECONDS or measured[-2][1] < GROWTH_FLOOR:
             return None
         (small, t_small), (large, t_large) = measured[-2:]
         return math.log(max(t_large, 1e-6) / max(t_small, 1e-6)) / math.log(large / small)
@@ -86,7 +88,7 @@ class Result:
 def _predict(measured: list[tuple[int, float]], next_size: int) -> float:
     size, seconds = measured[-1]
     exponent = 1.0
-    if len(measured) >= 2 and seconds >= NOISE_SECONDS:
+    if len(measured) >= 2 and seconds >= NOISE_SECONDS and measured[-2][1] >= GROWTH_FLOOR:
         small, t_small = measured[-2]
         exponent = max(1.0, math.log(seconds / max(t_small, 1e-6)) / math.log(size / small))
     return seconds * (next_size / size) ** exponent

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 import redos  # noqa: E402
@@ -60,3 +62,10 @@ def test_the_benchmark_prints_its_table(capsys):
     assert code in (0, 1)
     assert "| redact file " in out and "| chunk md " in out and "c2 = commit-message" in out
     assert "case × stage pairs within 5 s/MB" in out
+
+
+def test_a_time_near_zero_predicts_no_growth():
+    """A text too small to make a chunk takes no time: the next size is not predicted from it."""
+    result = redos.Result("c", "s", {10_000: 0.00001, 100_000: 0.2})
+    assert result.exponent() is None and result.passed()
+    assert redos._predict([(10_000, 0.00001), (100_000, 0.2)], 1_000_000) == pytest.approx(2.0)
