@@ -7,6 +7,7 @@ expressions instead."""
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 
 from helpers import dedent, source_file
@@ -16,15 +17,17 @@ from hypothesis import strategies as st
 from refdoc_site.core.config import ChunkSettings
 from refdoc_site.core.records import Chunk, ChunkKind
 from refdoc_site.indexing.analyze import SyntaxAnalyzer
-from refdoc_site.indexing.chunk import chunk_file
-from refdoc_site.indexing.regex_tier import calls_in, strip_strings_and_comments
+from refdoc_site.indexing.chunk import COMMENT_MARKER_RE, chunk_file, strip_comment_markers
+from refdoc_site.indexing.regex_tier import calls_in, file_imports, strip_strings_and_comments
+from refdoc_site.indexing.text_chunks import _heading
 from refdoc_site.indexing.tree_sitter_tier import (
     _chunks_over_rows,
     _innermost_chunk_by_row,
     as_written,
 )
-from refdoc_site.languages import language_named, parse
+from refdoc_site.languages import language_named, parse, patterns
 from refdoc_site.languages.patterns import NOT_CALLS
+from refdoc_site.writing.docstrings import ROLE_TITLE, parse_docstring
 
 SPANS = st.lists(st.tuples(st.integers(1, 40), st.integers(0, 12)), max_size=25)
 """(first line, extra lines) of chunks in a file of up to about 50 lines."""
@@ -139,3 +142,141 @@ def test_an_unclosed_block_comment_or_string_runs_to_the_end_of_the_text():
     assert calls_in(strip_strings_and_comments("a(); /* b(); /* c();\nd();", "javascript")) == ["a"]
     assert calls_in(strip_strings_and_comments('a()\nx = """b()\nc()', "python")) == ["a"]
     assert calls_in(strip_strings_and_comments("a(); /* b(); */ c();", "javascript")) == ["a", "c"]
+
+
+def finishes(work, seconds: float = 30.0) -> bool:
+    """Whether `work()` ends, without error, within a generous deadline: run in a forked
+    child, so a regular expression that would take hours fails the test instead of hanging it."""
+    child = multiprocessing.get_context("fork").Process(target=work, daemon=True)
+    child.start()
+    child.join(seconds)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        return False
+    return child.exitcode == 0
+
+
+OLD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+"""How an ATX heading was read: every split of a run of blanks in the title was tried
+(time growing with the cube of the run; 2,000 blanks took 110 s)."""
+HEADING_PIECES = st.lists(st.sampled_from(["#", "##", " ", "\t", "a", "b c", "\u00a0", "\r"]), max_size=14).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(line=HEADING_PIECES)
+def test_a_heading_reads_as_the_old_expression_read_it(line):
+    old = OLD_HEADING.match(line)
+    heading = _heading([line], 0)
+    assert (heading is None) == (old is None)
+    if old:
+        assert heading == (0, len(old.group(1)), old.group(2).strip())
+
+
+def test_a_heading_with_a_long_run_of_blanks_is_read_in_linear_time():
+    line = "# a" + " " * 100_000 + "b"
+    text = f"intro\n\n{line}\n\nbody\n"
+    source = source_file("notes.md", "markdown", text)
+    assert finishes(lambda: chunk_file(source, text, ChunkSettings()))
+    assert _heading([line], 0)[2] == line[2:]
+
+
+def old_strip_comment_markers(text: str) -> str:
+    return "\n".join(re.sub(r"\s*\*/\s*$", "", COMMENT_MARKER_RE.sub("", line)).rstrip() for line in text.splitlines()).strip()
+
+
+COMMENT_PIECES = st.lists(st.sampled_from(["/*", "*/", "*", "//", "#", "--", " ", "\t", "x", "\n", "/", "**/"]), max_size=16).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=COMMENT_PIECES)
+def test_comment_markers_come_off_as_the_old_expression_took_them(text):
+    assert strip_comment_markers(text) == old_strip_comment_markers(text)
+
+
+def test_a_comment_with_a_long_run_of_blanks_is_cleaned_in_linear_time():
+    comment = "// see" + " " * 100_000 + "below"
+    assert finishes(lambda: strip_comment_markers(comment))
+    assert strip_comment_markers("/* done   */") == "done"
+
+
+OLD_IMPORTS = {
+    "python": (
+        re.compile(r"^[ \t]*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)", re.M),
+        re.compile(r"^[ \t]*from\s+(\.*[\w.]*)\s+import\s+\(?([\w\s,*]+?)\)?\s*$", re.M),
+    ),
+    "javascript": (re.compile(r"""^[ \t]*(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]""", re.M),),
+}
+"""The import expressions before: a line of blanks in a `from` import could be split every
+way (5,000 blanks: 2.8 s), and each `export` without `from` read on to the end of the
+text (5,000 lines of `export a`: 44 s)."""
+
+
+def old_imports(language: str, text: str) -> list[str]:
+    found = []
+    for index, pattern in enumerate(OLD_IMPORTS[language]):
+        for match in pattern.finditer(text):
+            if language == "python" and index == 1:
+                module, names = match.group(1), match.group(2)
+                if not module or not names.strip():
+                    continue  # `from  import x`, `from a import` and nothing: not Python; the new expression skips them
+                members = [n.split(" as ")[0].strip() for n in names.replace("\n", " ").split(",")]
+                joiner = "" if module.endswith(".") else "."
+                found += [module] + [f"{module}{joiner}{m}" for m in members if m and m != "*"]
+            elif language == "python":
+                found += [part.split(" as ")[0].strip() for part in match.group(1).split(",")]
+            else:
+                found.append(match.group(1))
+    return list(dict.fromkeys(t for t in found if t and not t.startswith("__future__")))
+
+
+PYTHON_IMPORT_PIECES = st.lists(
+    st.sampled_from(["from ", "import ", "from a import ", " ", "\t", "\n", "a", "b.c", ".", "(", ")", ",", "*", " as ", "x", "  "]),
+    max_size=14,
+).map("".join)
+JS_IMPORT_PIECES = st.lists(
+    st.sampled_from(["import ", "export ", "import {", "} from ", "from ", "'m'", '"n"', ";", " ", "\n", "a", ",", "`"]),
+    max_size=14,
+).map("".join)
+
+
+@settings(max_examples=800, deadline=None)
+@given(text=PYTHON_IMPORT_PIECES)
+def test_python_imports_read_as_the_old_expressions_read_them(text):
+    assert file_imports("python", text) == old_imports("python", text)
+
+
+@settings(max_examples=800, deadline=None)
+@given(text=JS_IMPORT_PIECES)
+def test_javascript_imports_read_as_the_old_expression_read_them(text):
+    new = [m.group(1) for m in patterns.IMPORTS["javascript"][0].finditer(text)]
+    assert list(dict.fromkeys(new)) == old_imports("javascript", text)
+
+
+def test_imports_of_hostile_lines_are_read_in_linear_time():
+    blanks = " " * 100_000
+    texts = {
+        "python": [f"from a import b{blanks}c(", f"from{blanks}x", f"from a import{blanks}b(", f"from a import b{blanks}){blanks}c"],
+        "javascript": ["export a\n" * 12_000],
+    }
+    for language, hostile in texts.items():
+        for text in hostile:
+            assert finishes(lambda: file_imports(language, text)), (language, text[:20])
+    assert file_imports("javascript", "export a\n" * 3 + "import {\n  b\n} from 'm'\n") == ["m"]
+
+
+OLD_ROLE_TITLE = re.compile(r"^(.*?)\s*<([^<>]+)>$")
+ROLE_PIECES = st.lists(st.sampled_from(["<", ">", " ", "\t", "\n", "a", "b.c", "~", "x y"]), max_size=14).map("".join)
+
+
+@settings(max_examples=800, deadline=None)
+@given(role=ROLE_PIECES)
+def test_a_role_title_reads_as_the_old_expression_read_it(role):
+    old, new = OLD_ROLE_TITLE.match(role), ROLE_TITLE.match(role)
+    assert (old and old.groups()) == (new and new.groups())
+
+
+def test_a_docstring_role_with_a_long_run_of_blanks_is_parsed_in_linear_time():
+    docstring = "Uses :class:`a" + " " * 100_000 + "b`."
+    assert finishes(lambda: parse_docstring(docstring))
+    assert ROLE_TITLE.match("the context <click.Context>").groups() == ("the context", "click.Context")

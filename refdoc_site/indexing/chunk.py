@@ -291,9 +291,9 @@ COMMENT_MARKER_RE = re.compile(r"^\s*(?:/\*[*!]?|\*/|\*(?!/)|//[/!]?|#+|--)\s?")
 def strip_comment_markers(text: str) -> str:
     lines = []
     for line in text.splitlines():
-        line = COMMENT_MARKER_RE.sub("", line)
-        line = re.sub(r"\s*\*/\s*$", "", line)
-        lines.append(line.rstrip())
+        line = COMMENT_MARKER_RE.sub("", line).rstrip()
+        # a closing `*/` taken off in code: `\s*\*/\s*$` re-read a run of blanks from each of its positions
+        lines.append(line[:-2].rstrip() if line.endswith("*/") else line)
     return "\n".join(lines).strip()
 
 

@@ -30,8 +30,8 @@ def file_imports(language: str, text: str) -> list[str]:
 
 def import_targets(language: str, match: re.Match[str]) -> list[str]:
     if language == "python":
-        if match.re.pattern.lstrip("^\\s*").startswith("from"):
-            module, names = match.group(1), match.group(2)
+        if "names" in match.re.groupindex:  # `from module import names`
+            module, names = match.group("module"), match.group("names")
             members = [n.split(" as ")[0].strip() for n in names.replace("\n", " ").split(",")]
             joiner = "" if module.endswith(".") else "."
             return [module] + [f"{module}{joiner}{m}" for m in members if m and m != "*"]

@@ -110,8 +110,10 @@ TEXT_ROLES = frozenset({"ref", "doc", "term", "abbr", "numref"})
 """reST roles that cite a place in the docs, not a name in the code: their title is text."""
 MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
 """A Markdown heading in a doc comment (rustdoc's `# Examples`)."""
-ROLE_TITLE = re.compile(r"^(.*?)\s*<([^<>]+)>$")
-"""A role with an explicit title: `:class:`the context <click.Context>``."""
+ROLE_TITLE = re.compile(r"^(.*?)(?<!\s)\s*<([^<>]+)>$")
+"""A role with an explicit title: `:class:`the context <click.Context>``. The title ends
+at a non-blank (the shortest title always does), so a run of blanks is read once, not
+again from each of its blanks (a role of 10,000 blanks took 2.9 s)."""
 
 
 @dataclass(frozen=True)
