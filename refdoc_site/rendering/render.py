@@ -33,6 +33,7 @@ from ..core.records import Document, Hierarchy
 from ..core.resources import DEFAULT_LANGUAGE, Labels, page_labels, templates_dir  # noqa: F401 (re-exported)
 from ..core.serial import to_json
 from ..understanding.graph import RepoGraph
+from ..understanding.orientation import Orientation
 from ..writing.docstring_links import DocstringNames
 from ..writing.docstrings import Docstring, parse_docstring
 from ..writing.grounding import Citation, Grounded, TextSegment
@@ -40,6 +41,7 @@ from ..writing.links import Link
 from ..writing.names import NameIndex
 from ..writing.sections import page_sections
 from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones
+from .overview import flow_diagram, linked_code
 from .page_meta import page_description
 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
@@ -58,6 +60,8 @@ class SiteData:
     graph: RepoGraph
     decisions: list[Decision] = field(default_factory=list)
     milestones: list[Milestone] = field(default_factory=list)
+    orientation: Orientation = field(default_factory=Orientation)
+    """The overview's four answers (understanding/orientation.py)."""
     stats: Facts = field(default_factory=Facts)
     repo_url: str = ""
     commit: str = ""
@@ -218,6 +222,8 @@ class _Pages:
             page=page,
             link=link,
             chunk_link=chunk_link,
+            definition_link=lambda definition: linked_code(code_span(definition.shown or definition.symbol), chunk_link(definition.chunk_id)),
+            flow_diagram=lambda flow: flow_diagram(flow, mermaid_label),
             name_url=name_url,
             docstring=docstring_parts,
             related=self.related,

@@ -1,0 +1,23 @@
+"""The overview's drawings: a flow's steps as a small diagram, beside the steps told as a list."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..understanding.flows import Flow
+
+
+def flow_diagram(flow: Flow, label: Callable[[str], str]) -> str:
+    """A flow's steps as a Mermaid flowchart, left to right, one box a step; a step reached
+    through a call matched by name alone is drawn with a dotted arrow. `label` makes a name safe as a node's label."""
+    lines = ["flowchart LR"]
+    for index, step in enumerate(flow.steps):
+        lines.append(f'  s{index}["{label(step.definition.shown or step.definition.symbol)}"]')
+        if index:
+            lines.append(f"  s{index - 1} {'-.->' if step.by_name else '-->'} s{index}")
+    return "\n".join(lines)
+
+
+def linked_code(code: str, address: str) -> str:
+    """A code span linked to a definition's section, or unlinked where it has none in this site."""
+    return f"[{code}]({address})" if address else code
