@@ -105,7 +105,7 @@ def found(fact: dict, page: Page) -> bool:
         return any(_names(label, fact["name"]) and _href_names(href, fact["path"]) for label, href in page.links)
     if kind == "component":
         def segment(label: str) -> str:
-            return EXTENSION.sub("", re.split(r"[/.]", _bare(label).rstrip("/"))[-1]) if _bare(label) else ""
+            return re.split(r"[/.]", EXTENSION.sub("", _bare(label).rstrip("/")))[-1] if _bare(label) else ""
         return any(segment(label) == fact["name"] or _bare(label) == fact["name"] for label, _ in page.links)
     if kind == "guide":
         return any(_href_names(href, fact["path"]) for _, href in page.links)

@@ -243,3 +243,31 @@ def test_guides_are_known_by_their_stem_or_their_folder() -> None:
 def test_the_lead_paragraph_skips_badges_headings_directives_and_code() -> None:
     text = "# Title\n\n[![ci](b.svg)](x)\n\n.. toctree::\n\n```\ncode here is not prose at all\n```\n\nThe [tool](https://x) documents a repository as a static site."
     assert lead_paragraph(text, 200) == "The tool documents a repository as a static site."
+
+
+def test_a_component_lists_its_code_files_with_their_docstrings(tmp_path: Path) -> None:
+    orientation, page = built(tmp_path, WEB_APP)
+    package = next(c for c in orientation.components if c.name.endswith("tinyweb"))
+    assert [unit.path.rsplit("/", 1)[-1] for unit in package.units][:3] == ["app.py", "cli.py", "routing.py"], "largest first"
+    assert "    - [app.py](files/src/tinyweb/app.py.md) (" in page and "): The application object." in page
+    assert not [c for c in orientation.components if c.kind == "source" and c.name == "tests"]
+
+
+def test_a_name_after_a_dot_is_not_a_use_of_the_project_s_class(tmp_path: Path) -> None:
+    files = {**WEB_APP, "src/tinyweb/hints.py": '''
+        import typing as t
+
+
+        def one() -> t.Router:
+            return None
+
+
+        def two() -> t.Router:
+            return None
+
+
+        def three() -> t.Router:
+            return None
+    '''}
+    orientation, _ = built(tmp_path, files)
+    assert [(a.definition.symbol, a.files) for a in orientation.abstractions] == [("App", 1), ("Router", 1)]

@@ -37,9 +37,11 @@ QUOTE_CHARS = 300
 DESIGN_QUOTE_CHARS = 220
 MAX_ABSTRACTIONS = 10
 MAX_GUIDES = 12
+MAX_UNITS = 8
 MOSTLY_SHARE = 0.5
 """A language is what a system is "mostly" written in when it has this share of its own code's lines."""
-IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+IDENTIFIER = re.compile(r"(?<![.\w$])[A-Za-z_$][\w$]*")
+"""A name as code writes it, not after a dot: `t.Tuple` is typing's, not the project's `Tuple`."""
 MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
@@ -71,6 +73,17 @@ class Quote:
 
 
 @dataclass
+class Unit:
+    """One file of a component's own code: for a flat package, the files are its parts."""
+
+    path: str
+    lines: int
+    quote: str = ""
+    """Its docstring's first paragraph, quoted; "" where it has none."""
+    names: list[str] = field(default_factory=list)
+
+
+@dataclass
 class Component:
     name: str
     kind: str
@@ -81,6 +94,8 @@ class Component:
     """The package's own word on itself (its docstring), quoted; "" where it says nothing."""
     names: list[str] = field(default_factory=list)
     """Its main public names, for a component that says nothing of itself."""
+    units: list[Unit] = field(default_factory=list)
+    """Its largest code files (own code only), when it has more than one."""
 
 
 @dataclass
@@ -199,7 +214,12 @@ def components(hierarchy: Hierarchy, by_path: dict[str, list[Document]]) -> list
         summaries = [hierarchy.files[p] for p in module.files if p in hierarchy.files]
         kinds = Counter(COMPONENT_OF_CONTENT.get(_content_kind(s), ComponentKind.OTHER) for s in summaries)
         kind = max(COMPONENT_ORDER, key=lambda k: (kinds[k], -COMPONENT_ORDER.index(k)))
-        found.append(Component(name, kind, len(summaries), module.lines, _package_docstring(summaries, by_path), module.public_api[:3]))
+        component = Component(name, kind, len(summaries), module.lines, _package_docstring(summaries, by_path), module.public_api[:3])
+        if kind == ComponentKind.SOURCE:
+            code_files = sorted((s for s in summaries if _content_kind(s) == "code"), key=lambda s: (-s.lines, s.path))
+            if len(code_files) > 1:
+                component.units = [Unit(s.path, s.lines, _docstring_lead(by_path.get(s.path, [])), s.public_api[:3]) for s in code_files[:MAX_UNITS]]
+        found.append(component)
     return sorted(found, key=lambda c: (COMPONENT_ORDER.index(c.kind), -c.lines if c.kind == ComponentKind.SOURCE else 0, c.name))
 
 
@@ -208,11 +228,16 @@ def _package_docstring(summaries: list[FileSummary], by_path: dict[str, list[Doc
     front = [s for s in summaries if posixpath.basename(s.path).lower() in ("__init__.py", "doc.go", "lib.rs", "mod.rs", "index.js", "index.ts")]
     largest = sorted((s for s in summaries if _content_kind(s) == "code"), key=lambda s: -s.lines)[:1]
     for summary in front + largest:
-        module = next((d.chunk for d in by_path.get(summary.path, []) if d.chunk.kind is ChunkKind.MODULE and d.chunk.docstring), None)
-        quoted = lead_paragraph(module.docstring, 160) if module is not None else ""
-        if quoted:  # an RST title over the first paragraph (`requests.utils` / `~~~~`) is no prose
+        quoted = _docstring_lead(by_path.get(summary.path, []))
+        if quoted:
             return quoted
     return ""
+
+
+def _docstring_lead(documents: list[Document]) -> str:
+    """A file's docstring's first paragraph of prose (an RST title over it, `requests.utils` / `~~~~`, is none)."""
+    module = next((d.chunk for d in documents if d.chunk.kind is ChunkKind.MODULE and d.chunk.docstring), None)
+    return lead_paragraph(module.docstring, 160, min_words=2) if module is not None else ""
 
 
 def central_abstractions(calls: CallGraph, code: set[str]) -> list[Abstraction]:
@@ -277,9 +302,10 @@ def guide_kind(path: str) -> str:
     return ""
 
 
-def lead_paragraph(text: str, limit: int) -> str:
+def lead_paragraph(text: str, limit: int, min_words: int = 6) -> str:
     """The first paragraph of prose in a document's text: no badge, heading, directive,
-    HTML, table or code; links kept as their text."""
+    HTML, table or code; links kept as their text; at least `min_words` words (a README's
+    lone tagline line is no paragraph, a docstring's short sentence is)."""
     in_fence = False
     for paragraph in re.split(r"\n\s*\n", text):
         lines = [line for line in paragraph.splitlines() if line.strip()]
@@ -292,6 +318,6 @@ def lead_paragraph(text: str, limit: int) -> str:
             continue
         prose = " ".join(line.strip() for line in lines if not BADGE_OR_MARKUP.match(line))
         prose = MARKDOWN_LINK.sub(r"\1", prose)
-        if len(prose.split()) >= 6 and not prose.endswith("::"):
+        if len(prose.split()) >= min_words and not prose.endswith("::"):
             return first_sentences(prose, limit)
     return ""
