@@ -271,3 +271,24 @@ def test_a_name_after_a_dot_is_not_a_use_of_the_project_s_class(tmp_path: Path) 
     '''}
     orientation, _ = built(tmp_path, files)
     assert [(a.definition.symbol, a.files) for a in orientation.abstractions] == [("App", 1), ("Router", 1)]
+
+
+def test_entry_points_of_the_declared_package_come_before_the_scripts_beside_it(tmp_path: Path) -> None:
+    files = {**WEB_APP, "benchmarks/bench.py": '''
+        """Time the app."""
+        from tinyweb.app import App
+
+
+        def main():
+            """Call the app a thousand times."""
+            for _ in range(1000):
+                App()({}, None)
+
+
+        if __name__ == "__main__":
+            main()
+    '''}
+    orientation, _ = built(tmp_path, files)
+    order = [(entry.definition.path, entry.definition.symbol) for entry in orientation.entry_points]
+    assert order[:2] == [("src/tinyweb/cli.py", "main"), ("src/tinyweb/app.py", "App.__call__")]
+    assert ("benchmarks/bench.py", "main") not in order[:2]

@@ -94,7 +94,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     )
     milestones = plan_milestones(state.documents, hierarchy, graph)
     scripts = manifest_texts(workspace, {*state.files, *top, *entry_points_files(workspace)}, SCRIPT_MANIFESTS)
-    orientation = build_orientation(state.documents, hierarchy, graph, declared.description, scripts)
+    orientation = build_orientation(state.documents, hierarchy, graph, declared.description, scripts, declared.name)
     outputs = {
         GRAPH_NAME: to_json(graph),
         HIERARCHY_NAME: to_json(hierarchy),

@@ -242,10 +242,13 @@ def find_entry_points(
     scripts: dict[str, str],
     js_mains: list[str],
     abstractions: list[tuple[str, str]],
+    package: str = "",
 ) -> list[EntryPoint]:
     """Every entry point, strongest evidence first, each definition once (`scripts`: name →
     `module:function` or a file; `js_mains`: a package's main files; `abstractions`: the
-    central classes, whose public methods the project never calls are its API)."""
+    central classes, whose public methods the project never calls are its API). Those in
+    the folder of the `package` the manifests declare come first: the product, not the
+    scripts kept beside it (a benchmark's `main`)."""
     found: dict[tuple[str, str], EntryPoint] = {}
 
     def add(key: tuple[str, str] | None, kind: EntryKind, label: str = "") -> None:
@@ -292,7 +295,19 @@ def find_entry_points(
         )
         if public_function or public_method:
             add(key, EntryKind.API)
-    return sorted(found.values(), key=lambda e: (ENTRY_TIER[e.kind], -graph.reach((e.definition.path, e.definition.symbol)), e.definition.symbol))
+    def rank(entry: EntryPoint) -> tuple[bool, int, int, str]:
+        outside = not in_package(entry.definition.path, package)
+        return (outside, ENTRY_TIER[entry.kind], -graph.reach((entry.definition.path, entry.definition.symbol)), entry.definition.symbol)
+
+    return sorted(found.values(), key=rank)
+
+
+def in_package(path: str, package: str) -> bool:
+    """Whether a file lies in a folder named as the declared package (`refdoc-site` ships `refdoc_site/`)."""
+    def normal(name: str) -> str:
+        return re.sub(r"[-_.]+", "_", name).lower()
+
+    return bool(package) and normal(package.rsplit("/", 1)[-1]) in {normal(part) for part in path.split("/")[:-1]}
 
 
 def main_flows(graph: CallGraph, entries: list[EntryPoint]) -> tuple[list[EntryPoint], list[Flow]]:

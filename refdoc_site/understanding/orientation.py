@@ -147,9 +147,11 @@ def build_orientation(
     graph: RepoGraph,
     description: str = "",
     manifests: dict[str, str] | None = None,
+    package: str = "",
 ) -> Orientation:
     """The four answers from the stored records; `manifests` are the texts (by path) of the
-    files that declare console scripts and main files (`flows.SCRIPT_MANIFESTS`)."""
+    files that declare console scripts and main files (`flows.SCRIPT_MANIFESTS`); `package`
+the name they declare."""
     files = hierarchy.files
     code = {path for path, f in files.items() if _content_kind(f) == "code"}
     by_path: dict[str, list[Document]] = defaultdict(list)
@@ -158,7 +160,7 @@ def build_orientation(
     calls = CallGraph(documents, graph, code)
     abstractions = central_abstractions(calls, code)
     scripts, mains = declared_scripts(manifests or {})
-    entries = find_entry_points(calls, scripts, mains, [(a.definition.path, a.definition.symbol) for a in abstractions[:3]])
+    entries = find_entry_points(calls, scripts, mains, [(a.definition.path, a.definition.symbol) for a in abstractions[:3]], package)
     shown, flows = main_flows(calls, entries)
     guides = guide_documents(files, by_path)
     readme = next((g for g in guides if g.kind == "readme" and "/" not in g.path), None)
