@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..understanding.flows import Flow
+from ..understanding.flows import DefinitionRef, Flow
+
+
+def overview_context(chunk_link: Callable[[str], str], code: Callable[[str], str], label: Callable[[str], str]) -> dict:
+    """What the overview's template calls besides the common context: `definition_link` (a
+    definition's name linked to its section) and `flow_diagram`."""
+
+    def definition_link(definition: DefinitionRef) -> str:
+        return linked_code(code(definition.shown or definition.symbol), chunk_link(definition.chunk_id))
+
+    return {"definition_link": definition_link, "flow_diagram": lambda flow: flow_diagram(flow, label)}
 
 
 def flow_diagram(flow: Flow, label: Callable[[str], str]) -> str:

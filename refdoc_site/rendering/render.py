@@ -41,7 +41,7 @@ from ..writing.links import Link
 from ..writing.names import NameIndex
 from ..writing.sections import page_sections
 from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones
-from .overview import flow_diagram, linked_code
+from .overview import overview_context
 from .page_meta import page_description
 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
@@ -222,8 +222,7 @@ class _Pages:
             page=page,
             link=link,
             chunk_link=chunk_link,
-            definition_link=lambda definition: linked_code(code_span(definition.shown or definition.symbol), chunk_link(definition.chunk_id)),
-            flow_diagram=lambda flow: flow_diagram(flow, mermaid_label),
+            **overview_context(chunk_link, code_span, mermaid_label),
             name_url=name_url,
             docstring=docstring_parts,
             related=self.related,
@@ -272,8 +271,6 @@ class _Pages:
 def docstring_parts(text: str) -> Docstring:
     """A docstring's prose, tables and examples (writing/docstrings.py), for the file page."""
     return parse_docstring(text)
-
-
 
 
 @lru_cache(maxsize=65536)
