@@ -85,9 +85,9 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     if store_call_graph(state.documents, graph):
         store.save(state)
     roles = classify_files(workspace.repo, state.files, workspace.redactor)
-    hierarchy = summarizer.summarize_hierarchy(
-        build_hierarchy(state.files, state.documents, graph, declared, roles), state.documents
-    )
+    offline = build_hierarchy(state.files, state.documents, graph, declared, roles)
+    offline_system = offline.system.text
+    hierarchy = summarizer.summarize_hierarchy(offline, state.documents)
     own = own_files(roles)
     decisions = collect_decisions(
         workspace.repo, {path: entry for path, entry in state.files.items() if path in own}, graph, workspace.redactor
@@ -95,6 +95,8 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     milestones = plan_milestones(state.documents, hierarchy, graph)
     scripts = manifest_texts(workspace, {*state.files, *top, *entry_points_files(workspace)}, SCRIPT_MANIFESTS)
     orientation = build_orientation(state.documents, hierarchy, graph, declared.description, scripts, declared.name)
+    if hierarchy.system.text != offline_system:  # the model wrote it: the overview tells it
+        orientation.narrative = hierarchy.system.text
     outputs = {
         GRAPH_NAME: to_json(graph),
         HIERARCHY_NAME: to_json(hierarchy),

@@ -133,6 +133,8 @@ class Orientation:
     readme: Quote | None = None
     """The README's first paragraph of prose."""
     design: list[Quote] = field(default_factory=list)
+    narrative: str = ""
+    """The system's summary as the LLM wrote it (grounded by the summarizer); "" offline."""
     components: list[Component] = field(default_factory=list)
     entry_points: list[EntryPoint] = field(default_factory=list)
     flows: list[Flow] = field(default_factory=list)
