@@ -15,7 +15,12 @@ a fresh browser context per visit (nothing cached), measures:
    Network.emulateNetworkConditions): the home page is loaded, the search box clicked and
    the query typed right after the load event; the time from the click to the first
    result in the list, and to the list settled (vectors and model in, the re-ranked list
-   shown), and the bytes of the whole visit.
+   shown), and the bytes of the whole visit;
+3. the home page on a phone (390×844, that link, the CPU slowed 4× as Lighthouse's mobile
+   run does): time to interactive, taken as the later of DOMContentLoaded and the end of
+   the last long task (> 50 ms, Chromium's `longtask` entries) before the network idles,
+   and when its map was drawn (an SVG laid out at build time is there on arrival; a
+   Mermaid diagram once its script ran).
 
 Any request that does not go to 127.0.0.1 fails the run. See benchmarks/README.md.
 """
@@ -41,6 +46,9 @@ from search_bench import FIRST_QUERY, SUB_PATH, Server, build_site, gzip_of  # n
 
 THROTTLE = {"offline": False, "latency": 40, "downloadThroughput": 10e6 / 8, "uploadThroughput": 10e6 / 8}
 """10 Mbit/s each way, 40 ms round trip added (DevTools' units: bytes per second, ms)."""
+PHONE = {"width": 390, "height": 844}
+CPU_SLOWDOWN = 4
+"""Lighthouse's mobile run slows the CPU 4×."""
 IDLE_MS = 1500
 """A visit counts as done when no request was in flight for this long."""
 TARGETS = {
@@ -53,11 +61,17 @@ MERMAID = HERE.parent / "tests" / "js" / "node_modules" / "mermaid" / "dist" / "
 """The test suite's Mermaid, shipped with the site when nothing else names one."""
 FIRST_RESULT = r"""
 (() => {
-  window.__lightBench = { click: null, firstResult: null, settled: null };
+  window.__lightBench = { click: null, firstResult: null, settled: null, longTaskEnd: 0, mapDrawn: null };
+  new PerformanceObserver(list => {
+    for (const task of list.getEntries()) window.__lightBench.longTaskEnd = Math.max(window.__lightBench.longTaskEnd, task.startTime + task.duration);
+  }).observe({ type: "longtask", buffered: true });
   document.addEventListener("pointerdown", () => { window.__lightBench.click ??= performance.now(); }, true);
   new MutationObserver(() => {
     if (window.__lightBench.firstResult === null && document.querySelector(".md-search-result__item")) {
       window.__lightBench.firstResult = performance.now();
+    }
+    if (window.__lightBench.mapDrawn === null && document.querySelector(".refdoc-map svg, .mermaid svg")) {
+      window.__lightBench.mapDrawn = performance.now();
     }
     if (window.__lightBench.settled === null && document.documentElement.getAttribute("data-refdoc-search") === "settled") {
       window.__lightBench.settled = performance.now();
@@ -70,8 +84,8 @@ FIRST_RESULT = r"""
 class Visit:
     """Every request of one browser context, with the bytes DevTools says it transferred."""
 
-    def __init__(self, browser, throttled: bool) -> None:
-        self.context = browser.new_context()
+    def __init__(self, browser, throttled: bool, phone: bool = False) -> None:
+        self.context = browser.new_context(**({"viewport": PHONE, "is_mobile": True, "has_touch": True} if phone else {}))
         self.context.add_init_script(FIRST_RESULT)
         self.page = self.context.new_page()
         self.urls: list[str] = []
@@ -85,6 +99,8 @@ class Visit:
             session = self.context.new_cdp_session(self.page)
             session.send("Network.enable")
             session.send("Network.emulateNetworkConditions", THROTTLE)
+            if phone:
+                session.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
 
     def _started(self, request) -> None:
         self.urls.append(request.url)
@@ -139,6 +155,20 @@ def idle_visit(browser, url: str) -> tuple[int, list[str], list[str]]:
         visit.close()
 
 
+def phone_visit(browser, url: str) -> dict:
+    """A throttled cold visit on a phone: time to interactive and when the map was drawn (ms)."""
+    visit = Visit(browser, throttled=True, phone=True)
+    try:
+        visit.page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
+        visit.wait_idle()
+        marks = visit.page.evaluate(
+            "() => ({ dcl: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd, ...window.__lightBench })"
+        )
+        return {"tti_ms": max(marks["dcl"], marks["longTaskEnd"]), "map_ms": marks["mapDrawn"]}
+    finally:
+        visit.close()
+
+
 def typed_visit(browser, url: str, query: str) -> dict:
     """A throttled cold visit with `query` typed right after the load event."""
     visit = Visit(browser, throttled=True)
@@ -174,6 +204,8 @@ def bench(name: str, site: Path, origin: str, browser, runs: int) -> dict:
     files = [idle_visit(browser, base + file_page) for _ in range(runs)]
     query = FIRST_QUERY.get(name, "read the configuration")
     typed = [typed_visit(browser, base, query) for _ in range(runs)]
+    phone = [phone_visit(browser, base) for _ in range(runs)]
+    drawn = [p["map_ms"] for p in phone if p["map_ms"] is not None]
     foreign = [u for visit in home + files for u in visit[2]] + [u for t in typed for u in t["foreign"]]
     return {
         "file_page": file_page,
@@ -185,6 +217,8 @@ def bench(name: str, site: Path, origin: str, browser, runs: int) -> dict:
         "first_result_ms": statistics.median(t["first_result_ms"] for t in typed),
         "settled_ms": statistics.median(t["settled_ms"] for t in typed) if all(t["settled_ms"] for t in typed) else None,
         "typed_bytes": statistics.median(t["bytes"] for t in typed),
+        "tti_ms": statistics.median(p["tti_ms"] for p in phone),
+        "map_ms": statistics.median(drawn) if len(drawn) == len(phone) else None,
         "foreign": foreign,
     }
 
@@ -204,6 +238,8 @@ def print_result(name: str, result: dict) -> None:
         [f"typing {result['query']!r} → first result", f"{result['first_result_ms']:.0f} ms", _verdict(result["first_result_ms"], target.get("first_result_ms"))],
         ["typing → list settled (vectors in)", f"{settled} ms", "-"],
         ["bytes of the typed visit", f"{result['typed_bytes'] / 1000:.0f} KB", "-"],
+        ["home page on a phone: time to interactive", f"{result['tti_ms']:.0f} ms", "-"],
+        ["home page on a phone: map drawn", f"{result['map_ms']:.0f} ms" if result["map_ms"] is not None else "no map", "-"],
     ]
     print(f"\n{name} (gzipped, cold; typing at 10 Mbit/s, 40 ms)")
     print(_table(["measure", "value", "target"], rows, right_from=1))

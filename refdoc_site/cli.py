@@ -35,6 +35,7 @@ from .core.errors import RefdocError
 from .core.processes import Terminated, terminated_on_sigterm
 from .core.serial import to_json
 from .core.store import store_lock
+from .core.terminal import log_to_terminal, say
 from .core.text import terminal_text
 from .core.trust import (
     TRUST_FLAG,
@@ -76,20 +77,20 @@ log = logging.getLogger("refdoc_site")
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING if not args.verbose else logging.INFO, format="%(message)s")
+    log_to_terminal(logging.WARNING if not args.verbose else logging.INFO)
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
     try:
         with terminated_on_sigterm(), ExitStack() as args.held:
             return args.run(args)
     except RefdocError as error:
         for line in str(error).splitlines():
-            print(f"refdoc-site: {line}", file=sys.stderr)
+            say(f"refdoc-site: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("refdoc-site: interrupted; the store keeps what was written before", file=sys.stderr)
+        say("refdoc-site: interrupted; the store keeps what was written before", file=sys.stderr)
         return 130
     except Terminated:
-        print("refdoc-site: terminated; the store keeps what was written before", file=sys.stderr)
+        say("refdoc-site: terminated; the store keeps what was written before", file=sys.stderr)
         return 128 + signal.SIGTERM
 
 
@@ -229,16 +230,16 @@ def _llm_session(args: argparse.Namespace, workspace: Workspace, account: bool =
     )
     if notice == HOW_TO_TURN_ON:
         if args.command == "build":  # once a build; the phases run alone stay quiet
-            print(notice)
+            say(notice)
     elif notice:
-        print(notice, file=sys.stderr)
+        say(notice, file=sys.stderr)
     try:
         yield session
     finally:
         if session is not None:
             session.close()
             for line in session.report.lines() if account else ():
-                print(line)
+                say(line)
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -246,17 +247,17 @@ def _build(args: argparse.Namespace) -> int:
     with _llm_session(args, workspace) as llm:
         if args.dry_run:
             if llm is None:
-                print("dry run: no LLM configured, so nothing would be sent")
+                say("dry run: no LLM configured, so nothing would be sent")
                 return 0
             _print_index(index(workspace, llm=llm))
             summarize(workspace, llm)
-            print("dry run: no request sent, no site built")
+            say("dry run: no request sent, no site built")
             return 0
         report = build(workspace, llm=llm, base=_base(args))
         _print_index(report.index)
         timings = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in report.seconds.items())
-        print(f"site: {report.pages} pages built in {timings}")
-        print(f"open {report.site_dir / 'index.html'}")
+        say(f"site: {report.pages} pages built in {timings}")
+        say(f"open {report.site_dir / 'index.html'}")
     return 0
 
 
@@ -288,9 +289,9 @@ def _diff(args: argparse.Namespace) -> int:
         except OSError as error:
             raise RefdocError(f"--markdown {args.markdown}: cannot write it ({error.strerror}); pass a file in an existing folder") from None
     if args.json:
-        print(json.dumps(to_json(change_map), ensure_ascii=False, indent=1))
+        say(json.dumps(to_json(change_map), ensure_ascii=False, indent=1))
     else:
-        print(summary_line(change_map, page_labels(language), shown=str))
+        say(summary_line(change_map, page_labels(language), shown=str))
     return 0
 
 
@@ -305,8 +306,8 @@ def _summarize(args: argparse.Namespace) -> int:
     workspace = _workspace(args)
     with _llm_session(args, workspace) as llm:
         hierarchy = summarize(workspace, llm)
-    print(f"summaries: {len(hierarchy.files)} files, {len(hierarchy.modules)} modules, 1 system")
-    print(hierarchy.system.text)
+    say(f"summaries: {len(hierarchy.files)} files, {len(hierarchy.modules)} modules, 1 system")
+    say(hierarchy.system.text)
     return 0
 
 
@@ -315,8 +316,8 @@ def _render(args: argparse.Namespace) -> int:
     if not (workspace.store_dir / FACTS_NAME).exists():
         summarize(workspace)
     pages = render(workspace)
-    print(f"rendered {len(pages)} pages into {workspace.project_dir / 'docs'}")
-    print(f"build them with: mkdocs build -f {workspace.project_dir / 'mkdocs.yml'}")
+    say(f"rendered {len(pages)} pages into {workspace.project_dir / 'docs'}")
+    say(f"build them with: mkdocs build -f {workspace.project_dir / 'mkdocs.yml'}")
     return 0
 
 
@@ -332,7 +333,7 @@ def _stats(args: argparse.Namespace) -> int:
         workspace.config.chunk_size,
         {path: entry.secrets_redacted for path, entry in state.files.items() if entry.secrets_redacted},
     )
-    print(format_stats(stats))
+    say(format_stats(stats))
     return 0
 
 
@@ -353,15 +354,15 @@ def _plan(args: argparse.Namespace) -> int:
         raise RefdocError(f"{workspace.store.index_path}: no indexed files; run `refdoc-site index` (or `build`) first")
     with _llm_session(args, workspace) as llm:
         record, page = plan(workspace, request, llm)
-        print(f"plan: {page}")
+        say(f"plan: {page}")
         if llm is None:
-            print("plan: no LLM configured, so the page lists where the request lands in the code and proposes no changes; set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) to have the doc model write the plan")
+            say("plan: no LLM configured, so the page lists where the request lands in the code and proposes no changes; set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) to have the doc model write the plan")
         elif not record.model:
-            print("plan: the doc model gave no usable plan (see below), so the page lists where the request lands in the code", file=sys.stderr)
+            say("plan: the doc model gave no usable plan (see below), so the page lists where the request lands in the code", file=sys.stderr)
         if args.site:
-            print(f"open {publish(workspace) / 'index.html'}")
+            say(f"open {publish(workspace) / 'index.html'}")
         else:
-            print(f"build the site with: refdoc-site build (or mkdocs build -f {workspace.project_dir / 'mkdocs.yml'})")
+            say(f"build the site with: refdoc-site build (or mkdocs build -f {workspace.project_dir / 'mkdocs.yml'})")
     return 0
 
 
@@ -378,14 +379,14 @@ def _query(args: argparse.Namespace) -> int:
     search_index, embedder = _dense_side(args.embedder, SearchIndex.build(state.documents), workspace, state, args.mode)
     hits = search_index.search(text, args.top, args.mode, embedder)
     if args.json:
-        print(json.dumps([hit.to_dict() for hit in hits], ensure_ascii=False, indent=1))
+        say(json.dumps([hit.to_dict() for hit in hits], ensure_ascii=False, indent=1))
     elif not hits:
-        print(f"no matches for {text!r}")
+        say(f"no matches for {text!r}")
     else:
         if not any(hit.sparse for hit in hits) and args.mode != "dense":
-            print(f"no keyword matches for {text!r}; nearest by meaning:")
+            say(f"no keyword matches for {text!r}; nearest by meaning:")
         for rank, hit in enumerate(hits, start=1):
-            print(f"{rank:>3}. {hit.score:.3f}  {hit.path}:{hit.start_line}-{hit.end_line}  {hit.symbol}  ({hit.kind})")
+            say(f"{rank:>3}. {hit.score:.3f}  {hit.path}:{hit.start_line}-{hit.end_line}  {hit.symbol}  ({hit.kind})")
     return 0
 
 
@@ -405,9 +406,9 @@ def _ask(args: argparse.Namespace) -> int:
             if args.history:
                 save_history(args.history, history)
             if args.json:
-                print(json.dumps(answer.to_dict(), ensure_ascii=False, indent=None if args.chat else 1), flush=True)
+                say(json.dumps(answer.to_dict(), ensure_ascii=False, indent=None if args.chat else 1), flush=True)
             else:
-                print(terminal_text("".join(f"\n{line}" for line in closing_lines(answer))), flush=True)
+                say("".join(f"\n{line}" for line in closing_lines(answer)), flush=True)
     return 0
 
 
@@ -432,10 +433,10 @@ def _expanded(args: argparse.Namespace, workspace: Workspace, text: str) -> str:
     """The query and the terms the LLM expands it to, said on stderr; the query alone without an LLM."""
     with _llm_session(args, workspace, account=False) as llm:
         if llm is None:
-            print("query: --expand needs an LLM (set OPENAI_API_KEY, or OPENAI_BASE_URL for a compatible server); searching the words as given", file=sys.stderr)
+            say("query: --expand needs an LLM (set OPENAI_API_KEY, or OPENAI_BASE_URL for a compatible server); searching the words as given", file=sys.stderr)
             return text
         terms = expand_query(llm, text)
-    print(f"expanded: {', '.join(terms) if terms else 'no terms (the LLM gave none); searching the words as given'}", file=sys.stderr)
+    say(f"expanded: {', '.join(terms) if terms else 'no terms (the LLM gave none); searching the words as given'}", file=sys.stderr)
     return " ".join([text, *terms])
 
 
@@ -462,9 +463,9 @@ def _init(args: argparse.Namespace) -> int:
         raise RefdocError(f"{args.repo}: not a directory; pass the repository folder to set up")
     written = write_init_files(args.repo, init_files(args.repo, args.branch, args.install), force=args.force)
     for path in written:
-        print(f"wrote {path}")
-    print(f"GitHub Pages: choose {PAGES_SETTING}")
-    print("the first push to the branch creates gh-pages; set the OPENAI_API_KEY repository secret for LLM prose (optional)")
+        say(f"wrote {path}")
+    say(f"GitHub Pages: choose {PAGES_SETTING}")
+    say("the first push to the branch creates gh-pages; set the OPENAI_API_KEY repository secret for LLM prose (optional)")
     return 0
 
 
@@ -480,19 +481,19 @@ def _eval(args: argparse.Namespace) -> int:
         state = workspace.store.load()
         search_index, embedder = _dense_side(args.embedder, SearchIndex.build(state.documents), workspace, state)
     results = {mode: evaluate(search_index, queries, mode, embedder) for mode in modes if mode == "sparse" or embedder}
-    print(f"{args.queries.name}: {len(queries)} queries over {len(state.files)} files, {len(state.documents)} chunks")
-    print(format_table(results))
+    say(f"{args.queries.name}: {len(queries)} queries over {len(state.files)} files, {len(state.documents)} chunks")
+    say(format_table(results))
     return 0
 
 
 def _print_index(report) -> None:
     skipped = sum(report.skipped.values())
-    print(
+    say(
         f"index: {report.files} files ({report.reprocessed} processed, {report.reused} unchanged, "
         f"{report.removed} removed), {report.chunks} chunks, {skipped} skipped"
         + (f", {len(report.failed)} failed" if report.failed else "")
     )
     for line in report.failed[:20]:
-        print(f"  failed: {line}", file=sys.stderr)
+        say(f"  failed: {line}", file=sys.stderr)
     if report.secrets_redacted:
-        print(f"{redaction_summary(report.secrets_redacted)}; see refdoc-site stats")
+        say(f"{redaction_summary(report.secrets_redacted)}; see refdoc-site stats")

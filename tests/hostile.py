@@ -118,6 +118,39 @@ def _add_mention_names(repo: HostileRepo) -> None:
     repo.names += list(MENTION_PATHS)
 
 
+def _add_long_names(repo: HostileRepo) -> None:
+    """Names whose page path would outgrow the 255 bytes of a file name: escaped three
+    characters a byte, or 252 bytes before `.md` is added, and a folder as long."""
+    for path in ("#" * 120 + ".py", "l" * 252 + ".py", "#" * 100 + "/" + "%" * 80 + ".py"):
+        _write(repo, f"long/{path}", _function("long"))
+
+
+LOOKALIKE_NAMES = ("looks/invoice\u202egpj.py", "looks/zero\u200bwidth.py", "looks/caf\u00e9.py", "looks/cafe\u0301.py",
+                   "looks/\u2066isolated\u2069.py")
+"""Names that show as something else: a right-to-left override (`invoiceypj.jpg`), a
+zero-width space, an isolate, and NFC/NFD twins that look the same (two pages)."""
+
+
+def _add_lookalike_names(repo: HostileRepo) -> None:
+    """Names whose characters change how they show; each must show what it holds."""
+    for path in LOOKALIKE_NAMES:
+        _write(repo, path, _function("lookalike"))
+    _write(repo, "looks\u202e/inside.py", _function("inside"))
+
+
+def _add_site_markers(repo: HostileRepo) -> None:
+    """A built site's marker dropped beside code to hide it from the index and the change
+    map: the folder is indexed; a folder with a site's shape is skipped and counted."""
+    (repo.root / "marked").mkdir()
+    (repo.root / "marked/.refdoc-site.json").write_text("{}\n", encoding="utf-8")
+    _write(repo, "marked/runner.py", "import subprocess\n\n\ndef execute(command):\n    return subprocess.run(command, shell=True)\n")
+    for name, text in ((".refdoc-site.json", '{"tool": "refdoc-site", "state": "site"}\n'), ("index.html", "<html></html>\n"),
+                       ("assets/site.css", "body {}\n")):
+        (repo.root / "old-site" / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo.root / "old-site" / name).write_text(text, encoding="utf-8")
+    _expect_skip(repo, "built site")
+
+
 def _add_undecodable_names(repo: HostileRepo) -> None:
     """A file name that is not UTF-8, where the file system allows one (Linux does; macOS
     refuses it): skipped and counted, never fatal."""
@@ -265,13 +298,62 @@ def _add_odd_files(repo: HostileRepo) -> None:
         _expect_skip(repo, reason.value)
 
 
+HOSTILE_MARKDOWN_DOC = """# Guide <img src=x onerror=alert(8)>
+
+Text <img src=x onerror=alert(8)> and [a link](javascript:alert(8)) {: onclick=alert(8) }
+
+<script>alert(8)</script>
+
+<div markdown="1">**bold** <iframe src="https://example.org"></iframe></div>
+
+[ref link][bad]
+
+## Why <svg onload=alert(8)>
+
+--8<-- "/etc/passwd"
+
+[bad]: javascript:alert(8)
+"""
+HOSTILE_RST_DOC = """Guide <img src=x onerror=alert(9)>
+==================================
+
+Text <img src=x onerror=alert(9)> and `a link <javascript:alert(9)>`_ and :func:`<script>`.
+
+.. raw:: html
+
+   <script>alert(9)</script>
+
+.. include:: /etc/passwd
+
+.. note:: <b onmouseover=alert(9)>note</b>
+
+Section ``</code><script>alert(9)</script>``
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+
+.. code-block:: python {: onclick=alert(9) }
+
+   print("<script>alert(9)</script>")
+"""
+
+
+def _add_hostile_docs(repo: HostileRepo) -> None:
+    """Prose docs whose text, raw HTML, links and directives try to become markup on their
+    prose pages, or to pull a file from outside into them."""
+    _write(repo, "docs/hostile.md", HOSTILE_MARKDOWN_DOC)
+    _write(repo, "docs/hostile.rst", HOSTILE_RST_DOC)
+
+
 FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
+    _add_hostile_docs,
     _add_markup_names,
     _add_fence_names,
     _add_reserved_names,
     _add_dot_paths,
     _add_url_characters,
     _add_mention_names,
+    _add_long_names,
+    _add_lookalike_names,
+    _add_site_markers,
     _add_undecodable_names,
     _add_secrets,
     _add_outside_references,

@@ -4,6 +4,8 @@ empty, hostile or oddly named still publishes a site for everything else."""
 from __future__ import annotations
 
 import posixpath
+import subprocess
+import sys
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -124,3 +126,52 @@ def test_odd_file_names_get_pages_that_the_module_page_links_to(tmp_path, capsys
     back = [resolve_href(cafe, href) for href in HREF.findall(cafe.read_text(encoding="utf-8"))
             if "modules/" in unquote(href)]
     assert back and all(target.is_file() for target in back)
+
+
+DEEP = 5_000
+"""Nesting past Python's recursion limit in every parser the manifests go through."""
+
+
+def test_deeply_nested_manifests_are_one_warning_each_and_the_build_goes_on(tmp_path, capsys, caplog):
+    nested = "[" * DEEP + "]" * DEEP
+    repo = write_repo(
+        tmp_path / "repo",
+        {
+            "app.py": "def run():\n    return 1\n",
+            "package.json": f'{{"name": "deep", "dependencies": {nested}}}',
+            "pyproject.toml": f'[project]\nname = "deep"\ndependencies = {nested}\n',
+            "Cargo.toml": f'[package]\nname = "deep"\n[dependencies]\nserde = {nested}\n',
+            "lib/pyproject.toml": '[project]\nname = "lib"\ndependencies = ' + "[\n" * DEEP + "]\n" * DEEP,
+        },
+    )
+    code = main(["build", str(repo), "--out", str(tmp_path / "site")])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "Traceback" not in captured.err and "RecursionError" not in captured.err
+    warned = [record.getMessage() for record in caplog.records if "nested too deeply to read" in record.getMessage()]
+    assert sorted(line.split(":", 1)[0].split(" ", 1)[0] for line in warned) == ["Cargo.toml", "lib/pyproject.toml", "package.json", "pyproject.toml"], warned
+    assert all("\n" not in line for line in warned)
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+TERMINAL_HOSTILE_NAME = "\x1b]0;PWNED\x07\x1b[2J\x1b[31mred"
+"""Retitles the terminal, clears it and turns the text red, if printed raw."""
+
+
+def test_names_reach_the_terminal_escaped(tmp_path):
+    """A warning and the stats name files whose names hold escape sequences, a newline and a
+    bidi override: each shows as its escapes, on its own line, and does nothing."""
+    repo = write_repo(tmp_path / "repo", {"app.py": "def run():\n    return 1\n"})
+    (repo / f"{TERMINAL_HOSTILE_NAME}.py").write_bytes(b"def red():\n    return '\xff'\n")
+    (repo / "invoice\u202egpj.py").write_bytes(b"def invoice():\n    return '\xfe'\n")
+    (repo / "fake\nrefdoc-site: all good.py").write_bytes(b'PASSWORD = "hunter2-Sup3rSecret!"\n')
+    cli = [sys.executable, "-m", "refdoc_site"]
+    indexed = subprocess.run([*cli, "index", str(repo)], capture_output=True, text=True, check=False)
+    stats = subprocess.run([*cli, "stats", str(repo)], capture_output=True, text=True, check=False)
+    assert indexed.returncode == 0 and stats.returncode == 0, indexed.stderr + stats.stderr
+    printed = indexed.stdout + indexed.stderr + stats.stdout + stats.stderr
+    assert "\x1b" not in printed and "\x07" not in printed and "\u202e" not in printed
+    assert "\\x1b]0;PWNED\\x07\\x1b[2J\\x1b[31mred.py: not valid UTF-8" in indexed.stderr
+    assert "invoice\\u202egpj.py: not valid UTF-8" in indexed.stderr
+    assert "fake\\nrefdoc-site: all good.py" in stats.stdout
+    assert not any(line.startswith("refdoc-site: all good") for line in printed.splitlines())

@@ -125,13 +125,17 @@ def git(repo: Path, *arguments: str) -> None:
     subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", *arguments], check=True, capture_output=True)
 
 
-def two_commit_repo(root: Path) -> Path:
-    repo = write_repo(root, BASE)
+def two_commit_repo(root: Path, base: dict[str, str] = BASE, head: dict[str, str] = HEAD, *forced: str) -> Path:
+    """A repository with `base` committed, then `head` written over it (and `forced` added
+    with `git add -f`) and committed."""
+    repo = write_repo(root, base)
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
-    write_repo(repo, HEAD)
+    write_repo(repo, head)
     git(repo, "add", "-A")
+    if forced:
+        git(repo, "add", "-f", *forced)
     git(repo, "commit", "-qm", "head")
     return repo
 
@@ -307,3 +311,51 @@ def test_names_in_the_comment_mention_and_link_nothing() -> None:
     assert "notify.py" in shown and "verify.py" in shown
     assert GITHUB_LINKS.findall(shown) == [], comment
     assert GITHUB_LINKS.search(outside_code_and_targets("- `a` (@acme/team/x.py www.x.example #3)"))  # the check sees them
+
+
+RUNNER = '''
+    import subprocess
+
+
+    def execute(command):
+        return subprocess.run(command, shell=True)
+    '''
+EVASIVE = {
+    "a/.refdoc-site.json": "{}\n",
+    "a/runner.py": RUNNER,
+    "c/runner.py": "# " + "x" * 6000 + "\n" + RUNNER,
+    "d/.gitignore": "runner.py\n",
+    "d/runner.py": RUNNER,
+    "e/.refdoc-site.json": '{"tool": "refdoc-site", "version": "1", "state": "site"}\n',
+    "e/index.html": "<html></html>\n",
+    "e/assets/site.css": "body {}\n",
+    "e/runner.py": RUNNER,
+    "f/runner.py": RUNNER,
+    "node_modules/tool/runner.py": RUNNER,
+    "refdoc.yml": "module_depth: 1\nexclude: ['f/**']\n",
+}
+"""The same subprocess call hidden the ways a pull request could try, besides a plain
+marker: one long comment line (minified), a `.gitignore` with `git add -f`, a folder with
+a site's shape, an exclude glob in the revision's own refdoc.yml, and `node_modules/`."""
+
+
+def test_files_the_index_skips_still_show_in_the_change_map_with_their_boundaries(tmp_path, capsys) -> None:
+    repo = two_commit_repo(tmp_path / "repo", {"app.py": "def run():\n    return 1\n"}, EVASIVE, "d/runner.py")
+    space = Workspace.create(repo, Config(module_depth=1, exclude=("f/**",)), tmp_path / "store")
+    found = changes(space, Base("HEAD~1"))
+    hidden = ["c/runner.py", "e/runner.py", "f/runner.py", "node_modules/tool/runner.py"]
+    gained = {b.path for b in found.boundaries if b.gained and "subprocess" in b.reason}
+    assert gained == {"a/runner.py", "d/runner.py", *hidden}
+    files = {f.path: f.not_indexed for f in found.files}
+    assert {path: files.get(path) for path in ["a/runner.py", "d/runner.py", *hidden]} == {
+        "a/runner.py": "", "d/runner.py": "", "c/runner.py": "minified", "e/runner.py": "built site", "f/runner.py": "ignored",
+        "node_modules/tool/runner.py": "ignored",
+    }
+    comment = comment_markdown(found, "en", "https://example.org/pr-7/")
+    for path in hidden:
+        assert f"- `{path}`: subprocess (\\`subprocess.run\\`); not indexed: " in comment, comment
+    assert "(" + str(sum(1 for f in found.files if f.not_indexed)) + " not indexed)" in comment
+    page = changes_page(found, "en", {"files/a/runner.py.md"})
+    assert "`c/runner.py`: added; not indexed: minified" in page
+    assert main(["diff", str(repo), "--store", str(tmp_path / "store"), "--base", "HEAD~1"]) == 0
+    assert "not indexed" in capsys.readouterr().out

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 from helpers import write_repo
 
 from refdoc_site.core.config import Config
 from refdoc_site.core.reading import read_text
-from refdoc_site.core.records import SkipReason
+from refdoc_site.core.records import SkippedFile, SkipReason
 from refdoc_site.core.redact import Redactor
-from refdoc_site.indexing.discover import discover
+from refdoc_site.core.repository import TrackedFiles
+from refdoc_site.indexing.discover import PRUNED_FOLDER, discover
+from refdoc_site.indexing.unindexed import UnindexedFile, unindexed_files
 
 
 def run(repo, **config):
@@ -193,9 +196,86 @@ def test_a_site_refdoc_site_built_inside_the_repository_is_not_indexed(tmp_path)
         {
             "app.py": "def run():\n    return 1\n",
             "_publish/site/.refdoc-site.json": '{"tool": "refdoc-site"}\n',
+            "_publish/site/index.html": "<html></html>\n",
             "_publish/site/assets/search.js": "function search() { return []; }\n",
             "_publish/notes.js": "function kept() {}\n",
         },
     )
-    _, indexed, _ = run(repo)
+    _, indexed, skipped = run(repo)
     assert set(indexed) == {"app.py", "_publish/notes.js"}
+    assert skipped["_publish/site/"].reason is SkipReason.BUILT_SITE  # counted, with a reason
+
+
+def test_a_marker_alone_does_not_hide_a_folder(tmp_path):
+    """A pull request cannot hide code by dropping a `.refdoc-site.json` beside it: a folder
+    is a built site only when the marker is one and the folder has a site's shape."""
+    repo = write_repo(
+        tmp_path / "repo",
+        {
+            "app.py": "def run():\n    return 1\n",
+            "a/.refdoc-site.json": "{}\n",
+            "a/runner.py": "def execute():\n    return 1\n",
+            "f/.refdoc-site.json": '{"tool": "refdoc-site"}\n',
+            "f/runner.py": "def execute():\n    return 1\n",
+        },
+    )
+    found, indexed, _ = run(repo)
+    assert {"a/runner.py", "f/runner.py"} <= set(indexed)
+    assert [w for w in found.warnings if "not the marker of a site" in w] == [
+        "a/.refdoc-site.json: not the marker of a site refdoc-site built; the folder is indexed",
+        "f/.refdoc-site.json: not the marker of a site refdoc-site built; the folder is indexed",
+    ]
+
+
+def test_a_file_git_tracks_is_indexed_whatever_gitignore_says(tmp_path):
+    """git ignores only untracked files: one added with `git add -f`, or in an ignored
+    folder, is the repository's, and a tracked file of a built site is listed with it."""
+    repo = write_repo(
+        tmp_path / "repo",
+        {
+            ".gitignore": "runner.py\nbuild/\n",
+            "app.py": "def run():\n    return 1\n",
+            "runner.py": "def execute():\n    return 1\n",
+            "build/tool.py": "def tool():\n    return 1\n",
+            "build/untracked.py": "def loose():\n    return 1\n",
+            "site/.refdoc-site.json": '{"tool": "refdoc-site"}\n',
+            "site/index.html": "<html></html>\n",
+            "site/assets/app.js": "function app() {}\n",
+            "site/runner.py": "def execute():\n    return 1\n",
+        },
+    )
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-f", "app.py", "runner.py", "build/tool.py", "site/runner.py"], check=True)
+    found = discover(repo, Config(), tracked=TrackedFiles.of(repo))
+    indexed = [f.path for f in found.files]
+    skipped = {s.path: s for s in found.skipped}
+    assert {"runner.py", "build/tool.py"} <= set(indexed) and "build/untracked.py" not in indexed
+    assert (skipped["site/"].reason, skipped["site/runner.py"].reason) == (SkipReason.BUILT_SITE, SkipReason.BUILT_SITE)
+    assert "site/assets/app.js" not in skipped  # untracked: part of no change
+    everything = discover(repo, Config(), tracked=TrackedFiles(everything=True))
+    assert "build/untracked.py" in [f.path for f in everything.files]
+    assert {"site/runner.py", "site/assets/app.js", "site/index.html"} <= {s.path for s in everything.skipped}
+
+
+def test_skipped_files_are_hashed_and_scanned_for_the_change_map_but_never_a_secret(tmp_path):
+    repo = write_repo(
+        tmp_path / "repo",
+        {
+            "c/runner.py": "# " + "x" * 3000 + "\nimport subprocess\n\n\ndef run(c):\n    return subprocess.run(c, shell=True)\n",
+            "node_modules/tool/.env": "STRIPE_KEY=sk_live_0123456789abcdefghijklmn\n",
+            "vendor/big.py": "def big():\n    return 1\n",
+        },
+    )
+    skipped = [
+        SkippedFile("c/runner.py", SkipReason.MINIFIED, "long lines"),
+        SkippedFile("node_modules/tool/.env", SkipReason.IGNORED, PRUNED_FOLDER),
+        SkippedFile("vendor/big.py", SkipReason.IGNORED, ".gitignore"),  # untracked: no part of a change
+        SkippedFile("site/", SkipReason.BUILT_SITE, "a site"),
+    ]
+    redactor = Redactor.from_config(Config())
+    listed = unindexed_files(repo, skipped, redactor, {})
+    assert [(f.path, f.reason) for f in listed] == [("c/runner.py", "minified")]
+    assert listed[0].boundary.startswith("subprocess") and len(listed[0].sha256) == 64
+    kept = {"c/runner.py": UnindexedFile("c/runner.py", "minified", listed[0].sha256, "kept from the last run")}
+    assert unindexed_files(repo, skipped, redactor, kept)[0].boundary == "kept from the last run"

@@ -22,6 +22,7 @@ from mkdocs.structure.files import File, _default_exclude
 from mkdocs.utils import meta
 from mkdocs.utils.yaml import yaml_load
 
+import refdoc_site
 from refdoc_site.core.config import parse_config
 from refdoc_site.core.errors import ConfigError
 from refdoc_site.core.pages import (
@@ -33,8 +34,9 @@ from refdoc_site.core.pages import (
     page_url,
     path_segment,
 )
+from refdoc_site.core.store import atomic_file
+from refdoc_site.core.text import INVISIBLE
 from refdoc_site.rendering.render import (
-    _mermaid_graph,
     code_fence,
     code_span,
     diagram_block,
@@ -42,7 +44,6 @@ from refdoc_site.rendering.render import (
     front_matter,
     html_text,
     link_target,
-    mermaid_label,
     one_line,
     yaml_string,
 )
@@ -59,6 +60,8 @@ segments = st.one_of(
 paths = st.lists(segments, min_size=1, max_size=4).map("/".join)
 names = st.one_of(paths, st.text(max_size=40), st.lists(st.sampled_from(TRICKY), max_size=8).map("".join))
 ESCAPED = re.compile(r"~(?:u([0-9A-F]{4})|U([0-9A-F]{8})|([0-9A-F]{2}))")
+LONG_NAME_END = re.compile(r"~h[0-9a-f]{16}$")
+"""How a segment cut to fit a file system ends: no escape starts `~h`."""
 
 
 def decode_segment(segment: str) -> str:
@@ -71,7 +74,7 @@ def assert_safe_page(page: str) -> None:
     assert not _default_exclude.match_file(page), page
     for segment in page.removesuffix(".md").split("/"):
         assert segment and not segment.startswith("."), page
-        for character in ESCAPED.sub("", segment):
+        for character in ESCAPED.sub("", LONG_NAME_END.sub("", segment)):
             assert character.isalnum() or character in KEPT_PUNCTUATION or not character.isascii(), (page, character)
             assert character.isascii() or character.isprintable(), (page, character)
     stem = page.removesuffix(".md").rsplit("/", 1)[-1]
@@ -118,6 +121,47 @@ def test_ordinary_paths_keep_their_pages() -> None:
     assert file_page(".github/workflows/ci.yml") == "files/~2Egithub/workflows/ci.yml.md"
     assert file_page("docs/README") == "files/docs/~52EADME.md"
     assert file_page("a#b?/100%.py") == "files/a~23b~3F/100~25.py.md"
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("invoice\u202egpj.py", "invoice⟨U+202E⟩gpj.py"),
+    ("zero\u200bwidth\ufeff.py", "zero⟨U+200B⟩width⟨U+FEFF⟩.py"),
+    ("\u2067isolated\u2069.py", "⟨U+2067⟩isolated⟨U+2069⟩.py"),
+    ("cafe\u0301.py", "cafe⟨U+0301⟩.py"),  # NFD: the twin of café.py
+    ("caf\u00e9.py", "caf\u00e9.py"),
+    ("日本語/한국.py", "日本語/한국.py"),
+])
+def test_names_that_show_as_something_else_are_written_out_wherever_they_land(site_markdown, name: str, shown: str) -> None:
+    """A bidi override, zero-width or isolate character, or the combining mark of an NFD
+    name, shows as `⟨U+XXXX⟩` in text, code, HTML titles and diagram labels."""
+    assert one_line(name) == shown
+    assert "".join(read_html(site_markdown.reset().convert(escape_text(name))).text) == shown
+    assert "".join(read_html(site_markdown.reset().convert(code_span(name))).text) == shown
+    assert html.unescape(html_text(name)) == shown
+    label = re.sub(r"#(\d+);", lambda m: chr(int(m[1])), mermaid_label(name))
+    assert label == shown
+
+
+LONG_NAMES = ["#" * 120 + ".py", "a" * 252 + ".py", "a" * 252 + ".pz", "b" * 255, "é" * 127 + ".py", "日" * 84 + ".md",
+              "~" * 90, "." + "x" * 254]
+
+
+@pytest.mark.parametrize("folder", ["", "#" * 100 + "/"])
+def test_a_long_name_gets_a_page_every_file_system_can_write(tmp_path: Path, folder: str) -> None:
+    """A name escaped three characters a byte, or given `.md`, outgrows 255 bytes: its
+    segment is cut and ends in a hash, so each name still has a page of its own, the same
+    in every build, that a file system takes (with the temporary name written beside it)."""
+    pages = [file_page(folder + name) for name in LONG_NAMES]
+    assert len(set(pages)) == len(pages) and pages == [file_page(folder + name) for name in LONG_NAMES]
+    for page in pages:
+        assert_safe_page(page)
+        assert all(len(segment.encode("utf-8")) <= 200 for segment in page.removesuffix(".md").split("/")), page
+        target = tmp_path / "docs" / page
+        with atomic_file(target) as handle:
+            handle.write("# page\n")
+        assert target.read_text(encoding="utf-8") == "# page\n"
+    assert module_page("#" * 120) != module_page("#" * 121) and len(module_page("#" * 120).encode()) < 255
+    assert file_page("x" * 197 + ".py") == "files/" + "x" * 197 + ".py.md"  # under the bound: as it was
 
 
 def test_a_pages_url_is_where_mkdocs_serves_it() -> None:
@@ -198,20 +242,6 @@ def test_a_code_fence_is_one_block_its_content_cannot_close(site_markdown, value
     assert "".join(shown.split()) == "before" + "".join(value.replace("\x02", "").replace("\x03", "").split()) + "after"
 
 
-@settings(max_examples=150, deadline=None, database=None)
-@given(st.dictionaries(names, st.lists(names, max_size=3), max_size=4), st.sets(names, max_size=2))
-def test_mermaid_labels_are_one_line_of_entity_codes(edges: dict[str, list[str]], highlighted: set[str]) -> None:
-    source = _mermaid_graph(edges, highlighted)
-    nodes = sorted(set(edges) | {d for deps in edges.values() for d in deps})
-    lines = source.split("\n")
-    assert len(lines) == 1 + len(nodes) + sum(len(deps) for deps in edges.values()) + len(highlighted & set(nodes))
-    for index, name in enumerate(nodes):
-        label = mermaid_label(name)
-        assert lines[1 + index] == f'  m{index}["{label}"]'
-        assert re.fullmatch(r'(?:[^\W_]|[ ._/+,()-]|#\d+;)*', label), label
-        assert re.sub(r"#(\d+);", lambda code: chr(int(code[1])), label) == one_line(name)
-
-
 @FUZZ
 @given(names)
 def test_a_title_is_html_text_that_yaml_and_front_matter_carry_exactly(value: str) -> None:
@@ -283,4 +313,12 @@ def test_an_accepted_url_is_one_link_to_itself(site_markdown, scheme: str, host:
     links = [html.unescape(href) for href in re.findall(r'<a href="([^"]*)">', rendered)]
     assert len(links) == 1 and unquote(links[0]) == unquote(url), rendered
     assert read_html(rendered).tags == ["p", "a"]
-    assert "".join(read_html(rendered).text) == url
+    assert "".join(read_html(rendered).text) == one_line(url)  # an invisible character of it written out
+
+
+def test_the_search_box_writes_out_the_characters_the_pages_do() -> None:
+    """Search results show names through the worker's escapeHtml: it writes out the same
+    invisible characters as `visible_text` (one list, in core/text.py and the worker)."""
+    worker = Path(refdoc_site.__file__).parent / "search" / "browser" / "search-worker.js"
+    listed = re.search(r"var INVISIBLE = /\[(.*?)\]/g;", worker.read_text(encoding="utf-8"))
+    assert listed and listed[1].encode("ascii").decode("unicode_escape") == INVISIBLE

@@ -248,14 +248,15 @@ PYPROJECT = """
 
 
 def test_pyproject_declares_project_optional_and_poetry_dependencies() -> None:
+    """A `test` extra and a poetry `dev` group are declared, but not as runtime choices."""
     found = parse_manifest("pyproject", source(PYPROJECT))
     assert found == [
         Requirement("requests", ">=2.31"),
         Requirement("PyYAML", ""),
         Requirement("rich", ">=13"),
-        Requirement("pytest", ">=8"),
+        Requirement("pytest", ">=8", runtime=False),
         Requirement("click", "^8.1"),
-        Requirement("mypy", "^1.8"),
+        Requirement("mypy", "^1.8", runtime=False),
     ]
 
 
@@ -336,7 +337,7 @@ def test_package_json_dependencies_and_dev_dependencies() -> None:
     assert parse_manifest("package.json", text) == [
         Requirement("express", "^4.18.0"),
         Requirement("@acme/util", "1.0.0"),
-        Requirement("jest", "^29"),
+        Requirement("jest", "^29", runtime=False),
     ]
     assert parse_manifest("package.json", "{not json") == []
 
@@ -382,7 +383,7 @@ def test_cargo_toml_dependency_tables() -> None:
         Requirement("serde", "1.0"),
         Requirement("clap", "4"),
         Requirement("local", ""),
-        Requirement("tempfile", "3"),
+        Requirement("tempfile", "3", runtime=False),
     ]
 
 
@@ -599,7 +600,8 @@ def test_a_hanging_git_gives_no_commit_evidence(
 
 
 @needs_git
-def test_records_then_dependencies_then_commits_with_indexed_evidence(tmp_path: Path) -> None:
+def test_records_then_commits_then_dependencies_with_indexed_evidence(tmp_path: Path) -> None:
+    """The repository's own reasoning first; its dependencies last, as evidence of a choice."""
     files, graph = python_project(tmp_path)
     write(
         tmp_path,
@@ -613,8 +615,8 @@ def test_records_then_dependencies_then_commits_with_indexed_evidence(tmp_path: 
     commit(tmp_path, "Switch to httpx for HTTP requests")
     entries = collect_decisions(tmp_path, files, graph)
     kinds = [e.kind for e in entries]
-    assert kinds == sorted(kinds, key=["adr", "dependency", "commit"].index)
-    assert kinds[0] == "adr" and kinds[-1] == "commit" and "dependency" in kinds
+    assert kinds == sorted(kinds, key=["adr", "design", "commit", "dependency"].index)
+    assert kinds[0] == "adr" and kinds[-1] == "dependency" and "commit" in kinds
     for entry in entries:
         assert set(to_json(entry)) == {
             "title",

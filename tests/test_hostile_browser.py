@@ -1,9 +1,8 @@
 """The hostile repository's site (tests/hostile.py) in headless Chromium, served under a
 sub-path and built by each engine (MkDocs, and Zensical when installed): every page opened,
 hostile names typed into the search box (Material's, or refdoc-site's own box in
-Zensical's header), and nothing runs that the site did not ship. Mermaid (from tests/js,
-when npm installed it) draws the module maps, so their labels are checked as Mermaid
-renders them."""
+Zensical's header), and nothing runs that the site did not ship. Graphviz (when installed)
+lays out the component map, whose labels are checked as the SVG shows them."""
 
 from __future__ import annotations
 
@@ -13,6 +12,7 @@ import pytest
 from helpers import TESTS_MERMAID, require_chromium, served_folder
 from hostile import HOSTILE_PLAN, SCRIPT_IN_FOLDER, TITLE_BREAKING_PATH, build_hostile_site
 
+from refdoc_site.rendering.component_map import graphviz
 from refdoc_site.rendering.site import MERMAID_ENV
 from refdoc_site.rendering.zensical_site import zensical_installed
 
@@ -31,7 +31,8 @@ INJECTED = """() => {
 }"""
 """Elements a hostile name would have injected, shadow roots included: `<img src=x>` or any
 event handler attribute."""
-DIAGRAM_TEXT = """() => [...document.querySelectorAll("div.mermaid")].map(e => e.shadowRoot ? e.shadowRoot.textContent : "").join("\\n")"""
+MAP_TEXT = """() => [...document.querySelectorAll(".refdoc-map text")].map(e => e.textContent).join("\\n")"""
+"""The overview map's labels, as the SVG shows them."""
 
 SEARCH_BOX = {
     "mkdocs": (".md-search__input", ".md-search-result__meta", ".md-search-result__link"),
@@ -87,10 +88,9 @@ def test_every_page_opens_with_nothing_injected(tab, served) -> None:
         tab.wait_for_load_state("load")
         assert_nothing_ran(tab)
     tab.goto(url)
-    if TESTS_MERMAID.is_file():
-        tab.wait_for_function(f"({DIAGRAM_TEXT})().length > 0", timeout=15_000)
-        labels = tab.evaluate(DIAGRAM_TEXT)
-        assert SCRIPT_IN_FOLDER in labels and "x</title><script>alert(1)<" in labels, labels
+    if graphviz():
+        labels = tab.evaluate(MAP_TEXT)
+        assert f"{SCRIPT_IN_FOLDER}/widget" in labels and "x</title><script>alert(1)<" in labels, labels  # long labels are cut
     assert_nothing_ran(tab)
 
 

@@ -9,6 +9,7 @@ import posixpath
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from helpers import write_repo
@@ -16,6 +17,7 @@ from hostile import (
     FENCE_BREAKING_FOLDER,
     HOSTILE_PLAN,
     HOSTILE_SITE_NAME,
+    LOOKALIKE_NAMES,
     MENTION_PATHS,
     OUTSIDE_TEXT,
     QUOTED_REPO_URL,
@@ -51,6 +53,8 @@ class SitePage(HTMLParser):
         self.text: list[str] = []
         self._open: str | None = None
         self._script: list[str] = []
+        self._svg = 0
+        """How deep inside an inline SVG (a map): its `<title>`s are tooltips, shown text."""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
@@ -60,10 +64,12 @@ class SitePage(HTMLParser):
             self.images.append(attributes.get("src") or "")
         if tag == "script" and attributes.get("src"):
             self.scripts.append("src:" + posixpath.normpath(posixpath.join(self.directory, attributes["src"])))
-        if tag in ("script", "title"):
+        self._svg += tag == "svg"
+        if tag == "script" or (tag == "title" and not self._svg):
             self._open, self._script = tag, []
 
     def handle_endtag(self, tag: str) -> None:
+        self._svg -= tag == "svg" and self._svg > 0
         if tag == self._open == "script" and "".join(self._script).strip():
             self.scripts.append("inline:" + self._root_relative("".join(self._script)))
         if tag == self._open:
@@ -144,14 +150,40 @@ def test_titles_and_navigation_show_the_names_as_text(built) -> None:
         assert shown in navigation, shown
 
 
+def test_names_that_show_as_something_else_are_written_out_and_marked(built) -> None:
+    """`invoice\u202egpj.py` would show as "invoiceypj.jpg", a zero-width space not at all,
+    and NFC/NFD twins alike: every page shows them as `⟨U+202E⟩`, each page of one is marked
+    with a warning, and the twins' titles differ."""
+    _, _, pages, _, site = built
+    invisible = ("\u202e", "\u200b", "\u2066", "\u2069")
+    for name, page in pages.items():
+        shown = page.title + "".join(page.text)
+        assert not any(c in shown for c in invisible), (name, [c for c in invisible if c in shown])
+    titles = {path: pages[html_of(file_page(path))].title.split(" - ")[0] for path in LOOKALIKE_NAMES}
+    assert titles["looks/invoice\u202egpj.py"] == "looks/invoice⟨U+202E⟩gpj.py"
+    assert titles["looks/zero\u200bwidth.py"] == "looks/zero⟨U+200B⟩width.py"
+    assert titles["looks/cafe\u0301.py"] == "looks/cafe⟨U+0301⟩.py" != titles["looks/caf\u00e9.py"] == "looks/caf\u00e9.py"
+    for path in LOOKALIKE_NAMES:
+        text = "".join(pages[html_of(file_page(path))].text)
+        assert ("RIGHT-TO-LEFT OVERRIDE" in text) == ("\u202e" in path) and ("change how it shows" in text) != (path == "looks/caf\u00e9.py")
+    module = pages[html_of(module_page("looks\u202e"))]
+    assert "Module looks⟨U+202E⟩" in module.title and "RIGHT-TO-LEFT OVERRIDE" in "".join(module.text)
+    assert "looks⟨U+202E⟩" in "".join(pages["index.html"].text)  # the navigation
+
+
 def test_the_module_map_and_repository_link_stay_in_place(built) -> None:
     _, _, pages, _, site = built
     home = pages["index.html"]
     assert link_target(QUOTED_REPO_URL) in home.links
     index_html = (site / "index.html").read_text(encoding="utf-8")
-    diagram = index_html[index_html.index("graph TD") : index_html.index("</code></pre>", index_html.index("graph TD"))]
-    assert "#60;img src#61;x onerror#61;alert(2)#62;" in diagram and "```" not in diagram
-    assert "#96;#96;#96;" in diagram
+    start = index_html.index('<div class="refdoc-map">')
+    drawing = index_html[start : index_html.index("</svg></div>", start)]
+    assert "&lt;img src=x onerror=alert(2)&gt;" in drawing and "<img" not in drawing
+    assert "```" in one_line(FENCE_BREAKING_FOLDER) and "\n" not in drawing
+    labels = SitePage("index.html")
+    labels.feed(drawing + "</svg></div>")
+    assert f"{SCRIPT_IN_FOLDER}/widget.py" in labels.text and labels.scripts == [] and labels.handlers == []
+    assert quote(file_page(f"{SCRIPT_IN_FOLDER}/widget.py").removesuffix(".md")) + "/" in labels.links  # its page's URL
 
 
 def test_llms_txt_shows_the_names_as_text(built) -> None:

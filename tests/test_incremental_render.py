@@ -174,3 +174,25 @@ def test_a_render_cut_short_leaves_no_digest_for_a_page_it_did_not_write(tmp_pat
     report, workspace = rendered(repo, store)
     assert pages_rendered(report) == 3  # the two files' pages and their module's
     assert_same_as_clean(tmp_path, repo, workspace)
+
+
+def test_a_guide_doc_renders_again_when_a_name_it_links_appears_and_matches_a_clean_render(tmp_path: Path) -> None:
+    """A reST guide's `:func:` shows as code until the function exists, then as its link:
+    the guide's page follows the change in another file, no other doc page does."""
+    sources = {
+        **SOURCES,
+        "docs/guide.rst": "Guide\n=====\n\nCall :func:`pkg.words.whisper` to lower it.\n",
+        "docs/other.md": "# Other\n\nNothing linked.\n",
+    }
+    repo = write_repo(tmp_path / "repo", sources)
+    store = tmp_path / "store"
+    rendered(repo, store)
+    with (repo / "pkg/words.py").open("a", encoding="utf-8") as handle:
+        handle.write('\n\ndef whisper(text: str) -> str:\n    """The text in small letters."""\n    return text.lower()\n')
+
+    second, workspace = rendered(repo, store)
+
+    assert pages_rendered(second) == 3  # words.py's page, its module's, and the guide's
+    guide = (workspace.project_dir / "docs/files/docs/guide.rst.md").read_text(encoding="utf-8")
+    assert "[`pkg.words.whisper`](../pkg/words.py.md#chunk-whisper)" in guide
+    assert_same_as_clean(tmp_path, repo, workspace)

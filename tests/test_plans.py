@@ -91,8 +91,8 @@ def test_size_phase_measures_files_and_definitions() -> None:
     documents = [
         document("big.py", "run", 10, 152),
         document("big.py", "Big", 160, 190, ChunkKind.CLASS),
-        document("big.py", "Big.method", 200, 260, ChunkKind.METHOD, part=1),
-        document("big.py", "Big.method", 261, 330, ChunkKind.METHOD, part=2),
+        stored_document("big.py", "Big.method", 200, 260, ChunkKind.METHOD, 1, parent="Big"),
+        stored_document("big.py", "Big.method", 261, 330, ChunkKind.METHOD, 2, parent="Big"),
         document("big.py", "<module>", 1, 900, ChunkKind.MODULE),
         document("small.py", "short", 1, 30),
     ]
@@ -107,9 +107,9 @@ def test_size_phase_measures_files_and_definitions() -> None:
         "The repository has 1 file over 500 lines and 2 definitions over 60 lines."
     )
     assert texts(phase) == {
-        "big.py": "812 lines",
-        "run in big.py": "143 lines (function)",
-        "Big.method in big.py": "131 lines (method)",
+        "big.py": "812 lines: move its largest definitions (run, Big) into modules of their own",
+        "run in big.py": "143 lines (function): extract its steps into functions of their own",
+        "Big.method in big.py": "131 lines (method): extract its steps into functions of their own",
     }
     anchors = {item.label: item.anchor for item in phase.items}
     assert anchors == {
@@ -128,31 +128,34 @@ def test_size_phase_is_absent_under_the_thresholds() -> None:
 
 
 def test_coupling_phase_measures_fan_out_fan_in_and_callers() -> None:
-    callers = [f"m{i}.py#caller" for i in range(12)]
-    documents = [document("core/util.py", "helper", 1, 5)]
+    """A definition's callers count only from the project's own code, in other files: a test
+    calling the public API is no coupling, nor a function calling its neighbour."""
+    own_callers = [document(f"app/m{i}.py", "caller", 1, 5) for i in range(12)]
+    test_callers = [document(f"tests/test_{i}.py", "test_it", 1, 5) for i in range(30)]
+    callers = [d.chunk.id for d in own_callers]
+    documents = [document("core/util.py", "helper", 1, 5), document("core/util.py", "neighbour", 7, 9), document("core/api.py", "Public", 1, 5, ChunkKind.CLASS), *own_callers, *test_callers]
     graph = RepoGraph(
         module_deps={"hub": ["m1", "m2", "m3", "m4", "m5", "m6"], "quiet": ["m1"]},
-        callers={"core/util.py#helper": callers, "core/util.py#missing": callers},
+        callers={
+            "core/util.py#helper": [*callers, "core/util.py#neighbour"],
+            "core/util.py#missing": callers,
+            "core/api.py#Public": [d.chunk.id for d in test_callers] + callers[:3],
+        },
     )
+    files = [file_summary(f"tests/test_{i}.py", file_role=FileRole.TEST) for i in range(30)]
     modules = [
         module("core", used_by=("m1", "m2", "m3", "m4", "m5")),
         module("leaf", used_by=("m1",)),
     ]
-    [phase] = plan_milestones(documents, hierarchy(modules=modules), graph)
+    [phase] = plan_milestones(documents, hierarchy(files, modules), graph)
     assert phase.title == COUPLING
-    assert [(i.label, i.module, i.text) for i in phase.items[:2]] == [
-        ("hub", "hub", "imports 6 modules"),
-        ("core", "core", "used by 5 modules"),
-    ]
+    assert [(i.label, i.module) for i in phase.items[:2]] == [("hub", "hub"), ("core", "core")]
+    assert phase.items[0].text.startswith("imports 6 modules (m1, m2, m3 …): ")
+    assert phase.items[1].text.startswith("used by 5 modules (m1, m2, m3 …): ")
     helper = phase.items[2]
-    assert helper == MilestoneItem(
-        label="helper in core/util.py",
-        path="core/util.py",
-        anchor=chunk_anchor("helper"),
-        module="",
-        text="called from 12 places",
-    )
-    assert len(phase.items) == 3, "callers of a chunk that is not indexed are not linked"
+    assert (helper.label, helper.path, helper.anchor) == ("helper in core/util.py", "core/util.py", chunk_anchor("helper"))
+    assert helper.text.startswith("called from 12 places in 12 other files of the project's code (app/m0.py, app/m1.py, app/m10.py …)")
+    assert len(phase.items) == 3, "a chunk not indexed, and a class called from tests, are no hotspot"
 
 
 def test_coupling_phase_is_absent_below_the_thresholds() -> None:
@@ -201,7 +204,7 @@ def test_phases_come_in_order_and_are_capped() -> None:
     assert [p.title for p in plan] == [CYCLES, SIZE, COUPLING, DOCUMENTATION]
     assert all(len(p.items) <= plans.MAX_ITEMS for p in plan)
     size = phases(plan)[SIZE]
-    assert [i.text for i in size.items][:5] == [
+    assert [i.text.split(":")[0] for i in size.items][:5] == [
         "614 lines",
         "613 lines",
         "612 lines",
@@ -230,4 +233,4 @@ def test_tests_vendored_and_generated_code_are_no_hotspots() -> None:
     assert plan_milestones(documents, hierarchy(files, modules), graph) == []
     modules[1].used_by.append("m5")
     [phase] = plan_milestones(documents, hierarchy(files, modules), graph)
-    assert [(i.label, i.text) for i in phase.items] == [("core", "used by 5 modules")]
+    assert [(i.label, i.text.split(" (")[0]) for i in phase.items] == [("core", "used by 5 modules")]

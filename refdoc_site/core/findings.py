@@ -17,6 +17,8 @@ class DecisionKind(str, Enum):
 
     ADR = "adr"
     """A decision record the project keeps in Markdown."""
+    DESIGN = "design"
+    """A section of the project's design docs, or a "why" section of another doc."""
     DEPENDENCY = "dependency"
     """Packages a manifest declares, grouped by purpose."""
     COMMIT = "commit"

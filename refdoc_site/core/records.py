@@ -50,6 +50,9 @@ class SkipReason(str, Enum):
     UNREADABLE = "unreadable"
     SECRET = "secret"
     """Named like a file of credentials (`.env`, `id_rsa`, `*.pem`): never read."""
+    BUILT_SITE = "built site"
+    """A site refdoc-site built, in the repository (a CI job's `_publish/site`): skipped as a
+    folder, and each file of it git tracks listed with it."""
     OWN_CONFIG = "refdoc-site configuration"
     """The repository's `refdoc.yml`: the build's settings, not code the site explains (a
     plan's request written there would otherwise be the first source the plan finds)."""
@@ -238,11 +241,55 @@ class SystemSummary:
     """Files per language."""
 
 
+class ComponentKind(str, Enum):
+    """What a node of the component hierarchy stands for, and so which page it links to."""
+
+    SYSTEM = "system"
+    """The whole repository: the overview's map."""
+    PART = "part"
+    """What the repository keeps beside its code: its tests, examples, documentation, vendored
+    or generated files, each one node."""
+    GROUP = "group"
+    """Components gathered so that a view stays small: the files of a package too large to
+    show one by one, or siblings grouped by what they depend on."""
+    MODULE = "module"
+    FILE = "file"
+
+
+@dataclass
+class Component:
+    """A node of the component hierarchy (`understanding/components.py`): its map shows its
+    children and the imports between them."""
+
+    id: str
+    kind: ComponentKind
+    title: str
+    """The label its parent's map shows."""
+    name: str = ""
+    """The module's name or the file's path; a part's role; a group's parent module."""
+    children: list[str] = field(default_factory=list)
+    """Ids of the components its map shows, in order."""
+    files: list[str] = field(default_factory=list)
+    """Every file below it."""
+    depends_on: list[str] = field(default_factory=list)
+    """Ids of the components beside it in its parent's map that its files import."""
+
+
+@dataclass
+class Components:
+    """The component hierarchy, from `root` (the overview's map) down to files."""
+
+    root: str = ""
+    nodes: dict[str, Component] = field(default_factory=dict, metadata={SORTED_KEYS: True})
+
+
 @dataclass
 class Hierarchy:
-    """Chunk → file → module → system summaries, saved as `summaries/hierarchy.json`."""
+    """Chunk → file → module → system summaries, saved as `summaries/hierarchy.json`, with
+    the component hierarchy the maps draw."""
 
     system: SystemSummary
     modules: dict[str, ModuleSummary] = field(metadata={SORTED_KEYS: True})
     files: dict[str, FileSummary] = field(metadata={SORTED_KEYS: True})
+    components: Components = field(default_factory=Components)
 

@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -102,3 +103,36 @@ def git_output(repo: Path, *arguments: str) -> str:
     except (OSError, subprocess.SubprocessError):
         return ""
     return result.stdout.strip() if result.returncode == 0 else ""
+
+
+@dataclass(frozen=True)
+class TrackedFiles:
+    """The files git tracks in a repository. A `.gitignore` hides only untracked files from
+    git, so a tracked one (`git add -f`) is part of the repository whatever it lists."""
+
+    files: frozenset[str] = frozenset()
+    everything: bool = False
+    """A tree `git archive` wrote (the change map's base): every file in it is tracked."""
+    folders: frozenset[str] = field(default=frozenset(), init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        folders = {path.rsplit("/", i)[0] for path in self.files for i in range(1, path.count("/") + 1)}
+        object.__setattr__(self, "folders", frozenset(folders))
+
+    @classmethod
+    def of(cls, repo: Path) -> TrackedFiles:
+        """What `git ls-files` lists under `repo` (nothing outside git, or when git fails)."""
+        try:
+            result = subprocess.run(["git", "-C", str(repo), "ls-files", "-z"], capture_output=True, timeout=60, check=False)
+        except (OSError, subprocess.SubprocessError):
+            return cls()
+        if result.returncode != 0:
+            return cls()
+        return cls(frozenset(os.fsdecode(path) for path in result.stdout.split(b"\0") if path))
+
+    def holds(self, path: str) -> bool:
+        return self.everything or path in self.files
+
+    def holds_under(self, folder: str) -> bool:
+        """Whether a tracked file lies inside `folder` (repository-relative, no slash at the end)."""
+        return self.everything or folder in self.folders

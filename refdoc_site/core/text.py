@@ -7,6 +7,7 @@ evidence and the LLM summaries all shorten text by the same rule.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 MAX_PROSE = 200
 """Characters of one summary field at most."""
@@ -44,14 +45,69 @@ def strip_markdown_noise(text: str) -> str:
     return text
 
 
-TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-"""Control characters but tab and newline: a repository's text or a model's reply printed
-with them could move the cursor, recolour or retitle the reader's terminal."""
+INVISIBLE = "\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0"
+"""Characters that change how a name shows without showing themselves: the bidi embeddings,
+overrides, isolates and marks (`invoice\u202egpj.py` shows as "invoiceypj.jpg"), zero-width
+spaces, joiners and the BOM, the soft hyphen and the blank fillers of Hangul."""
+INVISIBLE_CHARACTERS = re.compile(f"[{INVISIBLE}]")
+TERMINAL_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{INVISIBLE}]")
+"""Control characters but tab and newline, the line separators and the invisible ones: a
+repository's text or a model's reply printed with them could move the cursor, recolour,
+retitle or clear the reader's terminal, write its clipboard (OSC 52), or reorder a line."""
+TERMINAL_LINE_UNSAFE = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{INVISIBLE}]")
 
 
-def terminal_text(text: str) -> str:
-    """`text` safe to print on a terminal: its control characters (but tab and newline) dropped."""
-    return TERMINAL_CONTROL.sub("", text)
+def terminal_text(text: str, one_line: bool = False) -> str:
+    """`text` safe to print on a terminal: each control or invisible character written as
+    its escape (`\\x1b`, `\\u202e`), so that it shows and does nothing. `one_line` escapes
+    newlines too: a name in a line of its own cannot start another."""
+    return (TERMINAL_LINE_UNSAFE if one_line else TERMINAL_UNSAFE).sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    if match[0] in "\n\r":
+        return repr(match[0])[1:-1]
+    code = ord(match[0])
+    return f"\\x{code:02x}" if code <= 0x7F else f"\\u{code:04x}"  # \\u0085 too: JSON printed stays JSON
+
+
+def visible_text(text: str) -> str:
+    """`text` with what changes how it shows written out as `⟨U+202E⟩`: each invisible
+    character, and, in text that is not NFC, each character NFC would join to the one
+    before it (`é.py` in NFD is `e⟨U+0301⟩.py`, beside its NFC twin `é.py`)."""
+    return "".join(f"⟨U+{ord(c):04X}⟩" if marked else c for c, marked in _marked(text))
+
+
+def deceptive_characters(text: str) -> list[str]:
+    """What `visible_text` writes out, each once, named (`U+202E RIGHT-TO-LEFT OVERRIDE`)."""
+    found = dict.fromkeys(c for c, marked in _marked(text) if marked)
+    return [f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in found]
+
+
+def _marked(text: str) -> list[tuple[str, bool]]:
+    composed = unicodedata.is_normalized("NFC", text)
+    if composed and not INVISIBLE_CHARACTERS.search(text):
+        return [(c, False) for c in text]
+    return [
+        (c, bool(INVISIBLE_CHARACTERS.match(c)) or (not composed and i > 0 and _joins(text[i - 1], c)))
+        for i, c in enumerate(text)
+    ]
+
+
+def _joins(before: str, character: str) -> bool:
+    return len(unicodedata.normalize("NFC", before + character)) < 2
+
+
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def one_line(value: object) -> str:
+    """A name or prose as one line: whitespace collapsed, control characters (which
+    Markdown drops, HTML refuses and XML forbids) shown as U+FFFD, and the characters that
+    change how a name shows without showing (a bidi override, a zero-width space, the
+    combining mark of an NFD twin) written out as `⟨U+202E⟩` (`visible_text`)."""
+    text = " ".join(str(value).split())
+    return visible_text(CONTROL.sub("\ufffd", text) if CONTROL.search(text) else text)
 
 
 MARKDOWN_OPENERS = re.compile(r"[\\`\[\]]|<(?=[A-Za-z/!?])")

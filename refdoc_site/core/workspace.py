@@ -16,7 +16,7 @@ from pathlib import Path
 from .config import Config
 from .errors import StoreError
 from .redact import Redactor
-from .repository import git_output
+from .repository import TrackedFiles, git_output
 from .reuse import PhaseRecord, inputs_digest
 from .store import Store, StoreState, store_lock
 
@@ -50,6 +50,9 @@ class Workspace:
     config: Config
     store_dir: Path
     out_dir: Path
+    every_file_tracked: bool = False
+    """The repository is a tree `git archive` wrote (the change map's base): git tracks
+    every file in it, though it has no `.git` to say so."""
     _state: StoreState | None = field(default=None, repr=False)
 
     @classmethod
@@ -92,6 +95,10 @@ class Workspace:
     def inputs_digest(self, *parts: str) -> str:
         """A hash of what a phase's output depends on: the indexed files, the configuration, `parts`."""
         return inputs_digest(self.load_state(), self.config, *parts)
+
+    def tracked_files(self) -> TrackedFiles:
+        """The files git tracks in the repository, which no `.gitignore` hides."""
+        return TrackedFiles(everything=True) if self.every_file_tracked else TrackedFiles.of(self.repo)
 
     def head_commit(self) -> str:
         """The commit the repository's work tree is at ('' outside git): the site links to

@@ -1,15 +1,22 @@
 """Discover stage: which files of the repository are indexed, and why the others are not.
 
-Honours every `.gitignore` in the tree (read directly, so git need not be installed) and
-the configured include/exclude globs; skips binary, oversized, minified and generated
-files with a counted reason. Only regular files are ever opened: a symbolic link is
-skipped as git stores it, a link and not its target, and a FIFO, socket or device is
-skipped without being opened (opening a FIFO waits for a writer that never comes).
+Honours every `.gitignore` in the tree (read directly, so git need not be installed) as
+git does: a file git tracks is never hidden by one (`git add -f`); and the configured
+include/exclude globs; skips binary, oversized, minified and generated files with a
+counted reason. A folder holding a site refdoc-site built (its marker, `index.html` and
+`assets/`) is skipped as one, counted; a marker alone does not make a folder a site. The
+files git tracks in a folder that is not walked (a built site, `node_modules/`, an
+excluded one) are listed as skipped, for the change map (unindexed.py).
+
+Only regular files are ever opened: a symbolic link is skipped as git stores it, a link
+and not its target, and a FIFO, socket or device is skipped without being opened (opening
+a FIFO waits for a writer that never comes).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import stat
 from dataclasses import dataclass, field
@@ -21,6 +28,7 @@ from ..core.config import CONFIG_NAME, Config
 from ..core.pages import SITE_MARKER
 from ..core.records import SkippedFile, SkipReason, SourceFile
 from ..core.redact import secret_file_rule
+from ..core.repository import TrackedFiles
 from ..core.regular_files import read_regular, special_kind
 from ..languages import GENERATED_NAMES, PLAIN_TEXT, language_for
 
@@ -29,9 +37,14 @@ ALWAYS_PRUNED = frozenset(
      ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 )
 """Directories never worth indexing, pruned even without a `.gitignore` saying so."""
+PRUNED_FOLDER = "in a pruned folder"
 BINARY_PROBE = 8192
 MINIFIED_MEAN_LINE = 300
 MINIFIED_NAME_SUFFIXES = (".min.js", ".min.css", ".bundle.js")
+SITE_TOOL = "refdoc-site"
+"""The `tool` a built site's marker names (rendering/outputs.py writes it)."""
+SITE_SHAPE = ("index.html", "assets")
+"""What a built site holds beside its marker, besides pages."""
 
 
 @dataclass
@@ -49,9 +62,14 @@ class Discovery:
         return dict(sorted(counts.items()))
 
 
-def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) -> Discovery:
-    """Walk `repo` and classify every file; paths come back sorted and repo-relative."""
+def discover(
+    repo: Path, config: Config, extra_pruned: tuple[Path, ...] = (), tracked: TrackedFiles | None = None
+) -> Discovery:
+    """Walk `repo` and classify every file; paths come back sorted and repo-relative.
+    `tracked` (git's files) overrides the `.gitignore` files; a built site's tracked files
+    are listed as skipped with it, so the change map still sees them."""
     repo = repo.resolve()
+    tracked = tracked or TrackedFiles()
     result = Discovery()
     include = _spec(config.include)
     exclude = _spec(config.exclude)
@@ -74,14 +92,23 @@ def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) ->
         for name in sorted(dirnames):
             child = current / name
             relative = _join(relative_dir, name)
-            if name in ALWAYS_PRUNED:
+            if name in ALWAYS_PRUNED:  # what git tracks in it is listed: a pull request can commit there
+                result.skipped += [SkippedFile(path, SkipReason.IGNORED, PRUNED_FOLDER) for path in _tracked_inside(repo, child, relative, tracked)]
                 continue
             if child.is_symlink():  # never walked into; classified with the files, as git stores it
                 linked_dirs.append(name)
                 continue
-            if child.resolve() in pruned_paths or (child / SITE_MARKER).is_file():  # a site we built
+            if child.resolve() in pruned_paths:  # this build's store and output
                 continue
-            if _ignored(relative + "/", ignore_stack) or exclude.match_file(relative + "/"):
+            if (child / SITE_MARKER).is_file():
+                if _built_site(child):
+                    result.skipped += _skipped_site(repo, child, relative, tracked)
+                    continue
+                result.warnings.append(f"{relative}/{SITE_MARKER}: not the marker of a site refdoc-site built; the folder is indexed")
+            if _ignored(relative + "/", ignore_stack) and not tracked.holds_under(relative):
+                continue
+            if exclude.match_file(relative + "/"):  # the repository's refdoc.yml says so: its tracked files are listed
+                result.skipped += [SkippedFile(path, SkipReason.IGNORED, "exclude glob") for path in _tracked_inside(repo, child, relative, tracked)]
                 continue
             kept_dirs.append(name)
         dirnames[:] = kept_dirs
@@ -94,7 +121,7 @@ def discover(repo: Path, config: Config, extra_pruned: tuple[Path, ...] = ()) ->
                 shown = relative.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
                 result.skipped.append(SkippedFile(shown, SkipReason.UNREADABLE, "file name is not valid UTF-8"))
                 continue
-            if _ignored(relative, ignore_stack):
+            if _ignored(relative, ignore_stack) and not tracked.holds(relative):
                 result.skipped.append(SkippedFile(relative, SkipReason.IGNORED, ".gitignore"))
                 continue
             if exclude.match_file(relative):
@@ -160,6 +187,36 @@ def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFi
         sha256=hashlib.sha256(data).hexdigest(),
         decode_errors=decode_errors,
     )
+
+
+def _built_site(folder: Path) -> bool:
+    """Whether `folder` is a site refdoc-site built: its marker says so and it has the shape."""
+    try:
+        marker = json.loads(read_regular(folder / SITE_MARKER, limit=4096))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(marker, dict) or marker.get("tool") != SITE_TOOL:
+        return False
+    return all((folder / part).exists() and not (folder / part).is_symlink() for part in SITE_SHAPE)
+
+
+def _skipped_site(repo: Path, folder: Path, relative: str, tracked: TrackedFiles) -> list[SkippedFile]:
+    """A built site, skipped whole and counted; each file of it git tracks is listed too (a
+    pull request can add a file to a committed site: the change map must see it)."""
+    skipped = [SkippedFile(relative + "/", SkipReason.BUILT_SITE, f"a site refdoc-site built ({SITE_MARKER})")]
+    detail = f"in the built site {relative}/"
+    return skipped + [SkippedFile(path, SkipReason.BUILT_SITE, detail) for path in _tracked_inside(repo, folder, relative, tracked)]
+
+
+def _tracked_inside(repo: Path, folder: Path, relative: str, tracked: TrackedFiles) -> list[str]:
+    """The files git tracks in a folder discovery does not walk, sorted."""
+    if not tracked.holds_under(relative):
+        return []
+    if tracked.everything:
+        inside = [_relative(Path(d) / name, repo) for d, _, names in os.walk(folder) for name in names]
+    else:
+        inside = [path for path in tracked.files if path.startswith(relative + "/")]
+    return sorted(path for path in inside if not _undecodable(path))
 
 
 def _undecodable(name: str) -> bool:

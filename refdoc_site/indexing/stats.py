@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from statistics import mean, median
 
 from ..core.records import ChunkKind, Document
+from ..core.text import terminal_text
 
 SPLIT_SHARE_TOO_LARGE = 0.2
 """More definitions than this share split into windows: the size is too small for them."""
@@ -115,7 +116,7 @@ def format_stats(stats: ChunkStats) -> str:
         lines.append("files skipped: none")
     if stats.secrets:
         lines.append(redaction_summary(stats.secrets) + ":")
-        lines.extend(f"  {path}  {count}" for path, count in stats.secrets.items())
+        lines.extend(f"  {terminal_text(path, one_line=True)}  {count}" for path, count in stats.secrets.items())
     else:
         lines.append("secrets redacted: none")
     if stats.recommendation:

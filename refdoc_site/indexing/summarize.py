@@ -16,6 +16,7 @@ from ..core.text import MAX_PROSE, clip, first_sentences
 from ..languages import language_named
 from ..languages.receivers import receiver_rules
 from .code_facts import EFFECT_PHRASES, code_sentences, notable_calls
+from .doc_blocks import plain_text, read_section
 
 
 class Summarizer(Protocol):
@@ -99,6 +100,8 @@ def responsibility(chunk: Chunk, metadata: Metadata) -> str:
     information and be none)."""
     if chunk.kind is ChunkKind.WINDOW and language_named(chunk.language).category == "config":
         return _settings_outline(chunk)
+    if chunk.kind is ChunkKind.SECTION and chunk.language == "restructuredtext":
+        return first_sentences(plain_text(read_section(chunk.content, chunk.language)), MAX_PROSE)
     if chunk.kind is ChunkKind.SECTION or chunk.kind is ChunkKind.WINDOW:
         return first_sentences(_prose_of(chunk.content), MAX_PROSE)
     doc = first_sentences(DOC_TAG_LINE.sub("", chunk.docstring), MAX_PROSE)

@@ -26,10 +26,35 @@ list item, a table row or another rule (so `---` after it is a rule, or front ma
 def chunk_document(
     source: SourceFile, spec: LanguageSpec, lines: list[str], settings: ChunkSettings
 ) -> list[Chunk]:
-    """Markdown split at headings, ATX (`## Title`) and setext (a title line underlined with
-    `===` or `---`, as changelogs often are), outside code fences; each section windowed if long."""
-    sections: list[tuple[int, str, int]] = []  # (start row, heading path, level)
+    """A doc split at its section titles, each section windowed if long: Markdown at ATX
+    (`## Title`) and setext headings (a title line underlined with `===` or `---`, as
+    changelogs often are) outside code fences, reStructuredText at its titles (`rst_headings`)."""
+    sections = doc_sections(lines, spec.name)
+    if not sections or sections[0][0] > 0:
+        sections.insert(0, (0, "", 0))
+    chunks: list[Chunk] = []
+    for index, (start, heading, _level) in enumerate(sections):
+        end = sections[index + 1][0] - 1 if index + 1 < len(sections) else len(lines) - 1
+        symbol = heading or source.path.rsplit("/", 1)[-1]
+        chunks += windowed(source, spec, lines, start, end, settings, ChunkKind.SECTION, symbol)
+    return chunks
+
+
+def doc_sections(lines: list[str], language: str) -> list[tuple[int, str, int]]:
+    """(first row, heading path `Title > Sub`, level) of each section of a doc: the
+    symbols its chunks take."""
+    headings = rst_headings(lines) if language == "restructuredtext" else markdown_headings(lines)
+    sections: list[tuple[int, str, int]] = []
     trail: list[tuple[int, str]] = []
+    for start, level, title in headings:
+        trail = [(lvl, t) for lvl, t in trail if lvl < level] + [(level, title)]
+        sections.append((start, " > ".join(t for _, t in trail), level))
+    return sections
+
+
+def markdown_headings(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first row, level, title) of each Markdown heading, outside front matter and fences."""
+    found = []
     in_fence = False
     body = _front_matter_rows(lines)
     for row, line in enumerate(lines[body:], start=body):
@@ -40,17 +65,42 @@ def chunk_document(
             continue
         heading = _heading(lines, row)
         if heading:
-            start, level, title = heading
-            trail = [(lvl, t) for lvl, t in trail if lvl < level] + [(level, title)]
-            sections.append((start, " > ".join(t for _, t in trail), level))
-    if not sections or sections[0][0] > 0:
-        sections.insert(0, (0, "", 0))
-    chunks: list[Chunk] = []
-    for index, (start, heading, _level) in enumerate(sections):
-        end = sections[index + 1][0] - 1 if index + 1 < len(sections) else len(lines) - 1
-        symbol = heading or source.path.rsplit("/", 1)[-1]
-        chunks += windowed(source, spec, lines, start, end, settings, ChunkKind.SECTION, symbol)
-    return chunks
+            found.append(heading)
+    return found
+
+
+RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1*\s*$")
+"""A line of one punctuation character repeated: a reStructuredText title's underline or overline."""
+
+
+def rst_headings(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first row, level, title) of each reStructuredText section title: a line underlined
+    (and maybe overlined) with any punctuation character at least as long as the title,
+    after a blank line, at the start of a line. Levels follow the order in which the styles
+    (the character, with or without an overline) first appear, as docutils numbers them,
+    so a `~~~` underline after `===` and `---` is a third level, not a code fence."""
+    styles: list[tuple[str, bool]] = []
+    found = []
+    row = 1
+    while row < len(lines):
+        title, under = lines[row - 1], lines[row]
+        over = lines[row - 2] if row >= 2 else ""
+        if _is_adornment(under) and title.strip() and not _is_adornment(title) and under.rstrip() and len(under.rstrip()) >= len(title.strip()) >= 1:
+            overlined = row >= 2 and _is_adornment(over) and over.rstrip()[0] == under[0]
+            before = lines[row - 3] if overlined and row >= 3 else (lines[row - 2] if not overlined and row >= 2 else "")
+            if (overlined or not title[0].isspace()) and not before.strip() and len(under.rstrip()) >= 2:
+                style = (under[0], overlined)
+                if style not in styles:
+                    styles.append(style)
+                found.append((row - 2 if overlined else row - 1, styles.index(style) + 1, title.strip()))
+                row += 2
+                continue
+        row += 1
+    return found
+
+
+def _is_adornment(line: str) -> bool:
+    return bool(RST_ADORNMENT.match(line)) and not line[:1].isspace()
 
 
 def _front_matter_rows(lines: list[str]) -> int:

@@ -22,7 +22,7 @@ from pathlib import Path
 from ..core.errors import RefdocError
 from ..core.serial import from_json, to_json
 from ..core.store import FILES_NAME, INDEX_NAME, Store
-from ..core.workspace import GRAPH_NAME, Workspace
+from ..core.workspace import DISCOVERY_NAME, GRAPH_NAME, Workspace
 from ..indexing.summarize import ExtractiveSummarizer
 from ..understanding.changes import ChangeMap, Snapshot, compare, load_snapshot
 from ..writing.doc_writers import OfflineWriter
@@ -80,10 +80,11 @@ def _built_base(workspace: Workspace, revision: str, temporary: Path) -> Snapsho
     tree, store_dir = temporary / "tree", temporary / "store"
     _export_revision(workspace.repo, revision, tree)
     store_dir.mkdir()
-    for name in (INDEX_NAME, FILES_NAME):
+    for name in (INDEX_NAME, FILES_NAME, DISCOVERY_NAME):
         if (workspace.store_dir / name).is_file():
             shutil.copyfile(workspace.store_dir / name, store_dir / name)
     base = Workspace.create(tree, workspace.config, store_dir, temporary / "site")
+    base.every_file_tracked = True  # what git archive wrote is what git tracks
     summarizer = ExtractiveSummarizer()
     index_phase.index(base, summarizer)
     summarize_phase.summarize(base, summarizer, OfflineWriter(workspace.config.language))

@@ -19,6 +19,7 @@ from ..core.reading import read_text
 from ..core.records import Document, SourceFile
 from ..core.redact import Redactor
 from ..core.reuse import fingerprint
+from ..core.serial import to_json
 from ..core.store import FileEntry, StoreState
 from ..core.workspace import DISCOVERY_NAME, Workspace
 from ..indexing.analyze import Analyzer
@@ -26,6 +27,7 @@ from ..indexing.chunk import chunk_file
 from ..indexing.discover import discover
 from ..indexing.lsp import analyzer_for, share_repository
 from ..indexing.summarize import Summarizer
+from ..indexing.unindexed import stored_unindexed, unindexed_files
 from ..providers.openai_embed import OpenAIEmbedder
 from ..search.api_vectors import store_api_vectors
 from ..search.embed import Embedder, default_embedder, embed_documents
@@ -83,7 +85,7 @@ def index(
     reusable = previous.fingerprint == shape
     previous_documents = previous.documents_by_path() if reusable else {}
 
-    found = discover(workspace.repo, config, extra_pruned=(workspace.store_dir, workspace.out_dir))
+    found = discover(workspace.repo, config, (workspace.store_dir, workspace.out_dir), workspace.tracked_files())
     if not found.files:
         raise NothingToIndexError(_nothing_found(workspace.repo, found.skip_counts()))
     report = IndexReport(files=len(found.files), skipped=found.skip_counts(), warnings=list(found.warnings))
@@ -155,10 +157,12 @@ def index(
     journal.remove()  # the store holds all it kept
     if api_embedder is not None:  # after the save: a key rejected now loses nothing built
         report.failed += store_api_vectors(state.documents, store.directory, api_embedder)
+    unindexed = unindexed_files(workspace.repo, found.skipped, workspace.redactor, stored_unindexed(store))
     store.write_json(
         DISCOVERY_NAME,
         {
             "skipped": [asdict(s) | {"reason": s.reason.value} for s in found.skipped],
+            "unindexed": [to_json(file) for file in unindexed],
             "skipped_by_reason": report.skipped,
             "warnings": found.warnings,
             "failed": report.failed,

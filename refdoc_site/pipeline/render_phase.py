@@ -50,6 +50,7 @@ from ..rendering.outputs import (
     staging_folder,
     swap_in,
 )
+from ..rendering.component_map import graphviz
 from ..rendering.render import RenderedPage, SiteData, page_labels, write_hierarchy
 from ..rendering.site import build_site, find_mermaid, write_project
 from ..rendering.stamp import build_stamp
@@ -157,7 +158,7 @@ def site_digest(workspace: Workspace, data: SiteData, mermaid: Path | None) -> s
     stats = data.stats
     return digest(
         "pages", __version__, code_digest(), templates_digest(), repr(workspace.config), data.site_name, data.repo_url,
-        data.commit, stats.source_prefix, str(mermaid), data.language, str(data.publish_source),
+        data.commit, stats.source_prefix, str(mermaid), data.language, str(data.publish_source), graphviz(),
     )
 
 
@@ -226,6 +227,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
         plans=stored_plans(store),
         language=workspace.config.language,
         publish_source=workspace.config.publish_source,
+        map_links_to_sources=workspace.config.engine == "zensical",
     )
 
 

@@ -30,7 +30,7 @@ from ..indexing.summarize import Summarizer
 from ..languages.imports import MANIFESTS, module_roots
 from ..understanding.evidence import collect_decisions
 from ..understanding.evidence.manifests import DECLARATIONS, declared_package
-from ..understanding.graph import RepoGraph, build_graph, store_call_graph
+from ..understanding.graph import MODULE_RULE, RepoGraph, build_graph, store_call_graph
 from ..understanding.hierarchy import build_hierarchy
 from ..understanding.flows import SCRIPT_MANIFESTS
 from ..understanding.milestones import plan_milestones
@@ -66,6 +66,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         repr(declared),
         project_name,
         roles_inputs(workspace.repo),
+        MODULE_RULE,
         *summarizer.hierarchy_inputs(state.documents),
     )
     if facts.unchanged(inputs) and all((store.directory / name).exists() for name in (HIERARCHY_NAME, GRAPH_NAME, ORIENTATION_NAME)):

@@ -73,7 +73,7 @@ def change_sections(changes: ChangeMap, labels: Labels) -> list[Section]:
     by_status = {status: [d for d in changes.definitions if d.status is status] for status in ChangeStatus}
     statuses = labels["change_status"]
     sections = [
-        Section(labels["change_boundaries_gained"], [_boundary_item(b) for b in changes.boundaries if b.gained]),
+        Section(labels["change_boundaries_gained"], [_boundary_item(b, labels) for b in changes.boundaries if b.gained]),
         Section(labels["change_cycles_gained"], [_cycle_item(c) for c in changes.cycles if c.gained]),
         Section(labels["change_api_removed"], [_definition_item(d) for d in by_status[ChangeStatus.REMOVED] if d.public]),
         Section(labels["change_api_changed"], [_definition_item(d) for d in by_status[ChangeStatus.CHANGED] if d.public]),
@@ -88,10 +88,11 @@ def change_sections(changes: ChangeMap, labels: Labels) -> list[Section]:
             _definition_item(d, statuses[d.status.value]) for d in changes.definitions
             if d.status is not ChangeStatus.ADDED and not d.public
         ]),
-        Section(labels["change_boundaries_lost"], [_boundary_item(b) for b in changes.boundaries if not b.gained]),
+        Section(labels["change_boundaries_lost"], [_boundary_item(b, labels) for b in changes.boundaries if not b.gained]),
         Section(labels["change_cycles_lost"], [_cycle_item(c) for c in changes.cycles if not c.gained]),
         Section(labels["change_files"], [
-            Item(f.path, file_page(f.path) if f.status is not ChangeStatus.REMOVED else "", "", f.module, statuses[f.status.value])
+            Item(f.path, file_page(f.path) if f.status is not ChangeStatus.REMOVED and not f.not_indexed else "", "", f.module,
+                 statuses[f.status.value] + (f"; {fill(labels['change_not_indexed'], reason=f.not_indexed)}" if f.not_indexed else ""))
             for f in changes.files
         ]),
     ]
@@ -103,7 +104,9 @@ def _definition_item(change: DefinitionChange, detail: str = "") -> Item:
     return Item(change.symbol, page, chunk_anchor(change.symbol), change.path, detail)
 
 
-def _boundary_item(change: BoundaryChange) -> Item:
+def _boundary_item(change: BoundaryChange, labels: Labels) -> Item:
+    if not change.symbol:  # a file that is not indexed: it has no page, the boundary is the file's
+        return Item(change.path, detail=f"{change.reason}; {fill(labels['change_not_indexed'], reason=change.not_indexed)}")
     return Item(change.symbol, file_page(change.path) if change.gained else "", chunk_anchor(change.symbol), change.path, change.reason)
 
 
@@ -139,10 +142,13 @@ def item_markdown(item: Item, url: Callable[[str, str], str], text: Callable[[ob
 def summary_line(changes: ChangeMap, labels: Labels, shown: Callable[[str], str] = code_span) -> str:
     """The counts in one sentence; `shown` sets the base's name (a code span in Markdown)."""
     counts = {status: sum(1 for d in changes.definitions if d.status is status) for status in ChangeStatus}
+    files = plural(labels["change_files_count"], len(changes.files))
+    if unindexed := sum(1 for f in changes.files if f.not_indexed):
+        files += f" ({fill(labels['change_files_unindexed'], n=unindexed)})"
     return fill(
         labels["change_summary"],
         base=shown(changes.base),
-        files=plural(labels["change_files_count"], len(changes.files)),
+        files=files,
         added=counts[ChangeStatus.ADDED],
         changed=counts[ChangeStatus.CHANGED],
         removed=counts[ChangeStatus.REMOVED],

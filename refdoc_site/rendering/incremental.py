@@ -6,9 +6,10 @@ package's code, the configuration, the repository URL and commit the source link
 the labels' language), its file's summary and documents (their vectors aside: no page
 shows them), and what it shows of other files: each caller and callee of its definitions
 (its path and symbol, or that it is gone) and where each code name of its docstrings links
-(the target page and anchor, and whether that target is in the site). So a change in one
+(the target page and anchor, and whether that target is in the site); a prose doc's page
+covers where its links, labels, doc references and code names lead. So a change in one
 file re-renders its own page and the pages whose links or call lists it changes, nothing
-else. A module page's digest covers its summary, its diagram and its files' summaries
+else. A module page's digest covers its summary, its map and its files' summaries
 and documents; an unchanged one's text is read back from its file for the search. The
 overview, decisions, plans and summaries are rendered every time (they are few) and
 written only when their text changed.
@@ -20,6 +21,8 @@ never leaves a digest claiming a page it did not write.
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain
@@ -30,7 +33,9 @@ import orjson
 from ..core.pages import file_page, module_page
 from ..core.reuse import digest
 from ..core.serial import to_json
+from ..understanding.components import module_id
 from ..writing.docstrings import Docstring
+from .doc_markdown import PROSE_LANGUAGES
 from .llms import without_front_matter
 from .render import RenderedPage, SiteData, _Pages, docstring_parts, page_file, write_page
 
@@ -117,6 +122,8 @@ def file_page_digests(pages: _Pages, site: str, shown: dict[str, str]) -> dict[s
     digests = {}
     for path, summary in data.hierarchy.files.items():
         parts = [site, _json(to_json(summary))]
+        if summary.language in PROSE_LANGUAGES:
+            parts.extend(doc_link_inputs(pages, path))
         for document in pages.by_path.get(path, []):
             chunk = document.chunk
             parts.append(shown[chunk.id])
@@ -133,13 +140,43 @@ def file_page_digests(pages: _Pages, site: str, shown: dict[str, str]) -> dict[s
     return digests
 
 
+WRITTEN_LINK = re.compile(r"\]\(\s*([^)\s]+)|<([^<>`\s]+)>`_|^ {0,3}\[[^\]]+\]:\s*(\S+)", re.MULTILINE)
+"""A link target a doc writes: Markdown's inline or reference link, reST's embedded URI."""
+ROLE_TARGET = re.compile(r":([A-Za-z][\w.+:-]*?):`([^`]+)`|^[ \t]*\.\.[ \t]+(auto[\w:-]*)::[ \t]*([^\s(]+)", re.MULTILINE)
+"""A reST role and its target, or an autodoc directive and the name it documents."""
+
+
+def doc_link_inputs(pages: _Pages, path: str) -> Iterator[str]:
+    """What a prose doc's page shows of other pages: where each link, label, doc and code
+    name it writes leads (doc_markdown.py resolves them the same way)."""
+    page = file_page(path)
+    for document in pages.by_path.get(path, []):
+        content = document.chunk.content
+        for match in WRITTEN_LINK.finditer(content):
+            target = next(group for group in match.groups() if group)
+            linked = target.split("#", 1)[0]
+            other = file_page(posixpath.normpath(posixpath.join(posixpath.dirname(path), linked))) if linked else page
+            yield f"{target}>{other}:{','.join(sorted(pages.anchors.get(other, ()))) if other in pages.anchors else '-'}"
+        for found_role, found_written, directive, documented in ROLE_TARGET.findall(content):
+            role, written = (found_role, found_written) if found_role else (directive, documented)
+            target = written.rsplit("<", 1)[-1].rstrip(">").strip("~!.")
+            kind = role.lower().rsplit(":", 1)[-1]
+            if kind == "ref":
+                yield f"ref:{target}>{pages.doc_labels.get(target.lower())}"
+            elif kind == "doc":
+                yield f"doc:{target}>{sorted(pages.doc_paths.items())}"
+            else:
+                found = pages.docstring_names.target(target, document.chunk.symbol, path)
+                yield f"{target}>{found.page}#{found.anchor}:{pages.exists(found.page, found.anchor)}" if found else f"{target}>"
+
+
 def module_page_digests(pages: _Pages, site: str, shown: dict[str, str]) -> dict[str, str]:
     """Each module page's digest: the site-wide inputs, the module's summary and diagram,
     and the summaries and documents of its files (its tables and public API)."""
     files = pages.data.hierarchy.files
     digests = {}
     for name, module in pages.data.hierarchy.modules.items():
-        parts = [site, _json(to_json(module)), pages.module_diagram(name)]
+        parts = [site, _json(to_json(module)), pages.map_key(module_id(name))]
         for path in module.files:
             summary = files.get(path)
             parts.append(_json(to_json(summary)) if summary is not None else f"{path}>")

@@ -5,6 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..understanding.flows import DefinitionRef, Flow
+from .markup import one_line
+
+MERMAID_KEPT = frozenset(" ._-/+,()")
+
+
+def mermaid_label(name: str) -> str:
+    """A node label for a double-quoted Mermaid string: one line, every character Mermaid or
+    HTML could read as syntax written as Mermaid's entity code (`#60;` for `<`)."""
+    return "".join(c if c.isalnum() or c in MERMAID_KEPT else f"#{ord(c)};" for c in one_line(name))
 
 
 def overview_context(chunk_link: Callable[[str], str], code: Callable[[str], str], label: Callable[[str], str]) -> dict:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 import json
 import posixpath
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,10 +27,12 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..core.findings import Decision, Facts, Milestone
-from ..core.pages import SYSTEM_PAGE, chunk_anchor, file_page, module_page, plan_page
-from ..core.records import Document, Hierarchy
+from ..core.pages import SYSTEM_PAGE, chunk_anchor, component_page, file_page, module_page, plan_page
+from ..core.records import Component, ComponentKind, Document, Hierarchy
 from ..core.resources import DEFAULT_LANGUAGE, Labels, page_labels, templates_dir  # noqa: F401 (re-exported)
 from ..core.serial import to_json
+from ..core.text import deceptive_characters
+from ..understanding.components import SYSTEM_ID, module_id
 from ..understanding.graph import RepoGraph
 from ..understanding.orientation import Orientation
 from ..writing.docstring_links import DocstringNames
@@ -39,15 +40,13 @@ from ..writing.docstrings import Docstring, parse_docstring
 from ..writing.grounding import Citation, Grounded, TextSegment
 from ..writing.links import Link
 from ..writing.names import NameIndex
-from ..writing.sections import page_sections
+from ..writing.sections import PageSection, page_sections
 from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones
-from .overview import overview_context
+from .component_map import SiteMaps
+from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, rst_labels
+from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
+from .overview import mermaid_label, overview_context
 from .page_meta import page_description
-
-MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}#|])")
-BLOCK_START = re.compile(r"^(\d*)([-+!?=]|(?<=\d)\.)")
-"""A list item (`- `, `+ `, `1. `), an admonition (`!!!`), details (`???`) or a rule."""
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 @dataclass
@@ -76,6 +75,10 @@ class SiteData:
     """Language of the pages' headings and fixed texts (`templates/labels/`)."""
     publish_source: bool = True
     """False: file pages show no code (refdoc.yml's `publish_source`)."""
+    map_links_to_sources: bool = False
+    """True: the maps' SVG links name the pages' Markdown sources, as Markdown links do:
+    Zensical rewrites links in raw HTML as it does those (MkDocs leaves them as written,
+    so they name the served URLs)."""
 
 
 RenderedPage = tuple[str, str | None, str]
@@ -131,7 +134,7 @@ class _Pages:
     def prose(self, skip: frozenset[str] | set[str] = frozenset()) -> Iterator[RenderedPage]:
         """The prose pages in the site's order; a module page in `skip` comes without its text ("")."""
         data = self.data
-        yield "index.md", None, self.render("index.md.jinja2", "index.md", module_map=self.module_map())
+        yield "index.md", None, self.render("index.md.jinja2", "index.md", **self.map_context(SYSTEM_ID))
         yield "decisions.md", None, self.written_or_offline("decisions", "decisions.md.jinja2", "decisions.md")
         yield "plans/milestones.md", None, self.written_or_offline("milestones", "milestones.md.jinja2", "plans/milestones.md")
         for plan in data.plans:
@@ -141,7 +144,7 @@ class _Pages:
         for name, module in sorted(data.hierarchy.modules.items()):
             page = module_page(name)
             title = fill(self.labels["module_title"], name=name)
-            yield page, title, "" if page in skip else self.render("module.md.jinja2", page, module=module, diagram=self.module_diagram(name))
+            yield page, title, "" if page in skip else self.render("module.md.jinja2", page, module=module, **self.map_context(module_id(name)))
 
     def reference(self, skip: frozenset[str] | set[str] = frozenset()) -> Iterator[RenderedPage]:
         """The summaries and the file pages, but those in `skip`."""
@@ -154,7 +157,45 @@ class _Pages:
             if page in skip:
                 continue
             sections = page_sections(self.by_path.get(path, []))
-            yield page, path, self.render("file.md.jinja2", page, file=summary, sections=sections)
+            if summary.language in PROSE_LANGUAGES:
+                yield page, path, self.render("doc.md.jinja2", page, file=summary, doc=self.doc_page(path, sections, page))
+            else:
+                yield page, path, self.render("file.md.jinja2", page, file=summary, sections=sections)
+        for page, component in self.maps.pages():
+            title = self.component_title(component)
+            context = self.map_context(component.id)
+            yield page, title, self.render("component.md.jinja2", page, component=component, page_title=title, **context)
+
+    def doc_page(self, path: str, sections: list[PageSection], page: str) -> DocPage:
+        """A prose doc's sections as Markdown (doc_markdown.py), its links resolved from `page`."""
+        here = posixpath.dirname(page) or "."
+
+        def name_url(section: PageSection) -> Callable[[str], str]:
+            def url(name: str) -> str:
+                target = self.docstring_names.target(name, section.chunk.symbol, path)
+                return _relative_url(target.page, here) + (f"#{target.anchor}" if target.anchor else "") if target and self.exists(target.page, target.anchor) else ""
+
+            return url
+
+        def link(target_page: str, anchor: str) -> str:
+            return _relative_url(target_page, here) + (f"#{anchor}" if anchor else "")
+
+        return doc_page(path, sections, self.anchors, self.doc_paths, self.doc_labels, link, name_url, self.labels["directives"], self.data.publish_source)
+
+    @cached_property
+    def doc_paths(self) -> dict[str, str]:
+        """Each prose doc by its path without the suffix, for `:doc:` links."""
+        return {path.rsplit(".", 1)[0]: path for path, entry in self.data.hierarchy.files.items() if entry.language in PROSE_LANGUAGES}
+
+    @cached_property
+    def doc_labels(self) -> dict[str, tuple[str, str, str]]:
+        """Every reST label of the site's docs, for `:ref:` links."""
+        found: dict[str, tuple[str, str, str]] = {}
+        for path in sorted(self.doc_paths.values()):
+            if path.endswith(".rst"):
+                for label, place in rst_labels(path, [d.chunk for d in self.by_path.get(path, [])]).items():
+                    found.setdefault(label, place)
+        return found
 
     @property
     def labels(self) -> Labels:
@@ -231,6 +272,7 @@ class _Pages:
             chunk=lambda chunk_id: self.by_id.get(chunk_id),
             file_page=file_page,
             module_page=module_page,
+            component_page=component_page,
             source_url=self.source_url,
             **context,
         )
@@ -254,17 +296,32 @@ class _Pages:
         tree_path = self.data.stats.source_prefix + path
         return f"{base}/blob/{quote(self.data.commit)}/{quote(tree_path)}#L{start}-L{end}"
 
-    def module_map(self) -> str:
-        graph = self.data.graph
-        return _mermaid_graph(graph.module_deps, {m for cycle in graph.cycles for m in cycle})
+    @cached_property
+    def maps(self) -> SiteMaps:
+        components = self.data.hierarchy.components
+        return SiteMaps(
+            components,
+            lambda target, here: _relative_url(target, posixpath.dirname(here) or "."),
+            self.labels["module_map"],
+            self.labels["parts"],
+            self.data.map_links_to_sources,
+        )
 
-    def module_diagram(self, name: str) -> str:
-        graph = self.data.graph
-        edges = {name: graph.module_deps.get(name, [])}
-        for other, deps in graph.module_deps.items():
-            if name in deps:
-                edges.setdefault(other, []).append(name)
-        return _mermaid_graph(edges, {name})
+    def map_context(self, component_id: str) -> dict:
+        """What a page's map block (`component_map.md.jinja2`) shows: the drawing, else the
+        view as a list; nothing for a component without children."""
+        return {"map_view": self.maps.view(component_id), "map_svg": self.maps.drawn(component_id)}
+
+    def map_key(self, component_id: str) -> str:
+        """What a page's map depends on, for its digest (incremental.py)."""
+        view = self.maps.view(component_id)
+        return view.key() if view is not None else ""
+
+    def component_title(self, component: Component) -> str:
+        """A part's or group's page title: a part by its role, a group under its owner's name."""
+        if component.kind is ComponentKind.PART:
+            return self.labels["parts"].get(component.name, component.name)
+        return f"{component.name}: {component.title}" if component.name else component.title
 
 
 @lru_cache(maxsize=4096)
@@ -278,20 +335,6 @@ def _relative_url(target_page: str, from_directory: str) -> str:
     return quote(posixpath.relpath(target_page, from_directory))
 
 
-def _mermaid_graph(edges: dict[str, list[str]], highlighted: set[str]) -> str:
-    nodes = sorted(set(edges) | {d for deps in edges.values() for d in deps})
-    ids = {name: f"m{index}" for index, name in enumerate(nodes)}
-    lines = ["graph TD"]
-    for name in nodes:
-        lines.append(f'  {ids[name]}["{mermaid_label(name)}"]')
-    for source in sorted(edges):
-        for target in edges[source]:
-            lines.append(f"  {ids[source]} --> {ids[target]}")
-    for name in sorted(highlighted & set(nodes)):
-        lines.append(f"  style {ids[name]} stroke-width:3px")
-    return "\n".join(lines)
-
-
 def _environment() -> Environment:
     env = Environment(
         loader=FileSystemLoader(str(templates_dir())),
@@ -302,6 +345,7 @@ def _environment() -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["text"] = escape_text
+    env.filters["deceptive"] = deceptive_characters
     env.filters["inline_text"] = _escape_inline
     env.filters["code"] = code_span
     env.filters["fence"] = code_fence
@@ -367,61 +411,9 @@ def _shown_label(target: Link | PlanChunk, labels: Labels) -> str:
     return labels["system_summary"] if target.page == SYSTEM_PAGE else target.label
 
 
-def _escape_inline(text: str) -> str:
-    """Like `escape_text`, but a space at either end is kept: the text sits between other segments."""
-    escaped = escape_text(text)
-    if not escaped:
-        return " " if text and text.isspace() else ""
-    return (" " if text[:1].isspace() else "") + escaped + (" " if text[-1:].isspace() else "")
-
-
-def escape_text(value: object) -> str:
-    """Prose from the code, shown as text: HTML escaped, Markdown markup neutralised.
-
-    Characters Markdown lets a backslash escape get one; `~` (which it does not) and a
-    line start that would open a block (a list, `!!!` admonition, `???` details, rule)
-    become character references.
-    """
-    text = one_line(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("~", "&#126;")
-    return BLOCK_START.sub(lambda match: f"{match[1]}&#{ord(match[2])};", text, count=1)
-
-
-def one_line(value: object) -> str:
-    """A name or prose as one line: whitespace collapsed, control characters (which
-    Markdown drops or HTML refuses) shown as U+FFFD."""
-    text = " ".join(str(value).split())
-    return CONTROL.sub("\ufffd", text) if CONTROL.search(text) else text
-
-
-def code_span(value: object) -> str:
-    """An inline code span that the value's own backticks cannot close."""
-    text = one_line(value)
-    if not text:
-        return ""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    padding = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{padding}{text}{padding}{fence}"
-
-
-def code_fence(value: str, language: str = "", first_line: int = 0) -> str:
-    """A fenced block that the value's own backtick runs cannot close."""
-    options = f' linenums="{first_line}"' if first_line else ""
-    return _fenced(value, _HIGHLIGHT.get(language, "text") + options)
-
-
 def diagram_block(source: str, drawn: bool) -> str:
     """A Mermaid diagram's block: drawn by the site's Mermaid script, or shown as its source."""
     return _fenced(source, "mermaid" if drawn else "text")
-
-
-def _fenced(value: str, info: str) -> str:
-    """Longer than any backtick run in the value, wherever it stands: Markdown also ends
-    lines at a carriage return, which a line-start check would not see."""
-    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{value}\n{fence}"
 
 
 def page_file(title: str | None, text: str) -> str:
@@ -452,49 +444,3 @@ def yaml_string(value: str) -> str:
     return yaml.safe_dump(value, default_style='"', allow_unicode=False, width=float("inf")).rstrip("\n")
 
 
-MERMAID_KEPT = frozenset(" ._-/+,()")
-
-
-def mermaid_label(name: str) -> str:
-    """A node label for a double-quoted Mermaid string: one line, every character that
-    Mermaid or HTML could read as syntax written as Mermaid's entity code (`#60;` for `<`)."""
-    text = one_line(name)
-    return "".join(c if c.isalnum() or c in MERMAID_KEPT else f"#{ord(c)};" for c in text)
-
-
-URL_KEPT = ":/?#&=@%+,;!$*~[]"
-
-
-def link_target(url: str) -> str:
-    """A configured URL as a Markdown link target: whatever could end the target (spaces,
-    parentheses, angle brackets) or the HTML attribute (quotes) percent-encoded, and `&`
-    written `&amp;` (Markdown leaves an `&` that looks like a character reference as it is,
-    and the browser would decode it)."""
-    return quote(url, safe=URL_KEPT).replace("&", "&amp;")
-
-
-_HIGHLIGHT = {
-    "python": "python",
-    "pycon": "pycon",
-    "javascript": "javascript",
-    "typescript": "typescript",
-    "tsx": "tsx",
-    "go": "go",
-    "rust": "rust",
-    "java": "java",
-    "csharp": "csharp",
-    "c": "c",
-    "cpp": "cpp",
-    "markdown": "markdown",
-    "ruby": "ruby",
-    "php": "php",
-    "shell": "bash",
-    "sql": "sql",
-    "kotlin": "kotlin",
-    "swift": "swift",
-    "scala": "scala",
-    "lua": "lua",
-    "css": "css",
-    "html": "html",
-    "config": "text",
-}

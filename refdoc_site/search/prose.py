@@ -5,7 +5,7 @@ These pages are rendered Markdown, not stored chunks, so their sections are cut 
 the page text and become documents of kind `page`, ranked with the code. The heading ids
 come from Python-Markdown's own `toc` extension, run with the extensions the site's
 `mkdocs.yml` lists, so a result lands on the anchor MkDocs writes. Code blocks (Mermaid
-diagrams, examples) are left out of a section's text: the code itself is indexed as code.
+diagrams, examples) and maps' SVG drawings are left out of a section's text: the code itself is indexed as code.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from ..core.records import Chunk, ChunkKind, ChunkSummary, Document, Metadata
 EXTENSIONS = ["attr_list", "md_in_html", "admonition", "tables", "toc", "pymdownx.details", "pymdownx.superfences"]
 """The Markdown extensions of `mkdocs.yml.template` that shape headings and their ids."""
 HEADING_RE = re.compile(r'<h([1-6]) id="([^"]*)"[^>]*>(.*?)</h\1>', re.S)
-CODE_BLOCK_RE = re.compile(r"<pre\b.*?</pre>", re.S)
+CODE_BLOCK_RE = re.compile(r"<pre\b.*?</pre>|<svg\b.*?</svg>", re.S)
+"""Code blocks, and the component maps' drawings: names to click, not prose to search."""
 TAG_RE = re.compile(r"<[^>]+>")
 SUMMARY_CHARS = 200
 """A section's text shown under its heading in a result."""

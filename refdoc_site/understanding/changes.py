@@ -8,6 +8,10 @@ request did not touch), and the security boundaries and dependency cycles gained
 Both sides are stores an index and a summarize run wrote (the graph is needed for callers,
 modules and cycles), compared by chunk id (`path#Qualified.name`) and content: a definition
 that only moved keeps its content, so it is not changed.
+
+A file the index skipped (minified, oversized, excluded, in a built site: unindexed.py)
+still counts: it is listed among the files as not indexed, and a boundary its text gained
+or lost is one of the file, not of a definition.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from ..core.records import ChunkKind, Document
 from ..core.serial import from_json
 from ..core.store import Store
 from ..core.workspace import GRAPH_NAME
+from ..indexing.unindexed import UnindexedFile, stored_unindexed
 from .graph import RepoGraph
 
 DEFINITION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS})
@@ -40,6 +45,9 @@ class FileChange:
     path: str
     module: str
     status: ChangeStatus
+    not_indexed: str = ""
+    """Why the index skipped the file (a `SkipReason` value; the revision's, or the base's
+    for a removed file), "" for an indexed one."""
 
 
 @dataclass
@@ -79,8 +87,11 @@ class BoundaryChange:
     id: str
     path: str
     symbol: str
+    """"" for a file that is not indexed: the boundary is the whole file's."""
     reason: str
     gained: bool
+    not_indexed: str = ""
+    """Why the index skipped the file, for a boundary of a file that is not indexed."""
 
 
 @dataclass
@@ -117,6 +128,8 @@ class Snapshot:
     documents: list[Document]
     file_hashes: dict[str, str]
     graph: RepoGraph
+    unindexed: dict[str, UnindexedFile] = field(default_factory=dict)
+    """The files it saw but did not index, by path."""
 
 
 def load_snapshot(store_dir: Path) -> Snapshot:
@@ -125,7 +138,9 @@ def load_snapshot(store_dir: Path) -> Snapshot:
     store = Store(store_dir)
     state = store.load()
     graph = from_json(RepoGraph, store.read_json(GRAPH_NAME))
-    return Snapshot(state.documents, {path: entry.sha256 for path, entry in state.files.items()}, graph)
+    hashes = {path: entry.sha256 for path, entry in state.files.items()}
+    unindexed = {path: file for path, file in stored_unindexed(store).items() if path not in hashes}
+    return Snapshot(state.documents, hashes, graph, unindexed)
 
 
 @dataclass
@@ -180,20 +195,28 @@ def compare(base: Snapshot, head: Snapshot, base_name: str) -> ChangeMap:
         ))
     changes.modules = sorted({change.module for change in changes.files if change.module})
     changes.callers = _affected_callers(statuses, before, after, base.graph, head.graph)
-    changes.boundaries = _boundary_changes(before, after)
+    changes.boundaries = sorted(
+        _boundary_changes(before, after) + _unindexed_boundary_changes(base.unindexed, head.unindexed),
+        key=lambda c: (not c.gained, c.id),
+    )
     changes.cycles = _cycle_changes(base.graph.cycles, head.graph.cycles)
     return changes
 
 
 def _file_changes(base: Snapshot, head: Snapshot) -> list[FileChange]:
+    """Every file added, changed or removed, indexed or not (a file's hash is its content's
+    either way: one that only stopped being indexed did not change)."""
+    before = base.file_hashes | {path: file.sha256 for path, file in base.unindexed.items()}
+    after = head.file_hashes | {path: file.sha256 for path, file in head.unindexed.items()}
     changes = []
-    for path in sorted(base.file_hashes.keys() | head.file_hashes.keys()):
-        old, new = base.file_hashes.get(path), head.file_hashes.get(path)
+    for path in sorted(before.keys() | after.keys()):
+        old, new = before.get(path), after.get(path)
         if old == new:
             continue
         status = ChangeStatus.ADDED if old is None else ChangeStatus.REMOVED if new is None else ChangeStatus.CHANGED
-        graph = base.graph if status is ChangeStatus.REMOVED else head.graph
-        changes.append(FileChange(path, graph.module_of.get(path, ""), status))
+        side = base if status is ChangeStatus.REMOVED else head
+        skipped = side.unindexed.get(path)
+        changes.append(FileChange(path, side.graph.module_of.get(path, ""), status, skipped.reason if skipped else ""))
     return changes
 
 
@@ -234,7 +257,19 @@ def _boundary_changes(before: dict[str, _Definition], after: dict[str, _Definiti
         definition = new if new_reason else old
         chunk = definition.document.chunk
         changes.append(BoundaryChange(key, chunk.path, chunk.symbol, new_reason or old_reason, bool(new_reason)))
-    return sorted(changes, key=lambda c: (not c.gained, c.id))
+    return changes
+
+
+def _unindexed_boundary_changes(before: dict[str, UnindexedFile], after: dict[str, UnindexedFile]) -> list[BoundaryChange]:
+    """Boundaries of files that are not indexed, gained or lost as the file's."""
+    changes = []
+    for path in sorted(before.keys() | after.keys()):
+        old, new = before.get(path), after.get(path)
+        old_reason, new_reason = old.boundary if old else "", new.boundary if new else ""
+        if bool(old_reason) != bool(new_reason):
+            file = new if new_reason else old
+            changes.append(BoundaryChange(path, path, "", new_reason or old_reason, bool(new_reason), file.reason))
+    return changes
 
 
 def _cycle_changes(before: list[list[str]], after: list[list[str]]) -> list[CycleChange]:

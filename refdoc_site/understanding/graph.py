@@ -14,11 +14,15 @@ from dataclasses import dataclass, field
 from ..core.pages import ROOT_MODULE
 from ..core.records import Document
 from ..languages.imports import RepoFiles, rules_for
+from ..languages.packages import package_folders
 from .calls import ResolveImport, call_graph
 
 SPLIT_MODULE_OVER = 50
 """With automatic depth, a module of more files than this splits into its subdirectories."""
 MAX_AUTO_DEPTH = 4
+MODULE_RULE = "packages-1"
+"""Names the rule modules and components follow: a stored hierarchy built by another rule
+is built again (summarize_phase.py counts it among the phase's inputs)."""
 
 
 @dataclass
@@ -62,7 +66,7 @@ def build_graph(
         graph.external_imports[path] = external
     calls = call_graph(documents, imports, _import_resolver(repo_files))
     graph.calls, graph.callers, graph.unresolved_calls = calls.calls, calls.callers, calls.unresolved
-    graph.module_of = assign_modules(sorted(files), module_depth)
+    graph.module_of = assign_modules(sorted(files), module_depth, package_folders(files))
     deps: dict[str, set[str]] = defaultdict(set)
     for path, targets in graph.file_imports.items():
         source_module = graph.module_of[path]
@@ -93,12 +97,16 @@ def store_call_graph(documents: Iterable[Document], graph: RepoGraph) -> bool:
     return changed
 
 
-def assign_modules(paths: list[str], depth: int | None) -> dict[str, str]:
-    """Module name per file: its directory at `depth`, or adaptive when depth is None.
+def assign_modules(paths: list[str], depth: int | None, packages: set[str] = frozenset()) -> dict[str, str]:
+    """Module name per file: its directory at `depth`, or, when depth is None, the package
+    its language makes of its folder (`packages`: `src/flask/sansio` is a module of its own,
+    languages/packages.py), and elsewhere adaptive.
 
-    Leading directories that hold no file directly (`src/`) do not count as a level.
-    Adaptive depth starts at one level and splits any module of more than
-    SPLIT_MODULE_OVER files into its subdirectories.
+    A file inside a package's folder tree that no package of its own holds (package data,
+    a `translations/` folder) belongs to the nearest package above it. Leading directories
+    that hold no file directly (`src/`) do not count as a level. Adaptive depth starts at
+    one level and splits any module of more than SPLIT_MODULE_OVER files into its
+    subdirectories.
     """
     directories_with_files = {posixpath.dirname(p) for p in paths}
 
@@ -143,7 +151,21 @@ def assign_modules(paths: list[str], depth: int | None) -> dict[str, str]:
                     changed = True
         if not changed:
             break
+    if packages:
+        for path in paths:
+            package = _enclosing_package(posixpath.dirname(path), packages)
+            if package:
+                result[path] = package
     return result
+
+
+def _enclosing_package(folder: str, packages: set[str]) -> str:
+    """The nearest of `packages` that is `folder` or holds it, or ""."""
+    while folder:
+        if folder in packages:
+            return folder
+        folder = posixpath.dirname(folder)
+    return ""
 
 
 def _import_resolver(files: RepoFiles) -> ResolveImport:

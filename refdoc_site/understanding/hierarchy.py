@@ -24,6 +24,7 @@ from ..core.records import (
 from ..core.store import FileEntry
 from ..core.text import clip, first_sentences
 from ..languages.exports import API_KIND_ORDER, EXPORT_RULES
+from .components import build_components, file_part
 from .evidence.manifests import Declaration
 from .graph import RepoGraph
 
@@ -78,7 +79,9 @@ def build_hierarchy(
     own = {path: entry for path, entry in files.items() if file_summaries[path].file_role is FileRole.SOURCE}
     own_modules = {name: module for name, module in module_summaries.items() if any(p in own for p in module.files)}
     system = summarize_system(own, own_modules, graph, declared.description or _readme_lead(by_path))
-    return Hierarchy(system=system, modules=module_summaries, files=file_summaries)
+    parts = {path: file_part(summary.file_role, summary.language) for path, summary in file_summaries.items()}
+    components = build_components(modules, parts, graph.file_imports)
+    return Hierarchy(system=system, modules=module_summaries, files=file_summaries, components=components)
 
 
 def summarize_file(
@@ -144,8 +147,12 @@ def _role_from_chunks(entry: FileEntry, documents: list[Document]) -> str:
     """A file without a docstring: its main definitions by name, with the first sentence of
     what the main one does; a file of sections, its first section's lead."""
     if all(d.chunk.kind is ChunkKind.SECTION for d in documents):  # a document: its lead, else its title
-        lead = documents[0].summary.responsibility if documents else ""
-        return first_sentences(lead or (documents[0].chunk.signature if documents else ""), 160)
+        ordered = sorted(documents, key=lambda d: (d.chunk.start_line, d.chunk.part))
+        preamble = ordered[0] if ordered and ordered[0].chunk.symbol == posixpath.basename(ordered[0].chunk.path) else None
+        if preamble is not None and not preamble.summary.responsibility and len(ordered) > 1:
+            ordered = ordered[1:]  # text before the first title that says nothing: labels, `.. currentmodule::`
+        lead = ordered[0].summary.responsibility if ordered else ""
+        return first_sentences(lead or (ordered[0].chunk.signature if ordered else ""), 160)
     classes = {d.chunk.symbol for d in documents if d.chunk.kind is ChunkKind.CLASS}
     exported = [  # the file's API first: express's response.js is its res.* members
         d for d in documents

@@ -30,7 +30,15 @@ HIGH_CALL_FAN_IN = 10
 """A definition called from at least this many chunks is a coupling hotspot."""
 MAX_CYCLE_IMPORTS = 3
 """File imports named per cycle, so one large cycle does not hide the others."""
-DEFINITION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS})
+DEFINITION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD})
+"""Definitions long enough to split: a class is as long as its methods, which are listed."""
+DOC_FOLDERS = frozenset({"docs", "doc", "documentation"})
+"""Code in these folders (Sphinx's `conf.py`, a guide's snippets) builds or shows the docs:
+it is not what a refactoring of the project works on."""
+DOMINANT_SHARE = 0.6
+"""A class this share of its file's lines is what splitting the file means splitting."""
+NAMED_IN_ITEM = 3
+"""Definitions or files an item names before "…"."""
 NOT_CODE_LANGUAGES = frozenset({"markdown", "restructuredtext", "text", "config"})
 """Long prose or configuration is not a file to split."""
 
@@ -135,9 +143,9 @@ def _size_phase(documents: list[Document], hierarchy: Hierarchy) -> Milestone | 
         "responsibilities so that each part can be read, reviewed and tested on its own.",
         items=_allot(
             [
-                [_item(f.path, f"{f.lines} lines", path=f.path) for f in large],
+                [_item(f.path, _file_split(f.path, f.lines, documents), path=f.path) for f in large],
                 [
-                    _chunk_item(chunk, f"{lines} lines ({chunk.kind.value})")
+                    _chunk_item(chunk, f"{lines} lines ({chunk.kind.value}): extract its steps into functions of their own")
                     for lines, chunk in long
                 ],
             ],
@@ -186,24 +194,27 @@ def _coupling_phase(
     by_id = {d.chunk.id: d.chunk for d in documents}
     called = sorted(
         (
-            (len(callers), by_id[chunk_id])
-            for chunk_id, callers in graph.callers.items()
-            if len(callers) >= HIGH_CALL_FAN_IN and chunk_id in by_id
+            (len(callers), by_id[chunk_id], callers)
+            for chunk_id, all_callers in graph.callers.items()
+            if chunk_id in by_id
+            for callers in [[by_id[c] for c in all_callers if c in by_id and by_id[c].path != by_id[chunk_id].path]]
+            if len(callers) >= HIGH_CALL_FAN_IN
         ),
-        key=lambda pair: (-pair[0], pair[1].id),
+        key=lambda triple: (-triple[0], triple[1].id),
     )
     if not fan_out and not fan_in and not called:
         return None
     return Milestone(
         title="Reduce coupling at the hotspots",
-        goal="These modules and definitions have the most dependencies in or out, so a "
-        "change to them reaches furthest. Narrow their interfaces, split what unrelated "
-        "users need, or invert dependencies so that fewer parts of the code rely on each.",
+        goal="These modules and definitions have the most dependencies in or out within the "
+        "project's own code (tests, examples and docs apart), so a change to them reaches "
+        "furthest. Narrow their interfaces, split what unrelated users need, or invert "
+        "dependencies so that fewer parts of the code rely on each.",
         items=_allot(
             [
-                [_item(m, f"imports {_plural(n, 'module')}", module=m) for n, m in fan_out],
-                [_item(m, f"used by {_plural(n, 'module')}", module=m) for n, m in fan_in],
-                [_chunk_item(chunk, f"called from {_plural(n, 'place')}") for n, chunk in called],
+                [_item(m, f"imports {_plural(n, 'module')} ({_named(graph.module_deps.get(m, []))}): move what it uses of the least-used ones behind one of its own interfaces", module=m) for n, m in fan_out],
+                [_item(m, f"used by {_plural(n, 'module')} ({_named(hierarchy.modules[m].used_by)}): keep its public names stable and split off what only some of them use", module=m) for n, m in fan_in],
+                [_chunk_item(chunk, _caller_text(n, callers)) for n, chunk, callers in called],
             ],
             MAX_ITEMS,
         ),
@@ -246,8 +257,9 @@ def own_facts(
 ) -> tuple[list[Document], Hierarchy, RepoGraph]:
     """The facts without the files that are not the project's own (tests, fixtures,
     examples, vendored and generated code), nor the modules made of nothing else, nor the
-    dependencies on those modules."""
-    others = {path for path, f in hierarchy.files.items() if f.file_role is not FileRole.SOURCE}
+    dependencies on those modules. Code under a docs folder (`docs/conf.py`) is not the
+    project's own either."""
+    others = {path for path, f in hierarchy.files.items() if f.file_role is not FileRole.SOURCE or _in_doc_folder(path)}
     foreign = {name for name, m in hierarchy.modules.items() if m.files and others.issuperset(m.files)}
     files = {path: f for path, f in hierarchy.files.items() if path not in others}
     modules = {
@@ -263,6 +275,48 @@ def own_facts(
         Hierarchy(hierarchy.system, modules, files),
         replace(graph, module_deps=module_deps),
     )
+
+
+def _in_doc_folder(path: str) -> bool:
+    return bool(DOC_FOLDERS & {part.lower() for part in path.split("/")[:-1]})
+
+
+def _file_split(path: str, lines: int, documents: list[Document]) -> str:
+    """A large file's item: its lines, and its largest top-level definitions, the parts to move out."""
+    own = [d.chunk for d in documents if d.chunk.path == path and d.chunk.part <= 1]
+    classes = {c.symbol for c in own if c.kind is ChunkKind.CLASS}
+    top = sorted(  # express's response.js is its `res.*` members: methods outside any class
+        (c for c in own if c.parent not in classes and c.kind in (ChunkKind.CLASS, ChunkKind.FUNCTION, ChunkKind.METHOD)),
+        key=lambda c: (-(c.end_line - c.start_line), c.start_line),
+    )
+    main = top[0] if top else None
+    if main is not None and main.kind is ChunkKind.CLASS and main.end_line - main.start_line + 1 >= DOMINANT_SHARE * lines:
+        methods = sorted(
+            (c for c in own if c.parent == main.symbol),
+            key=lambda c: (-(c.end_line - c.start_line), c.start_line),
+        )
+        if methods:
+            named = _named([c.symbol.rsplit(".", 1)[-1] for c in methods])
+            return (
+                f"{lines} lines, mostly the class {main.symbol} ({_plural(len(methods), 'method')}): move its largest "
+                f"methods ({named}) into helpers or a base class of their own"
+            )
+    if len(top) < 2:
+        return f"{lines} lines: split it along its responsibilities"
+    return f"{lines} lines: move its largest definitions ({_named([c.symbol for c in top])}) into modules of their own"
+
+
+def _caller_text(count: int, callers: list[Chunk]) -> str:
+    files = sorted({c.path for c in callers})
+    return (
+        f"called from {_plural(count, 'place')} in {_plural(len(files), 'other file')} of the project's code "
+        f"({_named(files)}): a change to its signature reaches all of them; give the callers that "
+        "need less a narrower function"
+    )
+
+
+def _named(names: list[str]) -> str:
+    return ", ".join(names[:NAMED_IN_ITEM]) + (" …" if len(names) > NAMED_IN_ITEM else "")
 
 
 def _item(label: str, text: str, path: str = "", anchor: str = "", module: str = "") -> MilestoneItem:

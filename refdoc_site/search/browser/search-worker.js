@@ -157,9 +157,15 @@
     self.postMessage({ type: RESULT, data: { items: items, total: items.length, settles: Boolean(settles) } });
   }
 
+  /* The characters that change how a name shows without showing (a bidi override, a
+     zero-width space: core/text.py INVISIBLE), written out as the pages write them. */
+  var INVISIBLE = /[\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0]/g;
+
   function escapeHtml(text) {
     return String(text).replace(/[&<>"']/g, function (c) {
       return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    }).replace(INVISIBLE, function (c) {
+      return "\u27e8U+" + ("000" + c.charCodeAt(0).toString(16).toUpperCase()).slice(-4) + "\u27e9";
     });
   }
 

@@ -18,7 +18,7 @@ from ...core.text import clip
 from ...core.trust import is_inside
 from ...languages.purposes import PURPOSES, PYTHON_IMPORT_NAMES
 from ..graph import RepoGraph
-from .manifests import MANIFESTS, manifest_kind, parse_manifest
+from .manifests import MANIFESTS, manifest_kind, manifest_problem, parse_manifest
 from .text import TITLE_LIMIT, read_redacted, whole_file
 
 log = logging.getLogger("refdoc_site")
@@ -42,6 +42,8 @@ IGNORED_MANIFEST_DIRECTORIES = frozenset(
     }
 )
 """Manifests here describe vendored code, test inputs or samples, not the project."""
+DEVELOPMENT_REQUIREMENTS = re.compile(r"(?:^|[-_.])(?:dev|test|tests|docs|doc|lint|typing|ci|build)(?:[-_.]|$)", re.IGNORECASE)
+"""A requirements file of development only: `requirements-dev.txt`, `requirements/docs.txt`, `tests.txt`."""
 ROOT_MANIFESTS = (
     "pyproject.toml",
     "setup.cfg",
@@ -95,10 +97,13 @@ def dependency_decisions(
         ecosystem = MANIFESTS[kind][0]
         try:
             requirements = parse_manifest(kind, text)
-        except ValueError as error:  # TOML that tomllib rejects
-            log.warning(f"{evidence.label}: not valid TOML ({error}); its dependencies are left out of the decision log")
+        except ValueError as error:  # TOML that tomllib rejects, or nesting too deep to read
+            log.warning(f"{evidence.label}: {manifest_problem(error)}; its dependencies are left out of the decision log")
             continue
+        development_file = bool(DEVELOPMENT_REQUIREMENTS.search(posixpath.basename(evidence.path or evidence.label)))
         for requirement in requirements:
+            if not requirement.runtime or development_file:
+                continue  # a tool of development is no choice the product made
             key = _normalise(ecosystem, requirement.name)
             dependency = dependencies.setdefault(
                 (ecosystem, key),

@@ -15,7 +15,7 @@ import posixpath
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from packaging.requirements import InvalidRequirement
@@ -34,6 +34,13 @@ class Requirement:
     name: str
     constraint: str = ""
     """Version constraint as written; "" when the manifest gives none (or a URL)."""
+    runtime: bool = True
+    """False for what only develops the project (npm's devDependencies, a `dev`, `test`
+    or `docs` extra or group, Cargo's dev- and build-dependencies): not the product's choice."""
+
+
+DEVELOPMENT_GROUP = re.compile(r"^(?:dev|develop|development|tests?|testing|docs?|documentation|lint|linting|typing|types|mypy|style|check|ci|bench|benchmarks?|build|release|coverage|pre-commit)$", re.IGNORECASE)
+"""An extra's or a dependency group's name that says it serves development only."""
 
 
 REQUIREMENTS_LINE_TAIL = re.compile(r"\s+(?:#|--?[A-Za-z]).*$")
@@ -99,32 +106,35 @@ def _requirements_txt(text: str) -> list[Requirement]:
 
 
 def _pyproject(text: str) -> list[Requirement]:
-    data = tomllib.loads(text)
+    data = _toml(text)
     project = _table(data, "project")
-    specs = _strings(project.get("dependencies"))
-    for group in (*_table(project, "optional-dependencies").values(), *_table(data, "dependency-groups").values()):
-        specs.extend(_strings(group))
-    found = [r for r in map(python_requirement, specs) if r]
+    specs = [(spec, True) for spec in _strings(project.get("dependencies"))]
+    for name, group in _table(project, "optional-dependencies").items():
+        specs.extend((spec, not DEVELOPMENT_GROUP.match(name)) for spec in _strings(group))
+    for group in _table(data, "dependency-groups").values():  # PEP 735: development groups
+        specs.extend((spec, False) for spec in _strings(group))
+    found = [replace(r, runtime=runtime) for spec, runtime in specs for r in [python_requirement(spec)] if r]
     poetry = _table(_table(data, "tool"), "poetry")
-    tables = [_table(poetry, "dependencies"), _table(poetry, "dev-dependencies")]
-    tables.extend(_table(group, "dependencies") for group in _table(poetry, "group").values() if isinstance(group, dict))
-    for table in tables:
+    tables = [(_table(poetry, "dependencies"), True), (_table(poetry, "dev-dependencies"), False)]
+    tables.extend((_table(group, "dependencies"), not DEVELOPMENT_GROUP.match(name)) for name, group in _table(poetry, "group").items() if isinstance(group, dict))
+    for table, runtime in tables:
         found.extend(
-            Requirement(name, _version_of(value)) for name, value in table.items() if name.lower() not in POETRY_NOT_PACKAGES
+            Requirement(name, _version_of(value), runtime) for name, value in table.items() if name.lower() not in POETRY_NOT_PACKAGES
         )
     return found
 
 
 def _setup_cfg(text: str) -> list[Requirement]:
-    values = [_config_section(text, "options").get("install_requires", "")]
-    values.extend(_config_section(text, "options.extras_require").values())
-    return _requirements_txt("\n".join(values))
+    found = _requirements_txt(_config_section(text, "options").get("install_requires", ""))
+    for name, value in _config_section(text, "options.extras_require").items():
+        found.extend(replace(r, runtime=not DEVELOPMENT_GROUP.match(name)) for r in _requirements_txt(value))
+    return found
 
 
 def _package_json(text: str) -> list[Requirement]:
     data = _json_object(text)
     return [
-        Requirement(name, _version_of(version))
+        Requirement(name, _version_of(version), key != "devDependencies")
         for key in ("dependencies", "devDependencies")
         for name, version in _table(data, key).items()
     ]
@@ -142,10 +152,10 @@ def _go_mod(text: str) -> list[Requirement]:
 
 
 def _cargo_toml(text: str) -> list[Requirement]:
-    data = tomllib.loads(text)
-    tables = [_table(data, key) for key in CARGO_TABLES]
-    tables.append(_table(_table(data, "workspace"), "dependencies"))
-    return [Requirement(name, _version_of(value)) for table in tables for name, value in table.items()]
+    data = _toml(text)
+    tables = [(_table(data, key), key == "dependencies") for key in CARGO_TABLES]
+    tables.append((_table(_table(data, "workspace"), "dependencies"), True))
+    return [Requirement(name, _version_of(value), runtime) for table, runtime in tables for name, value in table.items()]
 
 
 MANIFESTS: dict[str, tuple[str, Callable[[str], list[Requirement]]]] = {
@@ -169,7 +179,7 @@ def declared_test_paths(kind: str, text: str) -> list[str]:
     `testpaths` (pyproject.toml, setup.cfg) and package.json's `directories.test`."""
     try:
         if kind == "pyproject":
-            options = _table(_table(_table(tomllib.loads(text), "tool"), "pytest"), "ini_options")
+            options = _table(_table(_table(_toml(text), "tool"), "pytest"), "ini_options")
             return _strings(options.get("testpaths"))
         if kind == "setup.cfg":
             return _config_section(text, "tool:pytest").get("testpaths", "").split()
@@ -190,9 +200,34 @@ def _config_section(text: str, section: str) -> dict[str, str]:
     return dict(parser.items(section)) if parser.has_section(section) else {}
 
 
+class TooDeepError(ValueError):
+    """A manifest nested deeper than the parser's recursion allows (`[[[[…]]]]` a hundred
+    thousand deep is 200 KB): one warning names the file, the build goes on."""
+
+    def __str__(self) -> str:
+        return "nested too deeply to read"
+
+
+def manifest_problem(error: ValueError) -> str:
+    """What is wrong with a manifest a parser rejected, for the warning that names it."""
+    return str(error) if isinstance(error, TooDeepError) else f"not valid TOML ({error})"
+
+
+def _toml(text: str) -> dict[str, Any]:
+    """`tomllib.loads`, whose recursion on nested arrays and tables raises `TooDeepError`."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise TooDeepError from None
+
+
 def _json_object(text: str) -> dict[str, Any]:
+    """The JSON object `text` holds ({} for anything else, or no JSON); `TooDeepError` when
+    it nests too deeply to read."""
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise TooDeepError from None
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
@@ -249,7 +284,7 @@ def _source_url(urls: dict[str, Any]) -> str:
 
 
 def _pyproject_declaration(text: str) -> Declaration:
-    data = tomllib.loads(text)
+    data = _toml(text)
     project, poetry = _table(data, "project"), _table(_table(data, "tool"), "poetry")
     poetry_urls = {"repository": _text(poetry, "repository"), "homepage": _text(poetry, "homepage"), **_table(poetry, "urls")}
     return Declaration(
@@ -272,7 +307,7 @@ def _package_json_declaration(text: str) -> Declaration:
 
 
 def _cargo_declaration(text: str) -> Declaration:
-    package = _table(tomllib.loads(text), "package")
+    package = _table(_toml(text), "package")
     return Declaration(_text(package, "name"), _text(package, "description"), _text(package, "repository"))
 
 
