@@ -29,6 +29,7 @@ from ..core.workspace import (
     FACTS_NAME,
     GRAPH_NAME,
     HIERARCHY_NAME,
+    ORIENTATION_NAME,
     PLANS_NAME,
     PUBLISHED_NAME,
     RENDERED_NAME,
@@ -65,6 +66,7 @@ from ..search.embed import StaticEmbedder, embed_documents, matching_embedder
 from ..search.prose import ProsePage, page_documents
 from ..search.site_search import write_search_data
 from ..understanding.graph import RepoGraph
+from ..understanding.orientation import Orientation
 from ..writing.written import WrittenDecisions, WrittenMilestones
 from .diff_phase import CHANGES_NAME, stored_change_map
 from .write_phase import stored_plans
@@ -253,6 +255,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
         graph=from_json(RepoGraph, store.read_json(GRAPH_NAME)),
         decisions=from_json(list[Decision], store.read_json(DECISIONS_NAME)),
         milestones=from_json(list[Milestone], store.read_json(PLANS_NAME)),
+        orientation=from_json(Orientation, store.read_json(ORIENTATION_NAME)) if (store.directory / ORIENTATION_NAME).is_file() else Orientation(),
         stats=facts,
         repo_url=workspace.config.repo_url or facts.repo_url,
         commit=facts.commit,

@@ -22,6 +22,7 @@ from ..core.workspace import (
     FACTS_NAME,
     GRAPH_NAME,
     HIERARCHY_NAME,
+    ORIENTATION_NAME,
     PLANS_NAME,
     Workspace,
 )
@@ -31,7 +32,9 @@ from ..understanding.evidence import collect_decisions
 from ..understanding.evidence.manifests import DECLARATIONS, declared_package
 from ..understanding.graph import MODULE_RULE, RepoGraph, build_graph, store_call_graph
 from ..understanding.hierarchy import build_hierarchy
+from ..understanding.flows import SCRIPT_MANIFESTS
 from ..understanding.milestones import plan_milestones
+from ..understanding.orientation import build_orientation
 from ..understanding.project_name import project_title
 from ..understanding.roles import classify_files, own_files, roles_inputs
 from ..writing.doc_writers import DocWriter
@@ -66,7 +69,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         MODULE_RULE,
         *summarizer.hierarchy_inputs(state.documents),
     )
-    if facts.unchanged(inputs) and all((store.directory / name).exists() for name in (HIERARCHY_NAME, GRAPH_NAME)):
+    if facts.unchanged(inputs) and all((store.directory / name).exists() for name in (HIERARCHY_NAME, GRAPH_NAME, ORIENTATION_NAME)):
         # an index run that analysed a file again without changing it (a deferred language
         # server) stored its documents without the graph: put it back
         if store_call_graph(state.documents, from_json(RepoGraph, store.read_json(GRAPH_NAME))):
@@ -83,19 +86,24 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     if store_call_graph(state.documents, graph):
         store.save(state)
     roles = classify_files(workspace.repo, state.files, workspace.redactor)
-    hierarchy = summarizer.summarize_hierarchy(
-        build_hierarchy(state.files, state.documents, graph, declared, roles), state.documents
-    )
+    offline = build_hierarchy(state.files, state.documents, graph, declared, roles)
+    offline_system = offline.system.text
+    hierarchy = summarizer.summarize_hierarchy(offline, state.documents)
     own = own_files(roles)
     decisions = collect_decisions(
         workspace.repo, {path: entry for path, entry in state.files.items() if path in own}, graph, workspace.redactor
     )
     milestones = plan_milestones(state.documents, hierarchy, graph)
+    scripts = manifest_texts(workspace, {*state.files, *top, *entry_points_files(workspace)}, SCRIPT_MANIFESTS)
+    orientation = build_orientation(state.documents, hierarchy, graph, declared.description, scripts, declared.name)
+    if hierarchy.system.text != offline_system:  # the model wrote it: the overview tells it
+        orientation.narrative = hierarchy.system.text
     outputs = {
         GRAPH_NAME: to_json(graph),
         HIERARCHY_NAME: to_json(hierarchy),
         DECISIONS_NAME: to_json(decisions),
         PLANS_NAME: to_json(milestones),
+        ORIENTATION_NAME: to_json(orientation),
     }
     for name, data in outputs.items():
         store.write_json(name, data)
@@ -126,6 +134,12 @@ def package_metadata(workspace: Workspace) -> list[str]:
     (discovery skips `package.json` and the extensionless `METADATA` of an unpacked wheel)."""
     found = [workspace.repo / name for name in DECLARATIONS]
     found += [*workspace.repo.glob("*.dist-info/METADATA"), *workspace.repo.glob("*.egg-info/PKG-INFO")]
+    return sorted(path.relative_to(workspace.repo).as_posix() for path in found if path.is_file() and not path.is_symlink())
+
+
+def entry_points_files(workspace: Workspace) -> list[str]:
+    """An unpacked wheel's `*.dist-info/entry_points.txt`, where its console scripts are (not indexed)."""
+    found = workspace.repo.glob("*.dist-info/entry_points.txt")
     return sorted(path.relative_to(workspace.repo).as_posix() for path in found if path.is_file() and not path.is_symlink())
 
 

@@ -34,6 +34,7 @@ from ..core.serial import to_json
 from ..core.text import deceptive_characters
 from ..understanding.components import SYSTEM_ID, module_id
 from ..understanding.graph import RepoGraph
+from ..understanding.orientation import Orientation
 from ..writing.docstring_links import DocstringNames
 from ..writing.docstrings import Docstring, parse_docstring
 from ..writing.grounding import Citation, Grounded, TextSegment
@@ -44,6 +45,7 @@ from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMileston
 from .component_map import SiteMaps
 from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, docstring_admonition, rst_labels
 from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
+from .overview import mermaid_label, overview_context
 from .page_meta import page_description
 
 
@@ -57,6 +59,8 @@ class SiteData:
     graph: RepoGraph
     decisions: list[Decision] = field(default_factory=list)
     milestones: list[Milestone] = field(default_factory=list)
+    orientation: Orientation = field(default_factory=Orientation)
+    """The overview's four answers (understanding/orientation.py)."""
     stats: Facts = field(default_factory=Facts)
     repo_url: str = ""
     commit: str = ""
@@ -263,6 +267,7 @@ class _Pages:
             page=page,
             link=link,
             chunk_link=chunk_link,
+            **overview_context(chunk_link, code_span, mermaid_label),
             name_url=name_url,
             docstring=docstring_parts,
             related=self.related,

@@ -1,0 +1,327 @@
+"""The overview's four answers, offline: what the system is, its parts, how it works, where
+to start.
+
+Each answer is made of what the repository says or the build measured, never of invented
+prose: the declared description and the README's first paragraph of prose (badges,
+headings and directives skipped), the repository's own design documents quoted briefly;
+the components with their own package text; the entry points and their flows
+(`flows.py`); the guide documents in reading order, the central abstractions ranked by how
+many definitions of the project's own code (tests apart) use them, and one set of counts
+that every sentence of the page takes its numbers from. The page's own sentences are
+written by the template, in the site's language.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from ..core.records import ChunkKind, Document, FileRole, FileSummary, Hierarchy
+from ..core.text import first_sentences
+from ..languages.orientation import (
+    BADGE_OR_MARKUP,
+    CONSTRUCTOR_FUNCTION_LANGUAGES,
+    DESIGN_DOC_KINDS,
+    DOCUMENT_LANGUAGES,
+    ERROR_PATH_WORDS,
+    GUIDE_NAMES,
+    INDEX_STEMS,
+    NON_CODE_LANGUAGES,
+)
+from .flows import CallGraph, DefinitionRef, EntryPoint, Flow, declared_scripts, find_entry_points, main_flows, name_words
+from .graph import RepoGraph
+
+QUOTE_CHARS = 300
+DESIGN_QUOTE_CHARS = 220
+MAX_ABSTRACTIONS = 10
+MAX_GUIDES = 12
+MAX_UNITS = 8
+MOSTLY_SHARE = 0.5
+"""A language is what a system is "mostly" written in when it has this share of its own code's lines."""
+IDENTIFIER = re.compile(r"(?<![.\w$])[A-Za-z_$][\w$]*")
+"""A name as code writes it, not after a dot: `t.Tuple` is typing's, not the project's `Tuple`."""
+MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+
+
+class ComponentKind:
+    SOURCE = "source"
+    DOCS = "docs"
+    TESTS = "tests"
+    EXAMPLES = "examples"
+    OTHER = "other"
+
+
+COMPONENT_OF_CONTENT = {
+    "code": ComponentKind.SOURCE, "config": ComponentKind.OTHER, "docs": ComponentKind.DOCS,
+    "test": ComponentKind.TESTS, "fixture": ComponentKind.TESTS, "example": ComponentKind.EXAMPLES,
+}
+"""A component's kind is that of most of its files (a tie goes to the kind first in `COMPONENT_ORDER`)."""
+COMPONENT_ORDER = [ComponentKind.SOURCE, ComponentKind.DOCS, ComponentKind.EXAMPLES, ComponentKind.TESTS, ComponentKind.OTHER]
+
+
+@dataclass
+class Quote:
+    """A passage of one of the repository's documents, with the page it is quoted from."""
+
+    path: str
+    title: str
+    text: str = ""
+    kind: str = ""
+    """The guide's kind (`languages/orientation.py`'s `GUIDE_NAMES`): `readme`, `quickstart`, …"""
+
+
+@dataclass
+class Unit:
+    """One file of a component's own code: for a flat package, the files are its parts."""
+
+    path: str
+    lines: int
+    quote: str = ""
+    """Its docstring's first paragraph, quoted; "" where it has none."""
+    names: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Component:
+    name: str
+    kind: str
+    """`source` (the project's own code), `docs`, `examples`, `tests` or `other` (vendored, generated, fixtures)."""
+    files: int
+    lines: int
+    quote: str = ""
+    """The package's own word on itself (its docstring), quoted; "" where it says nothing."""
+    names: list[str] = field(default_factory=list)
+    """Its main public names, for a component that says nothing of itself."""
+    units: list[Unit] = field(default_factory=list)
+    """Its largest code files (own code only), when it has more than one."""
+
+
+@dataclass
+class Abstraction:
+    definition: DefinitionRef
+    uses: int
+    """Definitions of the project's own code, outside its own body, that name it."""
+    files: int = 0
+    """The files those definitions are in: what ranks it (use across the code, not within one file)."""
+
+
+@dataclass
+class Counts:
+    """The numbers every sentence of the overview takes: they add up to each other."""
+
+    files: int = 0
+    """Every indexed file."""
+    modules: int = 0
+    by_role: dict[str, int] = field(default_factory=dict)
+    """Indexed files per kind of content (`code` first, then `docs`, `config`, `test`… by count): adds up to `files`."""
+    languages: dict[str, int] = field(default_factory=dict)
+    """Indexed files per language: adds up to `files`."""
+    code_lines: dict[str, int] = field(default_factory=dict)
+    """Lines of the project's own code per language (no documents, tests or configuration)."""
+    main_languages: list[str] = field(default_factory=list)
+    """The one language with most of those lines, when it has `MOSTLY_SHARE`; else the first two."""
+    mostly: bool = False
+    """Whether `main_languages[0]` really has most of the own code's lines."""
+
+
+@dataclass
+class Orientation:
+    description: str = ""
+    """What the package's metadata declares it is."""
+    readme: Quote | None = None
+    """The README's first paragraph of prose."""
+    design: list[Quote] = field(default_factory=list)
+    narrative: str = ""
+    """The system's summary as the LLM wrote it (grounded by the summarizer); "" offline."""
+    components: list[Component] = field(default_factory=list)
+    entry_points: list[EntryPoint] = field(default_factory=list)
+    flows: list[Flow] = field(default_factory=list)
+    guides: list[Quote] = field(default_factory=list)
+    abstractions: list[Abstraction] = field(default_factory=list)
+    counts: Counts = field(default_factory=Counts)
+
+
+def build_orientation(
+    documents: list[Document],
+    hierarchy: Hierarchy,
+    graph: RepoGraph,
+    description: str = "",
+    manifests: dict[str, str] | None = None,
+    package: str = "",
+) -> Orientation:
+    """The four answers from the stored records; `manifests` are the texts (by path) of the
+    files that declare console scripts and main files (`flows.SCRIPT_MANIFESTS`); `package`
+the name they declare."""
+    files = hierarchy.files
+    code = {path for path, f in files.items() if _content_kind(f) == "code"}
+    by_path: dict[str, list[Document]] = defaultdict(list)
+    for document in documents:
+        by_path[document.chunk.path].append(document)
+    calls = CallGraph(documents, graph, code)
+    abstractions = central_abstractions(calls, code)
+    scripts, mains = declared_scripts(manifests or {})
+    entries = find_entry_points(calls, scripts, mains, [(a.definition.path, a.definition.symbol) for a in abstractions[:3]], package)
+    shown, flows = main_flows(calls, entries)
+    guides = guide_documents(files, by_path)
+    readme = next((g for g in guides if g.kind == "readme" and "/" not in g.path), None)
+    return Orientation(
+        description=" ".join(description.split()),
+        readme=readme if readme and readme.text else None,
+        design=[g for g in guides if g.kind in DESIGN_DOC_KINDS and g.text],
+        components=components(hierarchy, by_path),
+        entry_points=shown,
+        flows=flows,
+        guides=guides,
+        abstractions=abstractions,
+        counts=count(hierarchy),
+    )
+
+
+def count(hierarchy: Hierarchy) -> Counts:
+    files = hierarchy.files.values()
+    roles = Counter(_content_kind(f) for f in files)
+    roles = Counter({kind: roles[kind] for kind in sorted(roles, key=lambda k: (k != "code", -roles[k], k))})
+    languages = Counter(f.language for f in files)
+    lines: Counter[str] = Counter()
+    for f in files:
+        if _content_kind(f) == "code":
+            lines[f.language] += f.lines
+    ranked = [language for language, _ in sorted(lines.items(), key=lambda kv: (-kv[1], kv[0]))]
+    total = sum(lines.values())
+    mostly = bool(ranked) and lines[ranked[0]] >= MOSTLY_SHARE * total
+    return Counts(
+        files=len(hierarchy.files),
+        modules=len(hierarchy.modules),
+        by_role=dict(roles),
+        languages=dict(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
+        code_lines={language: lines[language] for language in ranked},
+        main_languages=ranked[:1] if mostly else ranked[:2],
+        mostly=mostly,
+    )
+
+
+def _content_kind(summary: FileSummary) -> str:
+    """`code`, `docs`, `config`, or the file's role when it is not the project's own."""
+    if summary.file_role is not FileRole.SOURCE:
+        return summary.file_role.value
+    if summary.language in DOCUMENT_LANGUAGES:
+        return "docs"
+    return "config" if summary.language in NON_CODE_LANGUAGES else "code"
+
+
+def components(hierarchy: Hierarchy, by_path: dict[str, list[Document]]) -> list[Component]:
+    """Every module with its kind and its own word on itself; the project's code first."""
+    found = []
+    for name, module in hierarchy.modules.items():
+        summaries = [hierarchy.files[p] for p in module.files if p in hierarchy.files]
+        kinds = Counter(COMPONENT_OF_CONTENT.get(_content_kind(s), ComponentKind.OTHER) for s in summaries)
+        kind = max(COMPONENT_ORDER, key=lambda k: (kinds[k], -COMPONENT_ORDER.index(k)))
+        component = Component(name, kind, len(summaries), module.lines, _package_docstring(summaries, by_path), module.public_api[:3])
+        if kind == ComponentKind.SOURCE:
+            code_files = sorted((s for s in summaries if _content_kind(s) == "code"), key=lambda s: (-s.lines, s.path))
+            if len(code_files) > 1:
+                component.units = [Unit(s.path, s.lines, _docstring_lead(by_path.get(s.path, [])), s.public_api[:3]) for s in code_files[:MAX_UNITS]]
+        found.append(component)
+    return sorted(found, key=lambda c: (COMPONENT_ORDER.index(c.kind), -c.lines if c.kind == ComponentKind.SOURCE else 0, c.name))
+
+
+def _package_docstring(summaries: list[FileSummary], by_path: dict[str, list[Document]]) -> str:
+    """The docstring of the package's front file (`__init__.py`, `doc.go`, `lib.rs`…), else of its largest code file."""
+    front = [s for s in summaries if posixpath.basename(s.path).lower() in ("__init__.py", "doc.go", "lib.rs", "mod.rs", "index.js", "index.ts")]
+    largest = sorted((s for s in summaries if _content_kind(s) == "code"), key=lambda s: -s.lines)[:1]
+    for summary in front + largest:
+        quoted = _docstring_lead(by_path.get(summary.path, []))
+        if quoted:
+            return quoted
+    return ""
+
+
+def _docstring_lead(documents: list[Document]) -> str:
+    """A file's docstring's first paragraph of prose (an RST title over it, `requests.utils` / `~~~~`, is none)."""
+    module = next((d.chunk for d in documents if d.chunk.kind is ChunkKind.MODULE and d.chunk.docstring), None)
+    return lead_paragraph(module.docstring, 160, min_words=2) if module is not None else ""
+
+
+def central_abstractions(calls: CallGraph, code: set[str]) -> list[Abstraction]:
+    """The classes (and JavaScript constructor functions) of the project's own code, ranked by
+    how many of its other definitions name them: calls, annotations, subclasses alike."""
+    candidates: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for key, definition in calls.definitions.items():
+        constructor = (
+            definition.kind is ChunkKind.FUNCTION and not definition.parent and definition.name[:1].isupper()
+            and definition.language in CONSTRUCTOR_FUNCTION_LANGUAGES
+        )
+        if (definition.kind is ChunkKind.CLASS or constructor) and not definition.name.startswith("_"):
+            if not name_words(definition.name) & ERROR_PATH_WORDS:
+                candidates[definition.name].append(key)
+    users: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for key, definition in calls.definitions.items():
+        if definition.kind is ChunkKind.MODULE:
+            continue
+        for name in set(IDENTIFIER.findall(definition.content)) & candidates.keys():
+            users[name].add(key)
+    ranked = []
+    for name, keys in candidates.items():
+        own_body = {key for key in calls.definitions if key[1] == name or key[1].startswith(name + ".")}
+        using = {u for u in users.get(name, ()) if u[0] in code} - own_body - set(keys)
+        if using:
+            ranked.append(Abstraction(calls.ref(sorted(keys)[0]), len(using), len({path for path, _ in using})))
+    ranked.sort(key=lambda a: (-a.files, -a.uses, a.definition.symbol))
+    return ranked[:MAX_ABSTRACTIONS]
+
+
+def guide_documents(files: dict[str, FileSummary], by_path: dict[str, list[Document]]) -> list[Quote]:
+    """The repository's own guides, in reading order: README, how to start, concepts and
+    design, contributing last; each with its title and first paragraph of prose."""
+    found = []
+    order = [kind for kind, _ in GUIDE_NAMES]
+    for path, summary in files.items():
+        if summary.file_role is not FileRole.SOURCE or summary.language not in DOCUMENT_LANGUAGES:
+            continue
+        kind = guide_kind(path)
+        sections = sorted((d for d in by_path.get(path, []) if d.chunk.kind is ChunkKind.SECTION), key=lambda d: (d.chunk.start_line, d.chunk.part))
+        if not kind or not sections:
+            continue
+        limit = QUOTE_CHARS if kind == "readme" else DESIGN_QUOTE_CHARS
+        lead = lead_paragraph("\n\n".join(d.chunk.content for d in sections[:6]), limit)
+        title = sections[0].chunk.name.strip()  # text before the first heading is named by the file
+        if title == posixpath.basename(path) and not lead:  # a page that only includes another
+            continue
+        found.append(Quote(path, title, lead, kind))
+    found.sort(key=lambda q: (order.index(q.kind), q.path.count("/"), q.path))
+    return found[:MAX_GUIDES]
+
+
+def guide_kind(path: str) -> str:
+    """A document's guide kind by its stem, or by its folder's name for a folder's front page."""
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    folder = posixpath.basename(posixpath.dirname(path))
+    names = [stem] + ([folder] if stem.lower() in INDEX_STEMS and folder else [])
+    for name in names:
+        for kind, pattern in GUIDE_NAMES:
+            if pattern.match(name) and not (kind == "readme" and "/" in path and name == stem and folder):
+                return kind
+    return ""
+
+
+def lead_paragraph(text: str, limit: int, min_words: int = 6) -> str:
+    """The first paragraph of prose in a document's text: no badge, heading, directive,
+    HTML, table or code; links kept as their text; at least `min_words` words (a README's
+    lone tagline line is no paragraph, a docstring's short sentence is)."""
+    in_fence = False
+    for paragraph in re.split(r"\n\s*\n", text):
+        lines = [line for line in paragraph.splitlines() if line.strip()]
+        if not lines:
+            continue
+        if lines[0].lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence if lines[-1].strip() in ("```", "~~~") and len(lines) == 1 else in_fence
+            continue
+        if in_fence or lines[0].startswith(("    ", "\t")) or any(BADGE_OR_MARKUP.match(line) for line in lines[:1]):
+            continue
+        prose = " ".join(line.strip() for line in lines if not BADGE_OR_MARKUP.match(line))
+        prose = MARKDOWN_LINK.sub(r"\1", prose)
+        if len(prose.split()) >= min_words and not prose.endswith("::"):
+            return first_sentences(prose, limit)
+    return ""
