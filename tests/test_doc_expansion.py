@@ -126,3 +126,17 @@ def test_a_class_is_found_by_its_members_words_the_same_on_every_build(tmp_path:
     assert [d.model_words for d in rebuilt] == [d.model_words for d in documents]
     again = SearchIndex.build(rebuilt).search(query, 5, "fused", embedder)
     assert [(h.symbol, h.score) for h in again] == [(h.symbol, h.score) for h in SearchIndex.build(documents).search(query, 5, "fused", embedder)]
+
+
+def test_nearest_words_keep_ties_in_table_order_past_the_skipped_words() -> None:
+    """Only the best scores are sorted (issue 21): words tied at the cut and words the text
+    already has must still give the whole ranking's answer."""
+    from refdoc_site.search.model_words import WordTable
+
+    words = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
+    vectors = np.array([[0.5, 0], [1, 0], [0.5, 0], [0.9, 0], [0.5, 0], [0.1, 0]], dtype=np.float32)
+    table = WordTable(words, vectors)
+    vector = np.array([1, 0], dtype=np.float32)
+    assert nearest_words(table, vector, "bravo", count=2) == ["delta", "alpha"]
+    assert nearest_words(table, vector, "bravo delta", count=3) == ["alpha", "charlie", "echo"]
+    assert nearest_words(table, vector, "", count=4) == ["bravo", "delta", "alpha", "charlie"]

@@ -54,16 +54,32 @@ def word_table(embedder) -> WordTable:
 
 
 def nearest_words(table: WordTable, vector: np.ndarray, text: str, count: int = MODEL_WORDS) -> list[str]:
-    """The `count` words nearest `vector` that `text` does not contain, nearest first."""
+    """The `count` words nearest `vector` that `text` does not contain, nearest first (ties
+    by the table's order).
+
+    At most one word per term of `text` is skipped, so the words kept lie among the
+    `count + len(present)` best scores: only those (and any tied with the last of them) are
+    sorted, not the whole vocabulary, which was most of an index run's time (issue 21).
+    """
     if not table.words or not np.any(vector):
         return []
     present = set(terms(text))
     scores = table.vectors @ np.asarray(vector, dtype=np.float32)
+    candidates = _best_rows(scores, count + len(present))
     found: list[str] = []
-    for row in np.lexsort((np.arange(len(scores)), -scores)):
+    for row in candidates[np.lexsort((candidates, -scores[candidates]))]:
         word = table.words[row]
         if word not in present:
             found.append(word)
             if len(found) == count:
                 break
     return found
+
+
+def _best_rows(scores: np.ndarray, wanted: int) -> np.ndarray:
+    """The rows of the `wanted` highest scores and of every score tied with the lowest of
+    them, in row order: the whole ranking's first `wanted` rows are among them."""
+    if wanted >= len(scores):
+        return np.arange(len(scores))
+    threshold = np.partition(scores, len(scores) - wanted)[len(scores) - wanted]
+    return np.flatnonzero(scores >= threshold)
