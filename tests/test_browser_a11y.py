@@ -9,6 +9,8 @@ theme overrides' (templates/shared/refdoc-a11y.html, templates/material/main.htm
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -57,16 +59,29 @@ PAGES = {
 """One page of each kind the shop's site has (its map and diagrams on the overview)."""
 
 
-@pytest.fixture(scope="module")
-def site_url(tmp_path_factory):
-    """The shop (Python, Go, TypeScript, Markdown, a Japanese module), its diagrams drawn."""
-    work = tmp_path_factory.mktemp("browser-a11y")
+@contextmanager
+def served_shop(tmp_path_factory, engine: str) -> Iterator[str]:
+    """The shop (Python, Go, TypeScript, Markdown, a Japanese module) built with `engine`,
+    its diagrams drawn, served under a sub-path."""
+    work = tmp_path_factory.mktemp(f"browser-a11y-{engine}")
     shutil.copytree(SHOP_FIXTURE, work / "shop")
     with pytest.MonkeyPatch.context() as patch:
         if TESTS_MERMAID.is_file():
             patch.setenv(MERMAID_ENV, str(TESTS_MERMAID))
-        with served_build(write_repo(work / "shop", CODE_LINKS), work / "served", SUB_PATH) as url:
+        with served_build(write_repo(work / "shop", CODE_LINKS), work / "served", SUB_PATH, engine) as url:
             yield url
+
+
+@pytest.fixture(scope="module")
+def site_url(tmp_path_factory):
+    with served_shop(tmp_path_factory, "mkdocs") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def zensical_url(tmp_path_factory):
+    with served_shop(tmp_path_factory, "zensical") as url:
+        yield url
 
 
 def violations(browser, url: str, scheme: str, width: int) -> list[str]:
@@ -95,6 +110,13 @@ def violations(browser, url: str, scheme: str, width: int) -> list[str]:
 @pytest.mark.parametrize("kind", list(PAGES))
 def test_no_serious_violation(browser, site_url, kind: str, scheme: str, width: int) -> None:
     assert violations(browser, site_url + PAGES[kind], scheme, width) == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("kind", ["overview", "module", "decisions"])
+def test_no_serious_violation_with_zensical(browser, zensical_url, kind: str, scheme: str) -> None:
+    """Zensical's navigation marks the current page in its own colours (seen at 1440 px)."""
+    assert violations(browser, zensical_url + PAGES[kind], scheme, 1440) == []
 
 
 def test_the_search_dialog_is_named(browser, site_url) -> None:
