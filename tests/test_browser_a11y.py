@@ -45,12 +45,23 @@ CODE_LINKS = {
             """注文から請求書を発行する。税率は注文の配送先で決まる。"""
             return {"order": order}
         ''',
+    # A prose page's code block shows its comment: the light-mode contrast case.
+    "docs/usage.md": """
+        # Usage
+
+        Start the shop from a shell.
+
+        ```python
+        # the port comes from the environment
+        serve()
+        ```
+        """,
 }
 PAGES = {
     "overview": "",
     "module": "modules/app/",
     "file": "files/app/orders.py/",
-    "prose doc": "files/README.md/",
+    "prose doc": "files/docs/usage.md/",
     "decisions": "decisions/",
     "milestones": "plans/milestones/",
     "system summary": "summaries/system/",
