@@ -45,7 +45,7 @@ CODE_LINKS = {
             """注文から請求書を発行する。税率は注文の配送先で決まる。"""
             return {"order": order}
         ''',
-    # A prose page's code block shows its comment: the light-mode contrast case.
+    # A prose page's code blocks show a comment and a variable: the light-mode contrast cases.
     "docs/usage.md": """
         # Usage
 
@@ -54,6 +54,10 @@ CODE_LINKS = {
         ```python
         # the port comes from the environment
         serve()
+        ```
+
+        ```bash
+        echo "$PORT"
         ```
         """,
 }
