@@ -10,6 +10,7 @@ from helpers import write_repo
 
 from refdoc_site.cli import main
 from refdoc_site.rendering.page_meta import DESCRIPTION_CHARS, page_description
+from refdoc_site.rendering.render import page_labels
 
 HOSTILE = 'def greet(name):\n    """Say hello "quoted"><script>alert(1)</script> & <b>bold</b> to `name`."""\n    return name\n'
 
@@ -51,12 +52,17 @@ def test_every_page_kind_has_one_description_and_markup_in_it_stays_text(tmp_pat
         "file": out / "files" / "app" / "greet.py" / "index.html",
         "decisions": out / "decisions" / "index.html",
         "plan": out / "plans" / "milestones" / "index.html",
+        # Lists of summaries: their sentence of introduction is their description.
+        "module summaries": out / "summaries" / "modules" / "index.html",
     }
+    pages["file summaries"] = out / "summaries" / "files" / "index.html"  # checked last: it had none
     pages["module"] = next(p for p in (out / "modules").rglob("index.html"))
     for kind, page in pages.items():
         found = descriptions(page)
         assert len(found) == 1 and found[0].strip(), (kind, found)
     assert "Greets people by name." in descriptions(pages["overview"])[0]
+    # Its own introduction, not the first module's text.
+    assert descriptions(pages["module summaries"])[0].strip() == page_labels("en")["module_summaries_intro"]
     html = pages["file"].read_text(encoding="utf-8")
     head = html.split("</head>", 1)[0]
     assert "<script>alert" not in head and not re.search(r"<b>bold", head)
