@@ -27,6 +27,7 @@ from refdoc_site.pipeline import (
     summarize,
 )
 from refdoc_site.providers.openai_api import RetryPolicy
+from refdoc_site.rendering.llms import without_front_matter
 from refdoc_site.writing.grounding import Citation
 from refdoc_site.writing.written import WrittenDecisions
 
@@ -137,7 +138,7 @@ def test_japanese_output(server: OpenAIServer, tmp_path: Path) -> None:
     (asked,) = server.chat_requests("decisions")
     assert "Write all prose in Japanese (日本語)." in asked.prompt
     decisions = page(workspace, "decisions.md")
-    assert decisions.splitlines()[4] == "# 設計判断の記録"
+    assert without_front_matter(decisions).splitlines()[0] == "# 設計判断の記録"
     assert "**背景：** contextの説明です。" in decisions and "**決定：**" in decisions and "**結果：**" in decisions
     assert "対象は[`app`](modules/app.md)です ([システムの概要](summaries/system.md); " in decisions
     assert "# リファクタリング計画" in page(workspace, "plans/milestones.md")

@@ -89,7 +89,7 @@ def test_every_tool_is_listed_and_answers_from_the_store(repo: Path) -> None:
     search, definition, callers, callees, module, system, modules, answer, followed = map(payload, results)
 
     hit = next(hit for hit in search["hits"] if hit["id"] == NORMALIZE)
-    assert hit["url"] == "files/app/util.py/#chunk-normalize-name" and "Lower-case and trim" in hit["summary"]["responsibility"]
+    assert hit["url"] == "files/app/util.py/#chunk-normalize-name" and "Returns name.strip().lower()" in hit["summary"]["responsibility"]
     assert "return name.strip().lower()" in definition["source"]
     assert definition["id"] == NORMALIZE and sorted(definition["callers"]) == [CREATE_USER, DELETE_USER]
     # normalize_name is called from two places in service.py

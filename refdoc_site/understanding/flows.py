@@ -22,10 +22,8 @@ no step unless its name shares a word.
 from __future__ import annotations
 
 import configparser
-import json
 import posixpath
 import re
-import tomllib
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -44,6 +42,7 @@ from ..languages.orientation import (
     MAX_STEP_CALLERS,
     MIN_FLOW_REACH,
 )
+from .evidence.manifests import read_json_object, read_toml
 from .graph import RepoGraph
 
 MAX_ENTRY_POINTS = 8
@@ -342,7 +341,7 @@ def declared_scripts(texts: dict[str, str]) -> tuple[dict[str, str], list[str]]:
         name, base = posixpath.basename(path), posixpath.dirname(path)
         try:
             if name == "pyproject.toml":
-                project = tomllib.loads(text).get("project", {})
+                project = read_toml(text).get("project", {})
                 scripts.update({k: v for k, v in (project.get("scripts") or {}).items() if isinstance(v, str)})
             elif name in ("setup.cfg", "entry_points.txt"):
                 parser = configparser.ConfigParser(interpolation=None, strict=False)
@@ -354,8 +353,8 @@ def declared_scripts(texts: dict[str, str]) -> tuple[dict[str, str], list[str]]:
                 elif not key and parser.has_section(section):
                     scripts.update(dict(parser.items(section)))
             elif name == "package.json":
-                data = json.loads(text)
-                if not isinstance(data, dict):
+                data = read_json_object(text)
+                if not data:
                     continue
                 bin_field = data.get("bin")
                 if isinstance(bin_field, str):

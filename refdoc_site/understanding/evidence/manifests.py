@@ -106,7 +106,7 @@ def _requirements_txt(text: str) -> list[Requirement]:
 
 
 def _pyproject(text: str) -> list[Requirement]:
-    data = _toml(text)
+    data = read_toml(text)
     project = _table(data, "project")
     specs = [(spec, True) for spec in _strings(project.get("dependencies"))]
     for name, group in _table(project, "optional-dependencies").items():
@@ -132,7 +132,7 @@ def _setup_cfg(text: str) -> list[Requirement]:
 
 
 def _package_json(text: str) -> list[Requirement]:
-    data = _json_object(text)
+    data = read_json_object(text)
     return [
         Requirement(name, _version_of(version), key != "devDependencies")
         for key in ("dependencies", "devDependencies")
@@ -152,7 +152,7 @@ def _go_mod(text: str) -> list[Requirement]:
 
 
 def _cargo_toml(text: str) -> list[Requirement]:
-    data = _toml(text)
+    data = read_toml(text)
     tables = [(_table(data, key), key == "dependencies") for key in CARGO_TABLES]
     tables.append((_table(_table(data, "workspace"), "dependencies"), True))
     return [Requirement(name, _version_of(value), runtime) for table, runtime in tables for name, value in table.items()]
@@ -179,12 +179,12 @@ def declared_test_paths(kind: str, text: str) -> list[str]:
     `testpaths` (pyproject.toml, setup.cfg) and package.json's `directories.test`."""
     try:
         if kind == "pyproject":
-            options = _table(_table(_table(_toml(text), "tool"), "pytest"), "ini_options")
+            options = _table(_table(_table(read_toml(text), "tool"), "pytest"), "ini_options")
             return _strings(options.get("testpaths"))
         if kind == "setup.cfg":
             return _config_section(text, "tool:pytest").get("testpaths", "").split()
         if kind == "package.json":
-            test = _table(_json_object(text), "directories").get("test")
+            test = _table(read_json_object(text), "directories").get("test")
             return [test] if isinstance(test, str) else []
     except ValueError:
         return []
@@ -213,7 +213,7 @@ def manifest_problem(error: ValueError) -> str:
     return str(error) if isinstance(error, TooDeepError) else f"not valid TOML ({error})"
 
 
-def _toml(text: str) -> dict[str, Any]:
+def read_toml(text: str) -> dict[str, Any]:
     """`tomllib.loads`, whose recursion on nested arrays and tables raises `TooDeepError`."""
     try:
         return tomllib.loads(text)
@@ -221,7 +221,7 @@ def _toml(text: str) -> dict[str, Any]:
         raise TooDeepError from None
 
 
-def _json_object(text: str) -> dict[str, Any]:
+def read_json_object(text: str) -> dict[str, Any]:
     """The JSON object `text` holds ({} for anything else, or no JSON); `TooDeepError` when
     it nests too deeply to read."""
     try:
@@ -284,7 +284,7 @@ def _source_url(urls: dict[str, Any]) -> str:
 
 
 def _pyproject_declaration(text: str) -> Declaration:
-    data = _toml(text)
+    data = read_toml(text)
     project, poetry = _table(data, "project"), _table(_table(data, "tool"), "poetry")
     poetry_urls = {"repository": _text(poetry, "repository"), "homepage": _text(poetry, "homepage"), **_table(poetry, "urls")}
     return Declaration(
@@ -316,14 +316,14 @@ def _npm_repository_url(written: str) -> str:
 
 
 def _package_json_declaration(text: str) -> Declaration:
-    data = _json_object(text)
+    data = read_json_object(text)
     repository = data.get("repository")
     url = _text(repository, "url") if isinstance(repository, dict) else repository if isinstance(repository, str) else ""
     return Declaration(_text(data, "name"), _text(data, "description"), _npm_repository_url(url))
 
 
 def _cargo_declaration(text: str) -> Declaration:
-    package = _table(_toml(text), "package")
+    package = _table(read_toml(text), "package")
     return Declaration(_text(package, "name"), _text(package, "description"), _text(package, "repository"))
 
 
