@@ -84,7 +84,10 @@ class Unit:
 
 
 @dataclass
-class Component:
+class Part:
+    """One of the overview's parts: a module as "Its parts" lists it (not the map's
+    `core.records.Component`, which the component hierarchy is made of)."""
+
     name: str
     kind: str
     """`source` (the project's own code), `docs`, `examples`, `tests` or `other` (vendored, generated, fixtures)."""
@@ -135,7 +138,7 @@ class Orientation:
     design: list[Quote] = field(default_factory=list)
     narrative: str = ""
     """The system's summary as the LLM wrote it (grounded by the summarizer); "" offline."""
-    components: list[Component] = field(default_factory=list)
+    components: list[Part] = field(default_factory=list)
     entry_points: list[EntryPoint] = field(default_factory=list)
     flows: list[Flow] = field(default_factory=list)
     guides: list[Quote] = field(default_factory=list)
@@ -211,14 +214,14 @@ def _content_kind(summary: FileSummary) -> str:
     return "config" if summary.language in NON_CODE_LANGUAGES else "code"
 
 
-def components(hierarchy: Hierarchy, by_path: dict[str, list[Document]]) -> list[Component]:
+def components(hierarchy: Hierarchy, by_path: dict[str, list[Document]]) -> list[Part]:
     """Every module with its kind and its own word on itself; the project's code first."""
     found = []
     for name, module in hierarchy.modules.items():
         summaries = [hierarchy.files[p] for p in module.files if p in hierarchy.files]
         kinds = Counter(COMPONENT_OF_CONTENT.get(_content_kind(s), ComponentKind.OTHER) for s in summaries)
         kind = max(COMPONENT_ORDER, key=lambda k: (kinds[k], -COMPONENT_ORDER.index(k)))
-        component = Component(name, kind, len(summaries), module.lines, _package_docstring(summaries, by_path), module.public_api[:3])
+        component = Part(name, kind, len(summaries), module.lines, _package_docstring(summaries, by_path), module.public_api[:3])
         if kind == ComponentKind.SOURCE:
             code_files = sorted((s for s in summaries if _content_kind(s) == "code"), key=lambda s: (-s.lines, s.path))
             if len(code_files) > 1:
