@@ -14,6 +14,7 @@ from refdoc_site.core.config import Config
 from refdoc_site.core.serial import from_json
 from refdoc_site.core.workspace import ORIENTATION_NAME
 from refdoc_site.pipeline import Workspace, index, render, summarize
+from refdoc_site.rendering.component_map import chain_svg
 from refdoc_site.understanding.flows import declared_scripts, name_words
 from refdoc_site.understanding.orientation import Orientation, guide_kind, lead_paragraph
 
@@ -157,6 +158,15 @@ def test_the_request_flow_follows_the_success_path_and_the_shared_name(tmp_path:
     assert flows["App.__call__"] == ["App.__call__", "App.wsgi_app", "App.full_dispatch_request", "App.dispatch_request"]
     told = re.findall(r"^\d+\. \[`([^`]+)`\]\(files/src/tinyweb/\w+\.py\.md#chunk-[^)]+\)", page, re.MULTILINE)
     assert told[:4] == ["App.__call__", "App.wsgi_app", "App.full_dispatch_request", "App.dispatch_request"]
+    drawn = page.split("### From `App.__call__`", 1)[1].split("1. ", 1)[0]
+    assert re.findall(r"<text[^>]*>([^<]+)</text>", drawn) == told[:4]  # an SVG, no script
+    assert "```mermaid" not in page
+
+
+def test_a_flow_s_drawing_keeps_a_hostile_name_as_text() -> None:
+    svg = chain_svg(['<img src=x onerror=alert(1)>', 'x" onload="alert(2)'], 'How "it" works')
+    assert "<img" not in svg and 'onload="' not in svg and "&lt;img src=x onerror=alert(1)&gt;" in svg
+    assert 'aria-label="How &quot;it&quot; works"' in svg
 
 
 def test_entry_points_come_from_the_manifest_and_the_handler_signature(tmp_path: Path) -> None:

@@ -319,6 +319,36 @@ def _svg(view: View, layout: _Layout, label: str, links_to_sources: bool = False
     return "".join(parts)
 
 
+CHAR_WIDTH = 0.6
+"""A label's width per character, in font sizes: what the chain of a flow is laid out by."""
+STEP_GAP_PX = 28
+
+
+def chain_svg(labels: Sequence[str], label: str) -> str:
+    """Steps drawn as boxes in a row joined by arrows (an overview's flow): laid out here,
+    with no Graphviz and no script, styled like the maps."""
+    shown = [_cut(one_line(text)) for text in labels]
+    widths = [len(text) * FONT_PX * CHAR_WIDTH + BOX_PADDING_PX for text in shown]
+    lefts = [sum(widths[:i]) + STEP_GAP_PX * i for i in range(len(widths))]
+    width = (lefts[-1] + widths[-1] if widths else 0) + 2 * MARGIN_PX
+    height = BOX_HEIGHT_PX + 2 * MARGIN_PX
+    middle = BOX_HEIGHT_PX / 2
+    parts = [
+        f'<div class="refdoc-map"><svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{_xml(label)}"'
+        f' width="{width:.0f}" height="{height:.0f}" viewBox="{-MARGIN_PX} {-MARGIN_PX} {width:.0f} {height:.0f}">'
+        f"<style>{STYLE}</style>"
+    ]
+    for index, (text, left, box) in enumerate(zip(shown, lefts, widths)):
+        if index:
+            parts.append(_edge([(lefts[index - 1] + widths[index - 1], middle), (left - ARROW_PX, middle)]))
+        parts.append(
+            f'<g><title>{_xml(labels[index])}</title><rect x="{left:.1f}" y="0" width="{box:.1f}" height="{BOX_HEIGHT_PX}" rx="4"/>'
+            f'<text x="{left + box / 2:.1f}" y="{middle + FONT_PX * 0.35:.1f}" text-anchor="middle">{_xml(text)}</text></g>'
+        )
+    parts.append("</svg></div>")
+    return "".join(parts)
+
+
 def _edge(points: list[tuple[float, float]]) -> str:
     """A spline from Graphviz's B-spline control points, and its arrowhead."""
     if len(points) < 2:

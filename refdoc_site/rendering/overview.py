@@ -1,22 +1,17 @@
-"""The overview's drawings: a flow's steps as a small diagram, beside the steps told as a list."""
+"""The overview's drawings: a flow's steps as a small diagram, beside the steps told as a list.
+
+The diagram is an SVG drawn at build time (`component_map.chain_svg`), like the maps: a
+home page that needs no script (Mermaid is 1 MB) to show how a request goes through."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from ..understanding.flows import DefinitionRef, Flow
-from .markup import one_line
-
-MERMAID_KEPT = frozenset(" ._-/+,()")
+from .component_map import chain_svg
 
 
-def mermaid_label(name: str) -> str:
-    """A node label for a double-quoted Mermaid string: one line, every character Mermaid or
-    HTML could read as syntax written as Mermaid's entity code (`#60;` for `<`)."""
-    return "".join(c if c.isalnum() or c in MERMAID_KEPT else f"#{ord(c)};" for c in one_line(name))
-
-
-def overview_context(chunk_link: Callable[[str], str], code: Callable[[str], str], label: Callable[[str], str]) -> dict:
+def overview_context(chunk_link: Callable[[str], str], code: Callable[[str], str], label: str) -> dict:
     """What the overview's template calls besides the common context: `definition_link` (a
     definition's name linked to its section) and `flow_diagram`."""
 
@@ -26,15 +21,10 @@ def overview_context(chunk_link: Callable[[str], str], code: Callable[[str], str
     return {"definition_link": definition_link, "flow_diagram": lambda flow: flow_diagram(flow, label)}
 
 
-def flow_diagram(flow: Flow, label: Callable[[str], str]) -> str:
-    """A flow's steps as a Mermaid flowchart, left to right, one box a step; a step reached
-    through a call matched by name alone is drawn with a dotted arrow. `label` makes a name safe as a node's label."""
-    lines = ["flowchart LR"]
-    for index, step in enumerate(flow.steps):
-        lines.append(f'  s{index}["{label(step.definition.shown or step.definition.symbol)}"]')
-        if index:
-            lines.append(f"  s{index - 1} {'-.->' if step.by_name else '-->'} s{index}")
-    return "\n".join(lines)
+def flow_diagram(flow: Flow, label: str) -> str:
+    """A flow's steps as boxes left to right, one a step; `label` names the drawing for a
+    screen reader (the steps themselves follow as a list)."""
+    return chain_svg([step.definition.shown or step.definition.symbol for step in flow.steps], label)
 
 
 def linked_code(code: str, address: str) -> str:

@@ -45,7 +45,7 @@ from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMileston
 from .component_map import SiteMaps
 from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, docstring_admonition, rst_labels
 from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
-from .overview import mermaid_label, overview_context
+from .overview import overview_context
 from .page_meta import page_description
 
 
@@ -267,7 +267,7 @@ class _Pages:
             page=page,
             link=link,
             chunk_link=chunk_link,
-            **overview_context(chunk_link, code_span, mermaid_label),
+            **overview_context(chunk_link, code_span, self.labels["how_it_works"]),
             name_url=name_url,
             docstring=docstring_parts,
             related=self.related,
