@@ -818,7 +818,7 @@ def test_pages_show_imports_exports_callers_callees_flags_and_the_module_cycle(t
     assert "## Public API\n\n- [bill](../files/billing/invoice.py.md#chunk-bill) `async def bill(cart)`" in billing
 
     overview = (docs / "index.md").read_text(encoding="utf-8")
-    module_map = re.search(r'<div class="refdoc-map">(.*?)</div>', overview, re.DOTALL).group(1)
+    module_map = re.search(r'## Module map.*?<div class="refdoc-map">(.*?)</div>', overview, re.DOTALL).group(1)
     assert re.findall(r'<a href="([^"]+)"', module_map) == ["modules/billing/", "modules/orders/"]
     assert "## Dependency cycles\n\n- [billing](modules/billing.md) ↔ [orders](modules/orders.md)" in overview
 
