@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..core.records import ChunkSummary, Document
-from ..core.text import MAX_PROSE, MIN_PROSE, first_sentences
+from ..core.text import MAX_PROSE, MIN_PROSE, first_sentences, split_identifier
 from ..llm.session import LlmSession
 
 PROMPT_VERSION = "summaries-1"
@@ -36,8 +36,6 @@ CHUNK_REPLY_TOKENS = 250
 LISTED = 40
 """Items listed at most in a prompt (calls, parts of a file, files of a module, modules)."""
 LANGUAGE_NAMES = {"en": "English", "ja": "Japanese"}
-NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-"""The words of an identifier: `parseURLQuery` → parse, URL, Query."""
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MIN_NAME_WORD = 3
 GENERIC_WORDS = frozenset({
@@ -98,7 +96,7 @@ def chunk_words(document: Document) -> frozenset[str]:
     reply about it can be expected to use at least one of."""
     chunk, metadata = document.chunk, document.metadata
     names = IDENTIFIER.findall(" ".join([chunk.symbol, chunk.signature, *metadata.calls, *metadata.imports]))
-    words = {part.lower() for name in names for part in (name, *NAME_PART.findall(name))}
+    words = {part for name in names for part in (name.lower(), *split_identifier(name))}
     return frozenset(w for w in words if len(w) >= MIN_NAME_WORD and not w.isdigit() and w not in GENERIC_WORDS)
 
 
