@@ -39,7 +39,7 @@ from .core.store_origin import operators_store
 from .core.terminal import log_to_terminal, say
 from .core.text import terminal_text
 from .core.trust import TRUST_FLAG, TRUST_VARIABLE, check_default_store, load_repository_config, trusted_by_operator
-from .indexing.stats import chunk_stats, format_stats, redaction_summary
+from .indexing.stats import chunk_stats, format_stats, redaction_summary, unparsed_summary
 from .llm import HOW_TO_TURN_ON, open_session
 from .pipeline import (
     FACTS_NAME,
@@ -329,6 +329,7 @@ def _stats(args: argparse.Namespace) -> int:
         workspace.config.chunk_size,
         {path: entry.secrets_redacted for path, entry in state.files.items() if entry.secrets_redacted},
         {path: entry.secret_rules for path, entry in state.files.items() if entry.secret_rules},
+        sorted(path for path, entry in state.files.items() if entry.unparsed),
     )
     say(format_stats(stats))
     return 0
@@ -494,3 +495,5 @@ def _print_index(report) -> None:
         say(f"  failed: {line}", file=sys.stderr)
     if report.secrets_redacted:
         say(f"{redaction_summary(report.secrets_redacted)}; see refdoc-site stats")
+    if report.unparsed:
+        say(f"{unparsed_summary(report.unparsed)}; see refdoc-site stats")

@@ -30,6 +30,7 @@ from refdoc_site.indexing.regex_tier import REGEX, file_imports
 from refdoc_site.indexing.tree_sitter_tier import TREE_SITTER, as_written, file_interface
 from refdoc_site.languages.servers import SERVERS, ServerSpec, find_binary
 from refdoc_site.pipeline import Workspace, index
+from refdoc_site.pipeline.index_phase import IndexReport
 from refdoc_site.understanding.graph import RepoGraph, build_graph
 
 
@@ -963,7 +964,7 @@ def test_lsp_budget_from_refdoc_yml_and_the_command_line(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match="lsp_budget: expected a whole number of at least 0"):
         parse_config({"lsp_budget": "soon"})
     seen = []
-    monkeypatch.setattr(cli, "index", lambda workspace, **_: seen.append(workspace.config) or _EmptyReport())
+    monkeypatch.setattr(cli, "index", lambda workspace, **_: seen.append(workspace.config) or IndexReport())
     repo = write_repo(tmp_path / "repo", {"a.py": "x = 1\n", "refdoc.yml": "lsp: on\nlsp_budget: 45\n"})
     assert cli.main(["index", str(repo), "--trust-config"]) == 0  # the repository's refdoc.yml starts servers only when trusted
     from_file = seen[-1]
@@ -1008,20 +1009,13 @@ def test_lsp_options_on_the_command_line(tmp_path, monkeypatch):
     from refdoc_site import cli
 
     seen = []
-    monkeypatch.setattr(cli, "index", lambda workspace, **_: seen.append(workspace.config.lsp) or _EmptyReport())
+    monkeypatch.setattr(cli, "index", lambda workspace, **_: seen.append(workspace.config.lsp) or IndexReport())
     repo = write_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
     for flags, mode in (([], "off"), (["--lsp"], "on"), (["--no-lsp"], "off"), (["--lsp-only"], "only")):
         assert cli.main(["index", str(repo), *flags]) == 0
         assert seen[-1] == mode
     with pytest.raises(SystemExit):
         cli.main(["index", str(repo), "--lsp", "--no-lsp"])
-
-
-class _EmptyReport:
-    files = reprocessed = reused = removed = chunks = 0
-    skipped: dict = {}
-    failed: list = []
-    secrets_redacted: dict = {}
 
 
 if __name__ == "__main__":

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import multiprocessing
 import re
+from pathlib import Path
 
-from helpers import dedent, source_file
+import pytest
+from helpers import dedent, source_file, write_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,14 +20,17 @@ from refdoc_site.core.config import ChunkSettings
 from refdoc_site.core.records import Chunk, ChunkKind
 from refdoc_site.indexing.analyze import SyntaxAnalyzer
 from refdoc_site.indexing.chunk import COMMENT_MARKER_RE, chunk_file, strip_comment_markers
-from refdoc_site.indexing.regex_tier import calls_in, file_imports, strip_strings_and_comments
+from refdoc_site.indexing.regex_tier import calls_in, file_imports, imported_name, strip_strings_and_comments
 from refdoc_site.indexing.text_chunks import _heading
 from refdoc_site.indexing.tree_sitter_tier import (
     _chunks_over_rows,
     _innermost_chunk_by_row,
     as_written,
 )
-from refdoc_site.languages import language_named, parse, patterns
+from refdoc_site import languages
+from refdoc_site.cli import main
+from refdoc_site.core.store import Store
+from refdoc_site.languages import PARSE_REFUSED, language_named, parse, parse_refusal, patterns, tree_matches
 from refdoc_site.languages.patterns import NOT_CALLS
 from refdoc_site.writing.docstrings import ROLE_TITLE, parse_docstring
 
@@ -81,6 +86,43 @@ def test_a_file_too_costly_to_parse_is_windowed_and_analysed_by_regex():
     analysis = SyntaxAnalyzer().analyze(source, text, chunks)
     assert set(analysis.metadata) == {c.id for c in chunks}
     assert all(m.sources.get("calls") == "regex" for m in analysis.metadata.values())
+
+
+def test_a_parse_over_its_cpu_time_is_stopped(monkeypatch: pytest.MonkeyPatch):
+    """The read budget does not see a text that makes the parser work without re-reading;
+    the CPU budget, checked as the parser goes, stops any parse that runs over it."""
+    text = "def f(x):\n    return g(x)\n" * 20_000
+    spec = language_named("python")
+    parse.cache_clear()
+    assert parse(spec, text) is not None and parse_refusal(spec, text) == ""
+    monkeypatch.setattr(languages, "PARSE_CPU_SECONDS", -1.0)
+    parse.cache_clear()
+    assert parse(spec, text) is None
+    assert parse_refusal(spec, text) == PARSE_REFUSED
+    parse.cache_clear()
+
+
+def test_a_chain_nested_past_65535_levels_is_queried_in_linear_time():
+    """A 1 MB chain of `key=key=…` nests 250,000 deep; past 65,535 levels tree-sitter's
+    query cursor goes quadratic (300 KB: 41 s for one query; 1 MB: over the deadline). Matches start no deeper than
+    `QUERY_MAX_START_DEPTH`, which no honest definition, call or import reaches."""
+    text = "key=" * 250_000 + "\nfunction f() { return require('m'); }\n"
+    spec = language_named("javascript")
+    parse.cache_clear()
+    assert parse(spec, text) is not None
+    assert finishes(lambda: [tree_matches(spec, text, kind) for kind in ("definitions", "calls", "imports")])
+    parse.cache_clear()
+
+
+def test_a_file_too_costly_to_parse_is_counted_in_the_store_and_in_stats(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    repo = write_repo(tmp_path / "repo", {"app.js": unterminated_comments(3000), "ok.js": "function f() { return 1; }\n"})
+    assert main(["index", str(repo)]) == 0
+    assert "1 file too costly to parse, chunked in windows; see refdoc-site stats" in capsys.readouterr().out
+    files = Store(repo / ".refdoc").load().files
+    assert files["app.js"].unparsed == PARSE_REFUSED and files["ok.js"].unparsed == ""
+    assert main(["stats", str(repo)]) == 0
+    shown = capsys.readouterr().out
+    assert "1 file too costly to parse, chunked in windows (over the parser's read or CPU budget):\n  app.js" in shown
 
 
 def test_an_ordinary_file_keeps_its_tree_and_its_text():
@@ -220,7 +262,7 @@ def old_imports(language: str, text: str) -> list[str]:
                 module, names = match.group(1), match.group(2)
                 if not module or not names.strip():
                     continue  # `from  import x`, `from a import` and nothing: not Python; the new expression skips them
-                members = [n.split(" as ")[0].strip() for n in names.replace("\n", " ").split(",")]
+                members = [imported_name(n) for n in names.replace("\n", " ").split(",")]  # the regexes differ, not this
                 joiner = "" if module.endswith(".") else "."
                 found += [module] + [f"{module}{joiner}{m}" for m in members if m and m != "*"]
             elif language == "python":

@@ -35,7 +35,7 @@ from .errors import StoreError, StoreLockedError
 from .kill_points import kill_point
 from .processes import process_start_time
 from .records import Document
-from .serial import from_json, to_json
+from .serial import OMIT_DEFAULT, from_json, to_json
 
 INDEX_NAME = "index.jsonl"
 FILES_NAME = "files.json"
@@ -63,6 +63,9 @@ class FileEntry:
     secret_rules: dict[str, int] = field(default_factory=dict)
     """How many of them each rule found (`github-fine-grained-pat`: 1): which rule fired,
     never what it found."""
+    unparsed: str = field(default="", metadata={OMIT_DEFAULT: True})
+    """Why a file of a language with a grammar got no syntax tree (`languages.parse_refusal`:
+    over the parser's read or CPU budget); "" for every other file."""
 
 
 @dataclass

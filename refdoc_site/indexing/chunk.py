@@ -11,12 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tree_sitter import QueryCursor
-
 from ..core.config import ChunkSettings
 from ..core.records import Chunk, ChunkKind, SourceFile
 from ..core.tokens import count_tokens, windows
-from ..languages import LanguageSpec, definition_query, language_named, parse
+from ..languages import LanguageSpec, language_named, parse, tree_matches
 from ..languages.patterns import LICENSE_HEADER
 from .text_chunks import chunk_document, window_chunks
 
@@ -32,9 +30,9 @@ def chunk_file(source: SourceFile, text: str, settings: ChunkSettings) -> list[C
     """All chunks of one file, in source order, with unique ids."""
     spec = language_named(source.language)
     lines = source_lines(text)
-    tree = parse(spec, text) if definition_query(spec) is not None else None
-    if tree is not None:
-        chunks = _chunk_with_grammar(source, spec, tree, text, lines, settings)
+    matches = tree_matches(spec, text, "definitions")
+    if matches is not None:
+        chunks = _chunk_with_grammar(source, spec, parse(spec, text), matches, text, lines, settings)
     elif spec.category == "docs":
         chunks = chunk_document(source, spec, lines, settings)
     else:
@@ -67,10 +65,10 @@ class _Definition:
 
 
 def _chunk_with_grammar(
-    source: SourceFile, spec: LanguageSpec, tree, text: str, lines: list[str], settings: ChunkSettings
+    source: SourceFile, spec: LanguageSpec, tree, matches: list, text: str, lines: list[str], settings: ChunkSettings
 ) -> list[Chunk]:
     data = text.encode("utf-8")
-    definitions = _definitions(QueryCursor(definition_query(spec)), tree.root_node, data, spec)
+    definitions = _definitions(matches, data, spec)
     kept = _qualify(definitions, spec)
 
     members_by_parent: dict[str, list[tuple[int, int]]] = {}
@@ -114,9 +112,9 @@ def _chunk_with_grammar(
     return chunks
 
 
-def _definitions(cursor, root, data: bytes, spec: LanguageSpec) -> list[_Definition]:
+def _definitions(matches: list, data: bytes, spec: LanguageSpec) -> list[_Definition]:
     found: dict[int, _Definition] = {}
-    for _pattern, captures in cursor.matches(root):
+    for _pattern, captures in matches:
         node_list = (
             captures.get("definition.function")
             or captures.get("definition.class")

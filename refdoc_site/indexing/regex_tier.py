@@ -28,11 +28,21 @@ def file_imports(language: str, text: str) -> list[str]:
     return list(dict.fromkeys(t for t in found if t and not t.startswith("__future__")))
 
 
+ALIAS = re.compile(r"\sas(?=\s|$)")
+"""Where an import's alias starts; fixed width, so a long run of blanks costs one pass."""
+
+
+def imported_name(member: str) -> str:
+    """`b` of `b as c`, and of an alias left unfinished (`b as`, `b as )`)."""
+    alias = ALIAS.search(member)
+    return (member[: alias.start()] if alias else member).strip()
+
+
 def import_targets(language: str, match: re.Match[str]) -> list[str]:
     if language == "python":
         if "names" in match.re.groupindex:  # `from module import names`
             module, names = match.group("module"), match.group("names")
-            members = [n.split(" as ")[0].strip() for n in names.replace("\n", " ").split(",")]
+            members = [imported_name(n) for n in names.replace("\n", " ").split(",")]
             joiner = "" if module.endswith(".") else "."
             return [module] + [f"{module}{joiner}{m}" for m in members if m and m != "*"]
         return [part.split(" as ")[0].strip() for part in match.group(1).split(",")]

@@ -38,12 +38,15 @@ class ChunkStats:
     """Per file with any, how many secrets were redacted from it."""
     secret_rules: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per file with any, how many secrets each rule found (rule names only, no value)."""
+    unparsed: list[str] = field(default_factory=list)
+    """Files of a language with a grammar that were too costly to parse (a budget of
+    `languages.parse`): chunked in windows, analysed by regular expressions."""
     recommendation: str = ""
 
 
 def chunk_stats(
     documents: list[Document], files: dict[str, str], skipped: dict[str, int], size: int, secrets: dict[str, int] | None = None,
-    secret_rules: dict[str, dict[str, int]] | None = None,
+    secret_rules: dict[str, dict[str, int]] | None = None, unparsed: list[str] | None = None,
 ) -> ChunkStats:
     """`files` maps each indexed path to its language; `secrets` the paths with redactions to their count."""
     tokens = [d.chunk.tokens for d in documents]
@@ -74,6 +77,7 @@ def chunk_stats(
         skipped=skipped,
         secrets=dict(sorted((secrets or {}).items())),
         secret_rules={path: rules for path, rules in sorted((secret_rules or {}).items()) if rules},
+        unparsed=sorted(unparsed or []),
     )
     stats.recommendation = recommend(stats, tokens, size)
     return stats
@@ -99,6 +103,11 @@ def redaction_summary(secrets: dict[str, int]) -> str:
     """`3 secrets redacted in 2 files`: counts only, never a value."""
     total, files = sum(secrets.values()), len(secrets)
     return f"{total} secret{'s' if total != 1 else ''} redacted in {files} file{'s' if files != 1 else ''}"
+
+
+def unparsed_summary(paths: list[str]) -> str:
+    """`2 files too costly to parse, chunked in windows`."""
+    return f"{len(paths)} file{'s' if len(paths) != 1 else ''} too costly to parse, chunked in windows"
 
 
 def _rules_fired(rules: dict[str, int]) -> str:
@@ -133,6 +142,9 @@ def format_stats(stats: ChunkStats) -> str:
         )
     else:
         lines.append("secrets redacted: none")
+    if stats.unparsed:
+        lines.append(unparsed_summary(stats.unparsed) + " (over the parser's read or CPU budget):")
+        lines.extend(f"  {terminal_text(path, one_line=True)}" for path in stats.unparsed)
     if stats.recommendation:
         lines.append(f"recommendation: {stats.recommendation}")
     return "\n".join(lines)

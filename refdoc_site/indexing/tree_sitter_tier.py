@@ -11,10 +11,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from tree_sitter import QueryCursor
-
 from ..core.records import Chunk, ChunkKind
-from ..languages import analysis_query, language_named, parse, patterns
+from ..languages import language_named, parse, patterns, tree_matches
 from ..languages.exports import EXPORT_RULES
 from .regex_tier import (
     PROSE_LANGUAGES,
@@ -48,16 +46,14 @@ def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[
     its own).
     """
     spec = language_named(language)
-    query = analysis_query(spec, "calls")
-    if query is None or not chunks:
+    matches = tree_matches(spec, text, "calls") if chunks else None
+    if matches is None:
         return {}
     tree = parse(spec, text)
-    if tree is None:
-        return {}
     data = text.encode("utf-8")
     found: list[tuple[int, CallSite]] = []
     ignored: list[tuple[int, int]] = []
-    for _pattern, captures in QueryCursor(query).matches(tree.root_node):
+    for _pattern, captures in matches:
         if "ignore" in captures:
             ignored.extend((n.start_byte, n.end_byte) for n in captures["ignore"])
             continue
@@ -175,14 +171,14 @@ def file_interface(language: str, text: str, tree_sitter: bool = True) -> FileIn
     parses the file, with regular expressions on the rows a syntax error covers, for
     languages without a query and for files too costly to parse."""
     spec = language_named(language)
-    query = analysis_query(spec, "imports") if tree_sitter else None
-    tree = parse(spec, text) if query is not None else None
-    if tree is None:
+    matches = tree_matches(spec, text, "imports") if tree_sitter else None
+    if matches is None:
         return FileInterface(file_imports(language, text), declared_public(language, text))
+    tree = parse(spec, text)
     found: list[tuple[int, list[str]]] = []
     exports: list[tuple[int, str]] = []
     declared = EXPORT_RULES.get(language) == "export"
-    for _pattern, captures in QueryCursor(query).matches(tree.root_node):
+    for _pattern, captures in matches:
         if "import" in captures:
             module = _node_text(captures["import"][0]).strip("<>")
             joiner = "" if module.endswith(".") else spec.member_separator

@@ -28,6 +28,7 @@ from ..indexing.discover import discover
 from ..indexing.lsp import analyzer_for, share_repository
 from ..indexing.summarize import Summarizer
 from ..indexing.unindexed import stored_unindexed, unindexed_files
+from ..languages import language_named, parse_refusal
 from ..providers.openai_embed import OpenAIEmbedder
 from ..search.api_vectors import store_api_vectors
 from ..search.embed import Embedder, default_embedder, embed_documents
@@ -55,6 +56,8 @@ class IndexReport:
     warnings: list[str] = field(default_factory=list)
     secrets_redacted: dict[str, int] = field(default_factory=dict)
     """Per indexed file with any, how many secrets its text had redacted."""
+    unparsed: list[str] = field(default_factory=list)
+    """Indexed files too costly to parse (`FileEntry.unparsed`): windows, regex analysis."""
 
 
 def index(
@@ -148,6 +151,7 @@ def index(
     report.removed = len(set(previous.files) - set(state.files))
     report.chunks = len(state.documents)
     report.secrets_redacted = {path: e.secrets_redacted for path, e in state.files.items() if e.secrets_redacted}
+    report.unparsed = sorted(path for path, e in state.files.items() if e.unparsed)
     for line in report.failed:
         log.warning(line)
     workspace.indexed(state)
@@ -250,6 +254,7 @@ class FileJob:
         entry.deferred = analysis.deferred
         entry.secrets_redacted = redacted.secrets
         entry.secret_rules = dict(redacted.rules)
+        entry.unparsed = parse_refusal(language_named(source.language), text)
         return FileResult(documents, entry, failed)
 
 
