@@ -246,14 +246,19 @@ DB_PASS = (
     putty, putty_secrets = fake.putty_key()
     _write(repo, "docs/keys.md", f"# Keys\n\nThe deploy key, for PuTTY:\n\n```\n{putty}```\n\n"
                                  f"Slack app: {tokens['slack-app']}, Shopify: {tokens['shopify']}, DO: {tokens['digitalocean']}.\n")
-    repo.redacted_in += ["clients/providers.py", "deploy/Dockerfile", "deploy/release.sh", "k8s/secret.yaml", "docs/keys.md"]
+    login_password, signing_key, go_key, json_secret = "Lg" + fake.token(12), fake.token(32), fake.token(24), "U2h" + fake.token(29)
+    _write(repo, "clients/mail.py", f'smtp.login("reports", "{login_password}")\nSIGNATURE = hmac.new(b"{signing_key}", BODY, "sha256")\n')
+    _write(repo, "clients/sign.go", f'package clients\n\nvar jwtKey = []byte("{go_key}")\n')
+    _write(repo, "k8s/secret.json", f'{{"kind": "Secret", "metadata": {{"name": "shop"}}, "data": {{"config": "{json_secret}"}}}}\n')
+    repo.redacted_in += ["clients/providers.py", "deploy/Dockerfile", "deploy/release.sh", "k8s/secret.yaml", "docs/keys.md",
+                         "clients/mail.py", "clients/sign.go", "k8s/secret.json"]
     for name in (".envrc", "infra/prod.tfvars.json", "kubeconfig", "auth.json", ".vault-token", "credentials.tfrc.json", ".terraformrc"):
         target = repo.root / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(f"token = \"{fake.token(24)}\"\n", encoding="utf-8")
         _expect_skip(repo, "secret")
     repo.secrets += [*tokens.values(), password, db_password, dsn_password, docker_password, api_key, encoded,
-                     mysql_password, curl_password, *putty_secrets]
+                     mysql_password, curl_password, *putty_secrets, login_password, signing_key, go_key, json_secret]
 
 
 OUTSIDE_TEXT = "root:x:0:0:the build machine's own file, never published"

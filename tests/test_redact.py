@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from fake_secrets import (
     ALNUM,
+    URLSAFE,
     aws_key_id,
     github_token,
     jwt,
@@ -410,6 +411,21 @@ TOKEN = token(32)
         # Bearer tokens built in code
         ("client.py", 'headers = {{"Authorization": f"Bearer {}"}}', TOKEN),
         ("client.js", 'const auth = "Bearer " + "{}";', TOKEN),
+        # positional arguments and (user, password) pairs
+        ("app.py", 'client.login("admin", "{}")', PASSWORD),
+        ("mail.py", 'smtp.login(user, "{}")', PASSWORD),
+        ("app.py", 'user.set_password("{}")', PASSWORD),
+        ("app.py", 'requests.get(url, auth=("svc", "{}"))', PASSWORD),
+        ("main.go", 'req.SetBasicAuth(user, "{}")', PASSWORD),
+        ("Auth.java", 'return new PasswordAuthentication("mail", "{}".toCharArray());', PASSWORD),
+        ("Client.cs", 'var cred = new NetworkCredential("svc", "{}");', PASSWORD),
+        # signing keys written as literals, in the conversions languages wrap them in
+        ("sign.py", 'digest = hmac.new(b"{}", body, "sha256")', TOKEN),
+        ("sign.go", "mac := hmac.New(sha256.New, []byte(\"{}\"))", TOKEN),
+        ("sign.js", 'crypto.createHmac("sha256", "{}")', TOKEN),
+        ("token.js", 'jwt.sign(payload, "{}", {{ expiresIn: "1h" }})', TOKEN),
+        ("main.go", 'jwtKey := []byte("{}")', TOKEN),
+        ("settings.py", 'SECRET_KEY = SecretStr("{}")', TOKEN),
     ],
 )
 def test_each_form_of_finding_2_is_redacted(path: str, line: str, secret: str) -> None:
@@ -427,6 +443,21 @@ def test_a_kubernetes_secret_loses_its_data_and_string_data_whatever_the_keys_ar
     assert not any(value in result.text for value in (encoded, encoded[::-1], plain))
     assert "name: shop" in result.text and "  config: " + MARKER in result.text
     assert result.rules.get("kubernetes-secret", 0) >= 2
+
+
+def test_a_kubernetes_secret_written_as_json_loses_its_data_whatever_the_keys_are_called() -> None:
+    encoded, plain = "U2h" + token(30), "Pw" + token(14)
+    text = ('{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "shop"},\n'
+            f' "data": {{"config": "{encoded}", "DB_PASS": "{encoded[::-1]}"}},\n "stringData": {{"db.pass": "{plain}"}}}}\n')
+    result = Redactor().redact(text, "k8s/secret.json")
+    assert not any(value in result.text for value in (encoded, encoded[::-1], plain))
+    assert '"name": "shop"' in result.text and result.rules.get("kubernetes-secret", 0) >= 2
+
+
+def test_a_discord_bot_token_goes_anywhere() -> None:
+    secret = "MTA4NzY1NDMyMTA5ODc2NTQzMg." + token(6, URLSAFE) + "." + token(38, URLSAFE)
+    result = Redactor().redact(f'client.run("{secret}")\n', "bot.py")
+    assert secret not in result.text and result.rules == {"discord-bot-token": 1}
 
 
 def test_a_putty_keys_private_lines_and_mac_go_and_its_public_lines_stay() -> None:
@@ -459,6 +490,14 @@ def test_a_putty_keys_private_lines_and_mac_go_and_its_public_lines_stay() -> No
         'headers = {"Authorization": f"Bearer {token}"}',
         'key = os.getenv("API_KEY", "")',
         'dsn = f"host={host} password={password}"',
+        'client.login("admin", password)',
+        'return redirect_to_login(request, "/accounts/login/")',
+        'self.client.login(username="admin", password=PASSWORD_VAR)',
+        'client.login("user", "password")',
+        'jwt.decode(token, "secret", algorithms=["HS256"])',
+        'auth = ("admin", settings.PASSWORD)',
+        'key = Buffer.from(raw, "base64")',
+        'version = "v1.2.3.0123456789abcdefghijklmnopqrstuvwxyz"',
     ],
 )
 def test_hashes_uuids_shas_fixtures_and_words_are_not_redacted(text: str) -> None:

@@ -2,7 +2,9 @@
 assignment (`password = "…"`, `DB_PASS: …`, `ENV API_TOKEN v`), a secret-named default
 (`os.getenv("API_KEY", "…")`), a pair in a connection string or URL (`Password=…;`,
 `?api_key=…`, `://user:…@`), a command line's password (`curl -u user:…`, `mysql -p…`),
-a `Bearer …` token, private key blocks (PEM, OpenSSH, PuTTY) and a Kubernetes `Secret`'s data.
+a `Bearer …` token, private key blocks (PEM, OpenSSH, PuTTY), a Kubernetes `Secret`'s data (YAML or
+JSON), and a literal where a call takes a secret (`login("admin", "…")`, `hmac.new(b"…", …)`,
+`auth=("svc", "…")`).
 
 Every expression is RE2 (linear time on any input) over the UTF-8 bytes of the text, and
 runs once over the whole text. The words that make a name secret are data
@@ -41,6 +43,9 @@ LOOK_BACK = 4096
 """How far back on its line a pair looks for the quote that opens its string: bounded, so a
 megabyte line of pairs costs one pass, not one per pair."""
 BARE = rb"""(?P<bare>[^\s"'`,;()\[\]{}<>]+)"""
+LITERAL = rb"""(?:[bBrRuUfF]{1,2})?(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+"""A quoted literal, captured by no group (for the arguments before the one a rule takes)."""
+ARGUMENT = rb"""[ \t]*(?:""" + LITERAL + rb"""|[^,()"'`\n]*(?:\([^()\n]*\))?[^,()"'`\n]*)[ \t]*"""
 NEXT_LINE = rb"[ \t]*\(?[ \t]*(?:\\?\r?\n[ \t]*\(?[ \t]*)?"
 """Between an operator and a quoted value: a parenthesis, and the line break a formatter
 puts there (`password = (\\n    "…"\\n)`)."""
@@ -76,8 +81,14 @@ class ContextRules:
     key_lines: re2._Regexp
     putty: re2._Regexp
     kubernetes_secret: re2._Regexp
+    kubernetes_secret_json: re2._Regexp
+    json_data: re2._Regexp
+    json_value: re2._Regexp
     xml_setting: re2._Regexp
     command_password: re2._Regexp
+    first_argument: re2._Regexp
+    second_argument: re2._Regexp
+    credential_pair: re2._Regexp
 
 
 def context_rules(assignments: dict) -> ContextRules:
@@ -85,13 +96,23 @@ def context_rules(assignments: dict) -> ContextRules:
         tuple(assignments["triggers"]), tuple(assignments["password_words"]), tuple(assignments["last_password_words"]),
         tuple(assignments["secret_words"]), tuple(assignments["key_prefixes"]), tuple(assignments["not_a_value"]),
         tuple(assignments["auth_schemes"]), tuple(assignments["default_functions"]),
-        tuple(assignments["placeholder_values"]),
+        tuple(assignments["placeholder_values"]), tuple(assignments["literal_wrappers"]),
+        tuple(assignments["positional_secrets"]["first"]), tuple(assignments["positional_secrets"]["second"]),
+        tuple(assignments["credential_pair_names"]),
     )
 
 
+def _any_of(names: tuple[str, ...]) -> bytes:
+    return b"(?:" + b"|".join(re2.escape(n.encode()) for n in sorted(names, key=len, reverse=True)) + b")"
+
+
 @cache
-def _compiled(triggers, password_words, last_password_words, secret_words, key_prefixes, not_a_value, schemes, functions, placeholders) -> ContextRules:
+def _compiled(triggers, password_words, last_password_words, secret_words, key_prefixes, not_a_value, schemes, functions, placeholders,
+              wrappers, first_argument, second_argument, pair_names) -> ContextRules:
     name = rb"[\w$@.\-]*(?:" + "|".join(triggers).encode() + rb")[\w$@.\-]*"
+    wrapped = rb"(?:" + _any_of(wrappers) + rb"[ \t]*\([ \t]*)?"
+    """`[]byte(`, `SecretStr(` before a literal: the literal is still the value."""
+    called = rb"(?:^|[^\w$])"
     operator = rb"""(?:[ \t]*:[ \t]*&?[\w.\[\]<>]+[ \t]*=|[ \t]*(?:==|!=|:=|=>|\|\||\?\?|\?=|=|:))"""
     options = re2.Options()
     options.max_mem = 64 << 20
@@ -107,7 +128,7 @@ def _compiled(triggers, password_words, last_password_words, secret_words, key_p
     return ContextRules(
         Words(frozenset(password_words), frozenset(last_password_words), frozenset(secret_words),
               frozenset(key_prefixes), frozenset(not_a_value), frozenset(s.lower() for s in schemes), frozenset(placeholders), name),
-        assignment=rule(rb"(?P<name>" + name + rb")[\"'`]?\]?" + operator + rb"(?:" + NEXT_LINE + QUOTED + rb"|[ \t]*" + BARE + rb")"),
+        assignment=rule(rb"(?P<name>" + name + rb")[\"'`]?\]?" + operator + rb"(?:" + NEXT_LINE + wrapped + QUOTED + rb"|[ \t]*" + BARE + rb")"),
         default=rule(rb"\b(?:" + "|".join(functions).encode() + rb")\([ \t]*[\"'`](?P<name>" + name + rb")[\"'`][ \t]*,[ \t]*(?:\r?\n[ \t]*)?" + QUOTED + rb"[ \t]*\)"),
         pair=rule(rb"(?P<name>" + name + rb")=(?P<bare>[^;&\"'\s<>(){}\[\],]+)"),
         docker_env=rule(rb"(?m)^[ \t]*ENV[ \t]+(?P<name>(?i:" + name + rb"))[ \t]+(?:" + QUOTED + rb"|" + BARE + rb")", True),
@@ -125,6 +146,12 @@ def _compiled(triggers, password_words, last_password_words, secret_words, key_p
             rb"\bsshpass\b[^\n]*?[ \t]-p[ \t]*[\"']?(?P<bare>[^\s\"']+)"
             rb"|\b(?:echo|printf)[ \t]+[\"']?(?P<lit>[^\"'\s|]+)[\"']?[ \t]*\|[^\n]*--password-stdin", True),
         kubernetes_secret=rule(rb"(?m)^kind:[ \t]*[\"']?Secret[\"']?[ \t]*$", True),
+        kubernetes_secret_json=rule(rb'"kind"[ \t\r\n]*:[ \t\r\n]*"Secret"', True),
+        json_data=rule(rb'"(?:data|stringData)"[ \t\r\n]*:[ \t\r\n]*\{(?P<bare>[^{}]*)\}', True),
+        json_value=rule(rb'"(?:[^"\\\n]|\\.)*"[ \t\r\n]*:[ \t\r\n]*"(?P<bare>(?:[^"\\\n]|\\.)*)"', True),
+        first_argument=rule(called + _any_of(first_argument) + rb"[ \t]*\(" + NEXT_LINE + wrapped + QUOTED),
+        second_argument=rule(called + _any_of(second_argument) + rb"[ \t]*\(" + ARGUMENT + rb"," + NEXT_LINE + wrapped + QUOTED),
+        credential_pair=rule(called + _any_of(pair_names) + rb"""["'`]?[ \t]*(?::=|=>|=|:)[ \t]*[(\[][ \t]*""" + LITERAL + rb"[ \t]*,[ \t]*" + QUOTED),
     )
 
 
@@ -283,6 +310,28 @@ def context_spans(data: bytes, rules: ContextRules, bare_values: bool) -> Iterat
                     yield begin, len(data[:end].rstrip()), "putty-private-key"
     if rules.kubernetes_secret.search(data):
         yield from _kubernetes_secret_data(data)
+    if rules.kubernetes_secret_json.search(data):
+        for block in rules.json_data.finditer(data):
+            begin, end = _span(block, b"bare")
+            for match in rules.json_value.finditer(data, begin, end):
+                found = _span(match, b"bare")
+                if found[0] < found[1]:
+                    yield found[0], found[1], "kubernetes-secret"
+    yield from _positional(data, rules)
+
+
+def _positional(data: bytes, rules: ContextRules) -> Iterator[tuple[int, int, str]]:
+    """A literal where a call takes a secret, or the second of a (user, password) pair. A
+    path, a URL or a secret-like name there (`login(user, "/next")`) is none."""
+    for rule, pattern in (("secret-argument", rules.first_argument), ("secret-argument", rules.second_argument),
+                          ("credential-pair", rules.credential_pair)):
+        for match in pattern.finditer(data):
+            found = _value(match, data)
+            if found is None:
+                continue
+            value = _text(data, found)
+            if not value.startswith("/") and "://" not in value and looks_secret(value, "password", rules.words):
+                yield found[0], found[1], rule
 
 
 def _assignments(data: bytes, rules: ContextRules, bare_values: bool) -> Iterator[tuple[int, int, str]]:
