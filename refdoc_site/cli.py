@@ -35,7 +35,7 @@ from .core.errors import RefdocError
 from .core.processes import Terminated, terminated_on_sigterm
 from .core.serial import to_json
 from .core.store import store_lock
-from .core.store_origin import operators_store
+from .core.store_origin import check_operators_store, operators_store
 from .core.terminal import log_to_terminal, say
 from .core.text import terminal_text
 from .core.trust import TRUST_FLAG, TRUST_VARIABLE, check_default_store, load_repository_config, trusted_by_operator
@@ -210,6 +210,8 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     if args.writes_store:
         args.held.enter_context(store_lock(workspace.store_dir, args.command))
         args.held.enter_context(operators_store(workspace.repo, workspace.store_dir, default=args.store is None))
+    else:
+        check_operators_store(workspace.repo, workspace.store_dir, default=args.store is None)
     return workspace
 
 

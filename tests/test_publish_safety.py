@@ -309,6 +309,24 @@ def test_a_store_that_comes_with_the_repository_puts_no_page_into_the_site(how: 
         assert f"{store}: {reason}, so it is not trusted: its files are deleted and it is built again" in warnings
 
 
+@pytest.mark.parametrize("command", [["query", "run", "{repo}"], ["stats", "{repo}"]])
+def test_a_command_that_only_reads_refuses_a_store_that_came_with_the_repository(command: list[str], tmp_path: Path, capsys) -> None:
+    """`query`, `ask`, `stats`, `serve` and `mcp` delete nothing: a committed store is refused
+    with one line, and its files stay; the operator's own store is read."""
+    repo = write_repo(tmp_path / "r9", {"app.py": "def run():\n    return 1\n"})
+    assert main(["index", str(repo)]) == 0
+    command = [word.format(repo=repo) for word in command]
+    assert main(command) == 0  # untracked: the operator's own
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "ship the store")
+    capsys.readouterr()
+    assert main(command) == 2  # a RefdocError
+    error = capsys.readouterr().err
+    assert f"{repo / '.refdoc'}: git tracks it: it came with the repository, so it is not read" in error
+    assert len(error.strip().splitlines()) == 1 and (repo / ".refdoc" / "index.jsonl").exists()
+
+
 def test_the_own_store_of_a_folder_without_git_is_reused(tmp_path: Path, capsys) -> None:
     """This machine's stamp lets the next build reuse the store: nothing is indexed again."""
     repo = write_repo(tmp_path / "repo", SOURCES)

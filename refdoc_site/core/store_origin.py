@@ -13,7 +13,10 @@ its records say is unchanged.
   kept in the operator's cache (`KEY_PATH`), which no repository can know. Else its
   files are deleted and it is rebuilt, and stamped.
 
-A store named with `--store` is the operator's choice and is not checked.
+A store named with `--store` is the operator's choice and is not checked. A command that
+only reads the store (`query`, `ask`, `stats`, `serve`, `mcp`) deletes nothing: it refuses
+a store not the operator's (`check_operators_store`), whose records would otherwise reach
+its answers and the operator's model.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .errors import StoreError
 from .repository import git_output
 from .store import LOCK_NAME
 
@@ -61,6 +65,17 @@ def operators_store(repo: Path, store: Path, default: bool = True) -> Iterator[N
     key = _machine_key()
     if key is not None and _held(store):
         (store / ORIGIN_NAME).write_text(_stamp(key, store) + "\n", encoding="utf-8")
+
+
+def check_operators_store(repo: Path, store: Path, default: bool = True) -> None:
+    """For a command that only reads the default store `store`: a `StoreError` naming it
+    when it is not the operator's (see the module's text)."""
+    reason = _foreign(repo, store) if default and _held(store) else ""
+    if reason:
+        raise StoreError(
+            f"{store}: {reason}, so it is not read; run `refdoc-site index {repo}` to build your own, "
+            "or name a store of yours with --store"
+        )
 
 
 def _held(store: Path) -> list[Path]:
