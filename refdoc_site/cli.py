@@ -39,7 +39,7 @@ from .core.store_origin import check_operators_store, operators_store
 from .core.terminal import log_to_terminal, say
 from .core.text import terminal_text
 from .core.trust import TRUST_FLAG, TRUST_VARIABLE, check_default_store, load_repository_config, trusted_by_operator
-from .indexing.stats import chunk_stats, format_stats, redaction_summary, unparsed_summary
+from .indexing.stats import chunk_stats, format_stats, see_stats
 from .llm import HOW_TO_TURN_ON, open_session
 from .pipeline import (
     FACTS_NAME,
@@ -495,7 +495,5 @@ def _print_index(report) -> None:
     )
     for line in report.failed[:20]:
         say(f"  failed: {line}", file=sys.stderr)
-    if report.secrets_redacted:
-        say(f"{redaction_summary(report.secrets_redacted)}; see refdoc-site stats")
-    if report.unparsed:
-        say(f"{unparsed_summary(report.unparsed)}; see refdoc-site stats")
+    for line in see_stats(report.secrets_redacted, report.unparsed):
+        say(line)

@@ -57,11 +57,11 @@ def file_page(repo: Path, path: str) -> str:
 
 
 def counts(repo: Path) -> dict[str, int]:
-    """The requests a full build sends, by phase: one per chunk, file, module, and the system."""
+    """The requests a full build sends, by phase: one per chunk, file, module, the system and the overview."""
     store = Store(repo / ".refdoc")
     state = store.load()
     modules = store.read_json("summaries/hierarchy.json")["modules"]
-    return {"chunk": len(state.documents), "file": len(state.files), "module": len(modules), "system": 1}
+    return {"chunk": len(state.documents), "file": len(state.files), "module": len(modules), "system": 1, "overview": 1}
 
 
 def test_the_llm_writes_every_summary_level_and_the_pages_show_it(llm_environment: OpenAIServer, tmp_path: Path, capsys) -> None:
@@ -75,7 +75,8 @@ def test_the_llm_writes_every_summary_level_and_the_pages_show_it(llm_environmen
     assert "LLM responsibility for Chunk: billing/invoice.py function send_reminder" in invoice
     assert "LLM summary for File: billing/invoice.py" in invoice
     assert "LLM summary for Module: billing (2 files)" in page(repo, "modules/billing.md")
-    assert "LLM summary for Repository: 3 files in 2 modules" in page(repo, "index.md")
+    assert "LLM summary for Repository: 3 files in 2 modules" in page(repo, "summaries/system.md")
+    assert "LLM system for" in page(repo, "index.md")  # the doc model's overview, told from the system summary and more
     assert (tmp_path / "site" / "index.html").exists()
     table = out[out.index("llm: gpt-4o-mini (summaries), gpt-4o (documents)"):].splitlines()
     rows = {line.split()[0]: line.split() for line in table[2:] if line.startswith("  ")}
@@ -98,7 +99,7 @@ def test_an_unchanged_rebuild_sends_nothing_and_one_changed_file_only_what_depen
     write_repo(repo, {"billing/invoice.py": changed})
     code, out, _ = build(repo, capsys)
     assert code == 0
-    assert llm_environment.chat_phases() == {"chunk": 1, "file": 1, "module": 1, "system": 1}
+    assert llm_environment.chat_phases() == {"chunk": 1, "file": 1, "module": 1, "system": 1, "overview": 1}
     (chunk_request,) = llm_environment.chat_requests("chunk")
     assert "send_reminder" in chunk_request.messages[1]["content"].splitlines()[0]
     assert "Module: billing" in llm_environment.chat_requests("module")[0].prompt
@@ -122,7 +123,7 @@ def test_a_failed_request_falls_back_and_the_next_build_asks_only_for_it(llm_env
 
     llm_environment.reset()
     code, out, _ = build(repo, capsys)
-    assert llm_environment.chat_phases() == {"chunk": 1, "file": 1, "module": 1, "system": 1}
+    assert llm_environment.chat_phases() == {"chunk": 1, "file": 1, "module": 1, "system": 1, "overview": 1}
     assert "LLM responsibility for Chunk: billing/tax.py function tax_of" in file_page(repo, "billing/tax.py")
     tax = next(d for d in Store(repo / ".refdoc").load().documents if d.chunk.symbol == "tax_of")
     (vector,) = default_embedder().embed([document_text(tax)])  # embedded again with the model's text
@@ -182,7 +183,10 @@ def test_azure_mode_sends_every_request_to_its_deployment(server: OpenAIServer, 
     assert build(repo, capsys)[0] == 0
     requests = server.chat_requests()
     assert len(requests) == sum(counts(repo).values())
-    assert {(r.path, tuple(r.query["api-version"])) for r in requests} == {("/openai/deployments/docs-mini/chat/completions", ("2024-10-21",))}
+    deployments = {r.phase: r.path for r in requests}
+    assert {tuple(r.query["api-version"]) for r in requests} == {("2024-10-21",)}
+    assert {deployments[phase] for phase in ("chunk", "file", "module", "system")} == {"/openai/deployments/docs-mini/chat/completions"}
+    assert deployments["overview"] == "/openai/deployments/gpt-4o/chat/completions"  # the doc model's own deployment
     assert "LLM summary for File: billing/invoice.py" in file_page(repo, "billing/invoice.py")
 
 
@@ -254,7 +258,8 @@ def test_a_build_whose_server_dies_half_way_resumes_from_the_cache(llm_environme
 def test_japanese_output_is_asked_for_and_shown(llm_environment: OpenAIServer, tmp_path: Path, capsys) -> None:
     repo = write_repo(tmp_path / "repo", {**SOURCES, "refdoc.yml": "language: ja\n"})
     assert build(repo, capsys)[0] == 0
-    assert all("Write in Japanese." in r.messages[0]["content"] for r in llm_environment.chat_requests())
+    asked = [r.messages[0]["content"] for r in llm_environment.chat_requests()]
+    assert asked and all("Write in Japanese." in text or "Write all prose in Japanese (日本語)." in text for text in asked)
     invoice = file_page(repo, "billing/invoice.py")
     assert "responsibilityの説明です。対象は「Chunk: billing/invoice.py function send_reminder」" in invoice
     assert "summaryの説明です。対象は「File: billing/invoice.py」" in invoice

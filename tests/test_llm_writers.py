@@ -250,3 +250,39 @@ def test_query_expand_feeds_the_llm_terms_to_the_same_ranking_and_caches_them(se
     assert asked.messages[-1]["content"] == "認証" and asked.body["model"] == "gpt-4o-mini"
     assert main(command) == 0 and json.loads(capsys.readouterr().out) == unexpanded
     assert len(server.chat_requests()) == 1, "no expansion unless asked for"
+
+
+def test_the_overview_opens_each_of_its_four_answers_with_the_models_grounded_paragraph(server: OpenAIServer, tmp_path: Path) -> None:
+    """The doc model tells the overview's own facts (its parts, flows, guides): each answer
+    cites them and links the names it uses; an invented name is marked on the page and
+    counted; offline the overview is what it was, and a failed request keeps it so."""
+    offline = shop(tmp_path / "offline")
+    summarize(offline)
+    render(offline)
+    assert "was written by" not in page(offline, "index.md")
+    workspace = shop(tmp_path / "llm")
+    server.inject("hallucinate", times=None, when=lambda request: request.phase == "overview")
+    summarize(workspace, session_for(server, workspace))
+    render(workspace)
+    (asked,) = server.chat_requests("overview")
+    assert "[D1] Document `README.md` (Shop): A tiny shop" in asked.prompt and "[M1] Module `app` (3 files, 46 lines)" in asked.prompt
+    assert "[C2] class `Server` in `go/server/server.go`" in asked.prompt  # a central abstraction
+    overview = page(workspace, "index.md")
+    assert "*The paragraph that opens each section was written by `gpt-4o`" in overview
+    for heading, label in (("## What it is", "system"), ("## Its parts", "parts"), ("## How it works", "flow"), ("## Where to start", "start")):
+        opening = overview.split(heading + "\n", 1)[1].lstrip("\n").split("\n## ", 1)[0]
+        assert f"LLM {label} for" in opening.split("\n\n")[1 if label == "system" else 0], (heading, opening)
+    assert "It concerns [`app`](modules/app.md)" in overview or "It concerns [`" in overview
+    assert f"`{HALLUCINATED}()` *(not found in the code)*" in overview
+    record = workspace.store.read_json("written/overview.json")
+    assert record["grounding"]["flagged_names"] and set(record["grounding"]["flagged_names"]) == {HALLUCINATED}
+    publish(workspace)  # mkdocs --strict: every grounded link resolves
+
+    failing = shop(tmp_path / "failing")
+    server.reset()
+    server.inject("status", status=500, headers=NO_WAIT, times=None, when=lambda request: request.phase == "overview")
+    session = session_for(server, failing)
+    summarize(failing, session)
+    render(failing)
+    assert session.report.phases["overview"].fallbacks == 1
+    assert "was written by" not in page(failing, "index.md") and "## How it works" in page(failing, "index.md")

@@ -34,6 +34,7 @@ WRITTEN_DIR = "written"
 """What the doc model wrote, grounded (writers.py): `decisions.json`, `milestones.json`, and a
 plan per request under `plans/`."""
 WRITTEN_DECISIONS = f"{WRITTEN_DIR}/decisions.json"
+WRITTEN_OVERVIEW = f"{WRITTEN_DIR}/overview.json"
 WRITTEN_MILESTONES = f"{WRITTEN_DIR}/milestones.json"
 WRITTEN_PLANS = f"{WRITTEN_DIR}/plans"
 RENDERED_NAME = "rendered.json"

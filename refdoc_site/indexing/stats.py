@@ -110,6 +110,12 @@ def unparsed_summary(paths: list[str]) -> str:
     return f"{len(paths)} file{'s' if len(paths) != 1 else ''} too costly to parse, chunked in windows"
 
 
+def see_stats(secrets: dict[str, int], unparsed: list[str]) -> list[str]:
+    """The lines `index` and `build` end with when `stats` has more to say."""
+    lines = [redaction_summary(secrets)] if secrets else []
+    return [f"{line}; see refdoc-site stats" for line in lines + ([unparsed_summary(unparsed)] if unparsed else [])]
+
+
 def _rules_fired(rules: dict[str, int]) -> str:
     """`  (github-pat, secret-named-assignment ×2)`: which rules found the file's secrets."""
     if not rules:

@@ -19,7 +19,7 @@ IMPORTS: dict[str, tuple[re.Pattern[str], ...]] = {
         # a run of blanks from each blank (a line of 5,000 blanks: 2.8 s).
         re.compile(
             r"^[ \t]*from(?=(\s+))\1(?P<module>\.*[\w.]*)(?=(\s+))\3import(?=(\s+))\4\(?(?=(\s*))\5"
-            r"(?P<names>[\w,*](?:[\w\s,*]*?[\w,*])?)(?=([^\S\n]*))\7\)?\s*$",
+            r"(?P<names>[\w,*](?:[\w\s,*]*?[\w,*])??)(?=([^\S\n]*))\7\)?\s*$",
             M,
         ),
     ),

@@ -36,6 +36,7 @@ from ..core.workspace import (
     WRITTEN_DECISIONS,
     WRITTEN_DIR,
     WRITTEN_MILESTONES,
+    WRITTEN_OVERVIEW,
     Workspace,
 )
 from ..rendering.changes import CHANGES_PAGE, changes_page
@@ -67,7 +68,7 @@ from ..search.prose import ProsePage, page_documents
 from ..search.site_search import write_search_data
 from ..understanding.graph import RepoGraph
 from ..understanding.orientation import Orientation
-from ..writing.written import WrittenDecisions, WrittenMilestones
+from ..writing.written import WrittenDecisions, WrittenMilestones, WrittenOverview
 from .diff_phase import CHANGES_NAME, stored_change_map
 from .write_phase import stored_plans
 
@@ -247,7 +248,8 @@ def load_site_data(workspace: Workspace) -> SiteData:
     """Everything the pages are rendered from, as the earlier phases stored it."""
     store = workspace.store
     facts = from_json(Facts, store.read_json(FACTS_NAME))
-    written = (("decisions", WRITTEN_DECISIONS, WrittenDecisions), ("milestones", WRITTEN_MILESTONES, WrittenMilestones))
+    written = (("overview", WRITTEN_OVERVIEW, WrittenOverview), ("decisions", WRITTEN_DECISIONS, WrittenDecisions),
+               ("milestones", WRITTEN_MILESTONES, WrittenMilestones))
     return SiteData(
         site_name=workspace.config.site_name or facts.project_name or workspace.repo.name,
         documents=workspace.load_state().documents,

@@ -107,7 +107,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     }
     for name, data in outputs.items():
         store.write_json(name, data)
-    write_pages(workspace, hierarchy, decisions, milestones, writer)
+    write_pages(workspace, hierarchy, orientation, decisions, milestones, writer)
     if summarizer.left_offline_since(mark):  # not done; the pages still change with the text
         inputs = partial(inputs, outputs)
     skipped = skipped_by_reason(workspace)

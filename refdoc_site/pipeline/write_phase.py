@@ -15,9 +15,10 @@ from ..core.pages import plan_slug
 from ..core.records import Document, Hierarchy
 from ..core.serial import from_json, to_json
 from ..core.store import Store
-from ..core.workspace import WRITTEN_DECISIONS, WRITTEN_MILESTONES, WRITTEN_PLANS, Workspace
+from ..core.workspace import WRITTEN_DECISIONS, WRITTEN_MILESTONES, WRITTEN_OVERVIEW, WRITTEN_PLANS, Workspace
 from ..search.embed import matching_embedder
 from ..search.ranking import SearchIndex
+from ..understanding.orientation import Orientation
 from ..writing.context import plan_context
 from ..writing.doc_writers import DocWriter, Names
 from ..writing.names import NameIndex
@@ -25,15 +26,23 @@ from ..writing.written import Plan
 
 
 def write_pages(
-    workspace: Workspace, hierarchy: Hierarchy, decisions: list[Decision], milestones: list[Milestone], writer: DocWriter
+    workspace: Workspace, hierarchy: Hierarchy, orientation: Orientation, decisions: list[Decision], milestones: list[Milestone],
+    writer: DocWriter,
 ) -> None:
-    """The written decision log and milestones, and the configured plans; a page the writer
-    gives nothing for is removed, so the offline one shows (unless the writer stores nothing)."""
+    """The written overview, decision log and milestones, and the configured plans; a page
+    the writer gives nothing for is removed, so the offline one shows (unless the writer
+    stores nothing)."""
     store = workspace.store
     configured = {plan_slug(query): query for query in workspace.config.plans}
-    names = names_for(workspace.load_state().documents, hierarchy)
-    for name, write, found in ((WRITTEN_DECISIONS, writer.decisions, decisions), (WRITTEN_MILESTONES, writer.milestones, milestones)):
-        record = write(found, hierarchy, names)
+    documents = workspace.load_state().documents
+    names = names_for(documents, hierarchy)
+    written = (
+        (WRITTEN_OVERVIEW, lambda: writer.overview(orientation, hierarchy, documents, names)),
+        (WRITTEN_DECISIONS, lambda: writer.decisions(decisions, hierarchy, names)),
+        (WRITTEN_MILESTONES, lambda: writer.milestones(milestones, hierarchy, names)),
+    )
+    for name, write in written:
+        record = write()
         if record is not None:
             store.write_json(name, to_json(record))
         elif writer.stores:

@@ -41,7 +41,7 @@ from ..writing.grounding import Citation, Grounded, TextSegment
 from ..writing.links import Link
 from ..writing.names import NameIndex
 from ..writing.sections import PageSection, page_sections
-from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones
+from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones, WrittenOverview
 from .component_map import SiteMaps
 from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, docstring_admonition, rst_labels
 from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
@@ -66,7 +66,7 @@ class SiteData:
     commit: str = ""
     mermaid: bool = False
     """Whether a local Mermaid script ships with the site; else diagrams show as text."""
-    written: dict[str, WrittenDecisions | WrittenMilestones] = field(default_factory=dict)
+    written: dict[str, WrittenOverview | WrittenDecisions | WrittenMilestones] = field(default_factory=dict)
     """Pages the doc model wrote (writers.py), grounded: `decisions`, `milestones`; absent
     ones render offline."""
     plans: list[Plan] = field(default_factory=list)

@@ -16,7 +16,8 @@ from ..core.findings import Decision, Milestone
 from ..core.records import Document, Hierarchy
 from ..core.tokens import count_tokens
 from ..search.ranking import Hit, QueryEmbedder, SearchIndex
-from .links import evidence_link
+from ..understanding.orientation import Orientation
+from .links import evidence_link, file_link, module_link
 from .sources import SourceBook, chunk_text, file_text, module_text, system_text
 
 PLAN_TOP_CHUNKS = 20
@@ -26,6 +27,10 @@ EXCERPT_LINES = 30
 """Lines of code shown per chunk, when the budget leaves room after every summary."""
 DECISIONS_BUDGET = 5000
 MILESTONES_BUDGET = 4000
+OVERVIEW_BUDGET = 5000
+OVERVIEW_PARTS = 12
+OVERVIEW_FLOWS = 3
+OVERVIEW_GUIDES = 6
 
 
 @dataclass
@@ -183,3 +188,53 @@ def milestones_context(milestones: list[Milestone], hierarchy: Hierarchy, budget
             used += cost
             book.add_module(hierarchy.modules[module])
     return MilestoneFacts(book, phases)
+
+
+def overview_context(
+    orientation: Orientation, hierarchy: Hierarchy, by_id: dict[str, Document], budget: int = OVERVIEW_BUDGET
+) -> SourceBook:
+    """The overview's own facts, numbered for the model: the system (S); what the repository
+    says it is — its declared description, its README's opening, its design docs (D); its
+    own parts (M); each main flow (W) and the definitions it goes through, then the central
+    abstractions (C); its guides (G). Added in that order while `budget` tokens last."""
+    book = SourceBook()
+    spent = 0
+    shown: set[str] = set()
+
+    def add(prefix: str, text: str, links=(), document: Document | None = None) -> None:
+        nonlocal spent
+        cost = count_tokens(text)
+        if spent + cost <= budget:
+            spent += cost
+            book.add(prefix, text, links) if document is None else book.add_chunk(document)
+
+    def add_definition(chunk_id: str) -> None:
+        document = by_id.get(chunk_id)
+        if document is not None and chunk_id not in shown:
+            shown.add(chunk_id)
+            add("C", chunk_text(document), document=document)
+
+    add("S", system_text(hierarchy.system), [])
+    if orientation.description:
+        add("D", f"Declared description of the package: {orientation.description}")
+    for quote in [q for q in (orientation.readme, *orientation.design) if q is not None]:
+        add("D", f"Document `{quote.path}` ({quote.title}): {quote.text}", [file_link(quote.path)])
+    for part in [p for p in orientation.components if p.kind == "source"][:OVERVIEW_PARTS]:
+        module = hierarchy.modules.get(part.name)
+        said = part.quote or (module.text if module else "")
+        names = f" Main names: {', '.join(f'`{n}`' for n in part.names)}." if part.names else ""
+        size = f"{part.files} file{'s' if part.files != 1 else ''}, {part.lines} lines"
+        add("M", f"Module `{part.name}` ({size}): {said}{names}", [module_link(part.name)])
+    for flow in orientation.flows[:OVERVIEW_FLOWS]:
+        entry = flow.entry.definition
+        steps = " → ".join(f"`{step.definition.symbol}`" for step in flow.steps)
+        add("W", f"A flow from the entry point `{entry.symbol}` in `{entry.path}` ({flow.entry.kind.value}"
+                 f"{': ' + flow.entry.label if flow.entry.label else ''}), through the calls: {steps}", [file_link(entry.path)])
+        for step in flow.steps:
+            add_definition(step.definition.chunk_id)
+    for abstraction in orientation.abstractions:
+        add_definition(abstraction.definition.chunk_id)
+    quoted = {q.path for q in (orientation.readme, *orientation.design) if q is not None}
+    for guide in [g for g in orientation.guides if g.path not in quoted][:OVERVIEW_GUIDES]:
+        add("G", f"Guide `{guide.path}` ({guide.title}){': ' + guide.text if guide.text else ''}", [file_link(guide.path)])
+    return book

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Protocol
 
 from ..core.findings import Decision, Milestone
-from ..core.records import Hierarchy
+from ..core.records import Document, Hierarchy
+from ..understanding.orientation import Orientation
 from .context import PlanContext
 from .names import NameIndex
 from .writers import (
@@ -20,19 +21,25 @@ from .writers import (
     extractive_plan,
     write_decisions,
     write_milestones,
+    write_overview,
     write_plan,
 )
-from .written import Plan, WrittenDecisions, WrittenMilestones
+from .written import Plan, WrittenDecisions, WrittenMilestones, WrittenOverview
 
 Names = Callable[[], NameIndex]
 """The names a model's text is grounded in, built on the first call (offline, never)."""
 
 
 class DocWriter(Protocol):
-    """What writes the decision log, the refactoring plan and the plan for a request."""
+    """What writes the overview's narrative, the decision log, the refactoring plan and the
+    plan for a request."""
 
     stores: bool
     """False in a dry run: it asks (to estimate) and nothing it writes is stored."""
+
+    def overview(self, orientation: Orientation, hierarchy: Hierarchy, documents: list[Document], names: Names) -> WrittenOverview | None:
+        """The overview's four answers told from its facts; None keeps the offline overview."""
+        ...
 
     def decisions(self, found: list[Decision], hierarchy: Hierarchy, names: Names) -> WrittenDecisions | None:
         """The written decision log from the offline evidence; None keeps the offline page."""
@@ -59,6 +66,9 @@ class OfflineWriter:
     def __init__(self, language: str) -> None:
         self.language = language
 
+    def overview(self, orientation: Orientation, hierarchy: Hierarchy, documents: list[Document], names: Names) -> WrittenOverview | None:
+        return None
+
     def decisions(self, found: list[Decision], hierarchy: Hierarchy, names: Names) -> WrittenDecisions | None:
         return None
 
@@ -80,6 +90,9 @@ class ModelWriter(OfflineWriter):
         super().__init__(language)
         self.session = session
         self.stores = not dry_run
+
+    def overview(self, orientation: Orientation, hierarchy: Hierarchy, documents: list[Document], names: Names) -> WrittenOverview | None:
+        return write_overview(self.session, orientation, hierarchy, documents, names())
 
     def decisions(self, found: list[Decision], hierarchy: Hierarchy, names: Names) -> WrittenDecisions | None:
         return write_decisions(self.session, found, hierarchy, names())

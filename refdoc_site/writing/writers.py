@@ -1,5 +1,6 @@
-"""What the doc model writes from the offline build's evidence: the decision log, the
-refactoring plan, a plan for a query, and the search terms a query expands to.
+"""What the doc model writes from the offline build's evidence: the overview's narrative,
+the decision log, the refactoring plan, a plan for a query, and the search terms a query
+expands to.
 
 Each writer shows the model numbered sources (context.py), asks for one JSON object whose
 statements cite those ids and put code names in backticks, checks the reply's shape (the
@@ -21,9 +22,10 @@ from typing import Any, Protocol
 import yaml
 
 from ..core.findings import Decision, Milestone
-from ..core.records import Hierarchy
+from ..core.records import Document, Hierarchy
 from ..core.resources import templates_dir
-from .context import PlanContext, decisions_context, milestones_context
+from ..understanding.orientation import Orientation
+from .context import PlanContext, decisions_context, milestones_context, overview_context
 from .grounding import Grounder, GroundingReport
 from .links import Link, chunk_link, file_link, module_link
 from .names import NameIndex
@@ -35,6 +37,7 @@ from .written import (
     WrittenDecision,
     WrittenDecisions,
     WrittenMilestones,
+    WrittenOverview,
     WrittenPhase,
 )
 
@@ -87,6 +90,40 @@ def _ask(session: JsonSession, phase: str, sources: str, check: Callable[[dict],
     """The doc model's reply to one page's prompt, checked by `check`; None when unusable."""
     messages = messages_for(phase, sources, session.language, **values)
     return session.complete_json(phase, messages, model=session.doc_model, validate=check, expect_tokens=DOC_REPLY_TOKENS)
+
+
+# --- index.md: the overview's narrative ------------------------------------------------------
+
+OVERVIEW_ANSWERS = {"what_it_is": "system", "parts": "parts", "how_it_works": "flow", "where_to_start": "start"}
+"""The record's fields by the reply's keys (single words: a model repeats a key's name in
+its text, and a snake_case word there reads as code)."""
+
+
+def write_overview(
+    session: JsonSession, orientation: Orientation, hierarchy: Hierarchy, documents: list[Document], names: NameIndex
+) -> WrittenOverview | None:
+    """The overview's four answers told by the doc model from the page's own facts, every
+    name and citation grounded; None keeps the overview as the offline build writes it."""
+    book = overview_context(orientation, hierarchy, {d.chunk.id: d for d in documents})
+    if len(book.sources) < 2:  # the system alone: nothing to tell it from
+        return None
+
+    def check(reply: dict) -> str | None:
+        answers = reply.get("overview")
+        problem = _fields(answers, required=tuple(OVERVIEW_ANSWERS.values()))
+        if problem:
+            return f"overview: {problem}"
+        uncited = [key for key in OVERVIEW_ANSWERS.values() if not book.cited_ids(answers[key])]
+        if uncited:
+            return f"overview: {', '.join(uncited)} cite no source id of the list; cite them in square brackets, e.g. [{next(iter(book.sources))}]"
+        return None
+
+    reply = _ask(session, "overview", book.block(), check)
+    if reply is None:
+        return None
+    grounder = Grounder(names, book)
+    answers = {name: grounder.ground(reply["overview"][key]) for name, key in OVERVIEW_ANSWERS.items()}
+    return WrittenOverview(session.doc_model, session.language, **answers, grounding=grounder.report)
 
 
 # --- decisions.md ----------------------------------------------------------------------------

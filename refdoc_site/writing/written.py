@@ -1,6 +1,6 @@
 """The pages the doc model writes (writers.py), grounded, as the store keeps them under
-`written/` and the renderer reads them: the decision log, the refactoring plan, and a plan
-per request. Field names and order are those of the stored JSON (`serial.py`).
+`written/` and the renderer reads them: the overview's narrative, the decision log, the
+refactoring plan, and a plan per request. Field names and order are those of the stored JSON (`serial.py`).
 
 Every text is a list of grounded segments (grounding.py: prose, names, citations), which
 the renderer turns into Markdown with links.
@@ -12,6 +12,20 @@ from dataclasses import dataclass, field
 
 from .grounding import Grounded, GroundingReport
 from .links import Link
+
+
+@dataclass
+class WrittenOverview:
+    """`written/overview.json`: the overview's four answers as the doc model told them from
+    the page's own facts (`context.overview_context`), each above the facts it tells."""
+
+    model: str
+    language: str
+    what_it_is: Grounded
+    parts: Grounded
+    how_it_works: Grounded
+    where_to_start: Grounded
+    grounding: GroundingReport
 
 
 @dataclass
