@@ -32,9 +32,7 @@ INDEX_SECONDS = 1800
 
 def compile_commands(repo: Path, skip: tuple[str, ...] = ()) -> list[Path]:
     """Write `compile_commands.json` at the repository root; returns its source files."""
-    sources = [
-        p for p in sorted(repo.rglob("*")) if p.suffix in SOURCES and p.is_file() and not any(part in skip for part in p.parts)
-    ]
+    sources = [p for p in sorted(repo.rglob("*")) if p.suffix in SOURCES and p.is_file() and not _skipped(repo, p, skip)]
     entries = []
     for source in sources:
         language = ["-x", "c", "-std=c11"] if source.suffix == ".c" else ["-x", "c++", "-std=c++17"]
@@ -142,7 +140,7 @@ def clangd_documents(binary: str, repo: Path, skip: tuple[str, ...] = ()) -> dic
     """path → SCIP-shaped occurrences: each function's name (a definition) and each range
     its callers call it from."""
     sources = compile_commands(repo, skip)
-    headers = [p for p in sorted(repo.rglob("*")) if p.suffix in HEADERS and not any(part in skip for part in p.parts)]
+    headers = [p for p in sorted(repo.rglob("*")) if p.suffix in HEADERS and not _skipped(repo, p, skip)]
     server = Clangd(binary, repo)
     documents: dict[str, list[Occurrence]] = {}
     try:
@@ -181,6 +179,24 @@ def clangd_documents(binary: str, repo: Path, skip: tuple[str, ...] = ()) -> dic
         shutil.rmtree(repo / ".cache", ignore_errors=True)
         (repo / "compile_commands.json").unlink(missing_ok=True)
     return {path: sorted(set(found), key=lambda o: (o.line, o.start)) for path, found in documents.items()}
+
+
+def polymorphic(documents: dict[str, list[Occurrence]]) -> dict[str, list[Occurrence]]:
+    """The definitions, and the call sites clangd lists under more than one callee (a
+    virtual call: every override's incoming calls hold it)."""
+    found: dict[str, list[Occurrence]] = {}
+    for path, occurrences in documents.items():
+        symbols: dict[tuple[int, int], set[str]] = {}
+        for o in occurrences:
+            if not o.roles & DEFINITION_ROLE:
+                symbols.setdefault((o.line, o.start), set()).add(o.symbol)
+        found[path] = [o for o in occurrences if o.roles & DEFINITION_ROLE or len(symbols[(o.line, o.start)]) > 1]
+    return found
+
+
+def _skipped(repo: Path, path: Path, skip: tuple[str, ...]) -> bool:
+    relative = path.relative_to(repo).as_posix()
+    return any(part in relative for part in skip)
 
 
 def _relative(repo: Path, uri: str) -> str:

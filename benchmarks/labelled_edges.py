@@ -2,20 +2,19 @@
 `call_edges.py` for languages no precise indexer installs here (Go, Rust, Java, C#).
 
 A label file (`call_labels/<language>-<corpus>.tsv`) holds one call site a line: its
-path, 1-based line and column of the called name, the name, and the true target, the
+path, the 1-based line and (byte) column of the called name, the name, and the true target, the
 `path:line` of the definition it runs (`a|b`: either, for a call through a trait or an
 interface whose implementations the code cannot tell apart), or `external` when no
 repository definition is called (the standard library, a dependency, a closure, a
 function pointer). The labels were written by reading the code before the resolver was
 changed for these languages.
 
-The graph links chunks, not sites: a site's prediction is every chunk the graph says its
-caller (the innermost function, method or class chunk around the site) calls that bears
-the called name. Two sites of one name in one caller share it, so a link right for one
-is counted wrong for the other (rare in the samples: a chunk calling `by_ref` on two
-types). A true target is the innermost definition chunk around its line bearing the
-name (a class label also accepts that class's constructors); a site whose target has
-no chunk of its own (a nested helper) counts only against links the graph makes for it.
+Each site's prediction is what the resolver makes of that one call as written
+(`site_targets.py`: the graph links chunks, so two calls of one name from one chunk
+share their links there). A true target is the innermost definition chunk around its
+line bearing the name (a class label also accepts that class's constructors); a site
+whose target has no chunk of its own (a nested helper) counts only against links made
+for it. Precision is over the links, recall over the sites whose target has a chunk.
 """
 
 from __future__ import annotations
@@ -87,26 +86,20 @@ def target_chunks(target: str, name: str, spans: Mapping[str, list[Span]]) -> se
 
 
 def score_sites(
-    sites: list[Site], calls: Mapping[str, list[str]], spans_by_id: Mapping[str, Span]
+    sites: list[Site], predictions: Mapping[str, list[str]], spans_by_id: Mapping[str, Span]
 ) -> SiteScore:
+    """`predictions`: `path:line:column` → the chunk ids the resolver links that site to."""
     spans: dict[str, list[Span]] = {}
     for span in spans_by_id.values():
         spans.setdefault(span.path, []).append(span)
-    called: dict[str, set[str]] = {}
-    for caller, callees in calls.items():
-        called.setdefault(definition_id(caller), set()).update(definition_id(c) for c in callees)
-    names = {definition_id(s.id): s.name for s in spans_by_id.values()}
     links = right = internal = found = 0
     wrong: Counter[str] = Counter()
     for site in sites:
         caller = enclosing(spans.get(site.path, ()), site.line)
-        if caller is None:
-            continue
-        caller_id = definition_id(caller.id)
         truth = set().union(*(target_chunks(t, site.name, spans) for t in site.targets)) if site.targets else set()
-        if caller_id in truth:
+        if caller is not None and definition_id(caller.id) in truth:
             continue  # a call of itself: the graph leaves self-calls out
-        predicted = {t for t in called.get(caller_id, ()) if names.get(t) == site.name}
+        predicted = {definition_id(t) for t in predictions.get(f"{site.path}:{site.line}:{site.column}", ())}
         links += len(predicted)
         right += len(predicted & truth)
         wrong.update(site.name for _ in predicted - truth)

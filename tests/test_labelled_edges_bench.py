@@ -50,7 +50,7 @@ def test_a_label_names_the_innermost_chunk_bearing_the_name_and_a_class_its_cons
     assert bench.target_chunks("a.rs:1", "Buf", by_path) == {"a.rs#Buf", "a.rs#Buf.Buf"}
 
 
-def test_sites_score_links_the_graph_makes_for_their_name(bench, tmp_path):
+def test_each_site_scores_the_links_made_for_it_alone(bench, tmp_path):
     labels = tmp_path / "rust-x.tsv"
     labels.write_text(
         "# header\n"
@@ -62,8 +62,8 @@ def test_sites_score_links_the_graph_makes_for_their_name(bench, tmp_path):
     )
     sites = bench.read_labels(labels)
     assert sites[2].targets == ("a.rs:2", "a.rs:30")
-    calls = {"a.rs#Buf.write": ["a.rs#Buf.len"], "b.rs#render": ["a.rs#Buf.write"]}
-    result = bench.score_sites(sites, calls, spans(bench))
+    predictions = {"a.rs:6:9": ["a.rs#Buf.len"], "b.rs:4:5": ["a.rs#Buf.write"], "a.rs:7:5": ["a.rs#Buf.write"]}
+    result = bench.score_sites(sites, predictions, spans(bench))
     assert (result.links, result.right_links, result.internal, result.found) == (2, 1, 2, 1)
     assert result.precision == 0.5 and result.recall == 0.5
     assert result.false_callees == [("len", 1)]
