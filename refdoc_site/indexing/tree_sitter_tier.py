@@ -75,7 +75,7 @@ def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[
     owner = _innermost_chunk_by_row(chunks, text.count("\n") + 1)
     # a chunk whose own rows hold an error reads its calls from the regular expressions;
     # the module's rest is not broken by an error inside one of its definitions
-    unparsed = {owner[row].id for row in _error_rows(tree.root_node) if row < len(owner) and owner[row] is not None}
+    unparsed = _chunks_owning_rows(owner, _error_rows(tree.root_node))
     sites: dict[str, list[CallSite]] = {
         c.id: [] for c in chunks if c.id not in unparsed and c.kind is not ChunkKind.CLASS and c.language not in PROSE_LANGUAGES
     }
@@ -170,6 +170,12 @@ def _innermost_chunk_by_row(chunks: list[Chunk], rows: int) -> list[Chunk | None
             next_free[row] = row + 1
             row = first_free(row + 1)
     return owner
+
+
+def _chunks_owning_rows(owner: list[Chunk | None], rows: set[int]) -> set[str]:
+    """Ids of the chunks that are the innermost around any of the 0-based rows (one
+    look-up a row: a file full of syntax errors costs its rows)."""
+    return {chunk.id for row in rows if row < len(owner) and (chunk := owner[row]) is not None}
 
 
 def _error_rows(root) -> set[int]:

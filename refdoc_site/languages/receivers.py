@@ -173,7 +173,7 @@ _ECMASCRIPT = ReceiverRules(
     ),
 )
 
-_GO_TYPE = r"(?P<type>\*?(?:\[\d*\])*\*?[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?)"
+_GO_TYPE = r"(?P<type>\*?(?:\[\d*\])*\*?[A-Za-z_][\w.]*(?:\[[^\]\n]{0,80}\])?)"
 """A Go type as written: `*Command`, `[]string`, `*pflag.FlagSet`, `List[T]`."""
 
 _GO = ReceiverRules(
@@ -201,7 +201,7 @@ _GO = ReceiverRules(
     fields=(re.compile(r"^\s*(?P<name>\w+)\s+\*?(?P<type>[A-Z]\w*)\s*(?:`[^`]*`)?\s*$", re.MULTILINE),),
 )
 
-_RUST_TYPE = r"(?P<type>(?:&\s*(?:'\w+\s+)?(?:mut\s+)?|\*(?:const|mut)\s+)*(?:dyn\s+|impl\s+)?[A-Za-z_][\w:]*(?:<[^;{}\n]*?>)?)"
+_RUST_TYPE = r"(?P<type>(?:&\s*(?:'\w+\s+)?(?:mut\s+)?|\*(?:const|mut)\s+)*(?:dyn\s+|impl\s+)?[A-Za-z_][\w:]*(?:<[^;{}\n]{0,160}?>)?)"
 """A Rust type as written: `Ref<'a, ErrorImpl>`, `&mut fmt::Formatter`, `&str`, `*const T`."""
 
 _RUST = ReceiverRules(
@@ -232,7 +232,7 @@ _IMPLICIT_THIS = ReceiverRules(
 )
 
 _JAVA_TYPE = (
-    r"(?P<type>(?:[A-Z][\w]*\.)*[A-Z]\w*(?:<[^;{}()\n]*?>)?(?:\[\])*"
+    r"(?P<type>(?:[A-Z][\w]*\.)*[A-Z]\w*(?:<[^;{}()\n]{0,160}?>)?(?:\[\])*"
     r"|(?:int|long|short|byte|char|boolean|float|double|String|string|object|bool|decimal)\b(?:\[\])*)"
 )
 """A declared type: `CodeWriter`, `Map<String, List<T>>`, `Type[]`, `FieldSpec.Builder`, a primitive."""
@@ -247,7 +247,7 @@ def _statically_typed(language: str, self_name: str, bases: str) -> ReceiverRule
     )
     constructed = (
         # `var handler = (RequestHandlerWrapper<T>)…`, `var b = new Builder(…)`, `auto x = new Foo(`
-        re.compile(r"\b(?:var|auto)\s+(?P<name>[a-z_]\w*)\s*=\s*\(\s*(?P<type>[A-Z][\w.]*)(?:<[^;()\n]*>)?\s*\)"),
+        re.compile(r"\b(?:var|auto)\s+(?P<name>[a-z_]\w*)\s*=\s*\(\s*(?P<type>[A-Z][\w.]*)(?:<[^;()\n]{0,160}>)?\s*\)"),
         re.compile(r"\b(?:var|auto)\s+(?P<name>[a-z_]\w*)\s*=\s*new\s+(?P<type>[A-Z][\w.]*)"),
     )
     return ReceiverRules(
@@ -262,7 +262,14 @@ def _statically_typed(language: str, self_name: str, bases: str) -> ReceiverRule
         static_types=True,
         bindings=(re.compile(r"\b(?P<type>[A-Z]\w*)\s*[*&]?\s+(?P<name>[a-z_]\w*)\s*[;=({]"),),
         typed=declared + constructed,
-        typed_fields=declared,
+        # at a line's start, after modifiers, ended by `;`, `=` or a property's `{ get`: no parameter
+        typed_fields=(
+            re.compile(
+                r"^[ \t]*(?:(?:public|private|protected|internal|static|readonly|final|const|volatile|transient|mutable)\s+)*"
+                rf"{_JAVA_TYPE}\s*[*&]?\s+(?P<name>[a-z_]\w*)\s*(?:[;=]|\{{\s*get)",
+                re.MULTILINE,
+            ),
+        ),
     )
 
 
