@@ -153,12 +153,16 @@ def _defined_chunk(
     return chunk if chunk is not None and chunk.name == name else None
 
 
-def our_edges(calls: Mapping[str, list[str]], spans_by_id: Mapping[str, Span]) -> set[Edge]:
-    """The stored graph's edges between definition chunks, windows folded into their definition."""
+def our_edges(
+    calls: Mapping[str, list[str]], spans_by_id: Mapping[str, Span], any_caller: bool = False
+) -> set[Edge]:
+    """The stored graph's edges between definition chunks, windows folded into their
+    definition; with `any_caller`, also those from a module's rest (where C's prototypes
+    and macros once counted as calls: a page shows them as callers all the same)."""
     edges: set[Edge] = set()
     for caller, callees in calls.items():
         source = spans_by_id.get(caller)
-        if source is None or source.kind not in DEFINITION_KINDS:
+        if source is None or (source.kind not in DEFINITION_KINDS and not any_caller):
             continue
         for callee in callees:
             target = spans_by_id.get(callee)

@@ -137,7 +137,8 @@ def test_javascript_this_links_and_builtins_do_not():
 def test_builtin_method_names_are_data_per_language():
     assert {"join", "items", "update", "close"} <= receiver_rules("python").builtin_methods
     assert {"stringify", "push", "then"} <= receiver_rules("javascript").builtin_methods
-    assert not receiver_rules("go").builtin_methods
+    assert {"Error", "String", "WriteString"} <= receiver_rules("go").builtin_methods
+    assert {"Ok", "len", "as_ptr"} <= receiver_rules("rust").builtin_methods
 
 
 # --- receivers typed by return annotations, attributes, assignment and method receivers ---

@@ -206,17 +206,19 @@ def test_go_rust_java_through_tree_sitter(tmp_path):
     assert read.calls == ["fs.read_to_string", "Ok", "clean"]
     assert read.isAsync is True and read.throwsException is True
     assert read.exports == ["read"] and repo.meta("rust/src/lib.rs#clean").exports == []
-    assert repo.meta("rust/src/lib.rs#clean").calls == ["text.trim", "to_string"]
+    # a method of a call's result is marked as such: its receiver is no name to resolve
+    assert repo.meta("rust/src/lib.rs#clean").calls == ["text.trim", "().to_string"]
     assert repo.callers("rust/src/lib.rs#clean") == ["rust/src/lib.rs#read"]
 
     total = repo.meta("java/src/Shop.java#Shop.total")
-    assert total.calls == ["sum", "Tax", "rate"]
+    assert total.calls == ["sum", "Tax", "Tax.rate"]  # `new Tax().rate()`: a method of a new Tax
     assert repo.calls("java/src/Shop.java#Shop.total") == [
         "java/src/Shop.java#Shop.sum", "java/src/Shop.java#Tax", "java/src/Shop.java#Tax.rate"
     ]
     assert repo.meta("java/src/Shop.java#Shop.sum").throwsException is True
-    # the trailing `.sum()` reads as `sum`, the method's own name: dropped as recursion
-    assert repo.meta("java/src/Shop.java#Shop.sum").calls == ["IllegalArgumentException", "prices.stream", "mapToInt"]
+    # the trailing `.sum()` is a method of a result, not a call of `Shop.sum` itself
+    assert repo.meta("java/src/Shop.java#Shop.sum").calls == ["IllegalArgumentException", "prices.stream", "().mapToInt", "().sum"]
+    assert repo.calls("java/src/Shop.java#Shop.sum") == []
     assert total.exports == ["Shop.total"] and repo.meta("java/src/Shop.java#Shop.sum").exports == []
     assert repo.imports["java/src/Shop.java"] == ["java.util.List"]
 

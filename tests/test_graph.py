@@ -24,7 +24,7 @@ def graph_of(
     analyzer = SyntaxAnalyzer()
     for path, text in files.items():
         text = dedent(text)
-        language = language_for(path).name
+        language = language_for(path, text).name
         source = source_file(path, language, text)
         chunks = chunk_file(source, text, ChunkSettings())
         analysis = analyzer.analyze(source, text, chunks)

@@ -23,7 +23,7 @@ from refdoc_site.indexing.chunk import COMMENT_MARKER_RE, chunk_file, strip_comm
 from refdoc_site.indexing.regex_tier import calls_in, file_imports, imported_name, strip_strings_and_comments
 from refdoc_site.indexing.text_chunks import _heading
 from refdoc_site.indexing.tree_sitter_tier import (
-    _chunks_over_rows,
+    _chunks_owning_rows,
     _innermost_chunk_by_row,
     as_written,
 )
@@ -64,10 +64,12 @@ def test_innermost_chunk_by_row_is_the_smallest_chunk_around_each_row(spans, row
 
 @settings(max_examples=300, deadline=None)
 @given(spans=SPANS, rows=st.sets(st.integers(0, 55)))
-def test_chunks_over_rows_are_those_holding_any_row(spans, rows):
+def test_chunks_owning_rows_are_the_innermost_around_any_row(spans, rows):
+    # an error inside a function breaks that function, not the module or class around it
     chunks = chunks_of(spans)
-    expected = {c.id for c in chunks if any(c.start_line - 1 <= row <= c.end_line - 1 for row in rows)}
-    assert _chunks_over_rows(chunks, rows) == expected
+    innermost = innermost_by_definition(chunks, 56)
+    expected = {innermost[row] for row in rows if innermost[row] is not None}
+    assert _chunks_owning_rows(_innermost_chunk_by_row(chunks, 56), rows) == expected
 
 
 def unterminated_comments(functions: int) -> str:

@@ -160,6 +160,11 @@ class Metadata:
     """Callee as written → where a language server says it is defined: `path:line` in
     the repository (1-based), or `""` when outside it (standard library, dependencies).
     The call graph prefers these to matching names."""
+    arguments: dict[str, list[list[str]]] = field(default_factory=dict, metadata={OMIT_DEFAULT: True})
+    """Call as written → its call sites' arguments, in languages whose methods overload
+    (Java, C#, C++): one list a site, each argument a literal's kind (`string`, `number`,
+    `boolean`, `null`), `=name` for a plain name, or `` — what picks `get(Type)` from
+    `get(TypeMirror)` and `emit(String, Object...)` from `emit(CodeBlock, boolean)`."""
     sources: dict[str, str] = field(default_factory=dict)
     """Which analysis tiers produced each field (`lsp`, `tree-sitter`, `regex`; joined
     with `+` for a union several tiers contributed to)."""

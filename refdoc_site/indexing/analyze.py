@@ -19,6 +19,7 @@ from typing import Protocol
 from ..core.records import Chunk, ChunkKind, Metadata, SourceFile
 from ..languages import patterns
 from ..languages.exports import api_name, marked_private
+from ..languages.receivers import receiver_rules
 from .regex_tier import (
     PROSE_LANGUAGES,
     REGEX,
@@ -101,7 +102,15 @@ class SyntaxAnalyzer:
                 metadata.sources["imports"] = interface.imports_tier
                 metadata.sources["exports"] = interface.exports_tier
             if chunk.id in sites:
-                metadata.calls = [s for s in dict.fromkeys(site.callee for site in sites[chunk.id]) if s != chunk.name]
+                # a call of its own name is recursion, unless the language overloads (`get(a)` in `get(a, b)`)
+                own = "" if receiver_rules(chunk.language).overloads else chunk.name
+                metadata.calls = [s for s in dict.fromkeys(site.callee for site in sites[chunk.id]) if s != own]
+                if own == "":  # the arguments pick among overloads
+                    passed: dict[str, dict[tuple[str, ...], None]] = {}
+                    for site in sites[chunk.id]:
+                        if site.arguments is not None:
+                            passed.setdefault(site.callee, {})[site.arguments] = None
+                    metadata.arguments = {callee: [list(a) for a in found] for callee, found in passed.items()}
                 metadata.sources["calls"] = TREE_SITTER
             analysis.metadata[chunk.id] = metadata
         _list_reexports(chunks, analysis.metadata, interface.public)
@@ -130,7 +139,7 @@ class SyntaxAnalyzer:
         return Metadata(
             imports=imports_used(words, imports_by_local),
             exports=[api_name(chunk.symbol, chunk.language)] if is_exported(chunk, public) else [],
-            calls=[c for c in calls_in(body) if c != chunk.name] if chunk.kind is not ChunkKind.CLASS else [],
+            calls=[c for c in calls_in(body, chunk.language) if c != chunk.name] if chunk.kind is not ChunkKind.CLASS else [],
             isAsync=bool(asynchronous.search(chunk.signature)),
             throwsException=throws,
             securityBoundary=security_reason(chunk.content, chunk.language),
@@ -204,6 +213,8 @@ def merge_metadata(answers: list[Metadata]) -> Metadata:
     for answer in answers:
         for callee, locations in answer.definitions.items():
             merged.definitions.setdefault(callee, locations)
+        for callee, passed in answer.arguments.items():
+            merged.arguments.setdefault(callee, passed)
         if "all" in answer.sources:
             merged.sources.setdefault("all", answer.sources["all"])
     if merged.definitions:

@@ -14,6 +14,7 @@ from ..core.records import Chunk, Metadata
 from ..core.text import split_identifier
 from ..languages.receivers import receiver_rules
 from ..languages.statements import STATEMENTS, StatementShapes
+from .tree_sitter_tier import RESULT_PREFIX
 
 EFFECT_PHRASES = {
     "file": "reads or writes files",
@@ -36,7 +37,7 @@ BARE_NAME = re.compile(r"^[A-Za-z_$][\w$]*$")
 
 def called_names(metadata: Metadata) -> list[str]:
     """The names a chunk calls, as written at the call sites (one place to read them from)."""
-    return list(metadata.calls)
+    return list(dict.fromkeys(c.removeprefix(RESULT_PREFIX) for c in metadata.calls))
 
 
 def code_sentences(chunk: Chunk, metadata: Metadata) -> str:

@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pathspec
@@ -31,6 +31,7 @@ from ..core.redact import secret_file_rule
 from ..core.repository import TrackedFiles
 from ..core.regular_files import read_regular, special_kind
 from ..languages import GENERATED_NAMES, PLAIN_TEXT, language_for
+from ..languages.c_family import settle_headers
 
 ALWAYS_PRUNED = frozenset(
     {".git", ".hg", ".svn", ".refdoc", "node_modules", "__pycache__", ".venv", "venv", ".tox",
@@ -142,6 +143,9 @@ def discover(
                     result.warnings.append(
                         f"{relative}: not valid UTF-8; read with replacement characters"
                     )
+    cpp_headers = settle_headers([(f.path, f.language) for f in result.files])
+    if cpp_headers:
+        result.files = [replace(f, language="cpp") if f.path in cpp_headers else f for f in result.files]
     return result
 
 
@@ -176,10 +180,12 @@ def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFi
     if name.endswith(MINIFIED_NAME_SUFFIXES) or _looks_minified(data):
         return SkippedFile(relative, SkipReason.MINIFIED, "long lines")
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")
         decode_errors = False
     except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
         decode_errors = True
+    spec = language_for(relative, text) or spec
     return SourceFile(
         path=relative,
         language=spec.name,

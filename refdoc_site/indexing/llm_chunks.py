@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from ..core.records import ChunkSummary, Document
 from ..core.text import MAX_PROSE, MIN_PROSE, first_sentences, split_identifier
 from ..llm.session import LlmSession
+from .code_facts import called_names
 
 PROMPT_VERSION = "summaries-1"
 """Part of the index fingerprint: a change to the prompts below asks every question again."""
@@ -84,7 +85,7 @@ def chunk_messages(document: Document, language: str) -> list[dict]:
         f"Signature: {chunk.signature}" if chunk.signature else "",
         f"Part {chunk.part} of a longer {chunk.kind.value}" if chunk.part else "",
         listed("Imports used", metadata.imports),
-        listed("Calls", metadata.calls),
+        listed("Calls", called_names(metadata)),
         listed("Analysis found", found, "; "),
         "Code:",
         chunk.content[:MAX_CODE_CHARS],
@@ -95,7 +96,7 @@ def chunk_words(document: Document) -> frozenset[str]:
     """The lower-case words of a chunk's own names (symbol, signature, calls, imports) a
     reply about it can be expected to use at least one of."""
     chunk, metadata = document.chunk, document.metadata
-    names = IDENTIFIER.findall(" ".join([chunk.symbol, chunk.signature, *metadata.calls, *metadata.imports]))
+    names = IDENTIFIER.findall(" ".join([chunk.symbol, chunk.signature, *called_names(metadata), *metadata.imports]))
     words = {part for name in names for part in (name.lower(), *split_identifier(name))}
     return frozenset(w for w in words if len(w) >= MIN_NAME_WORD and not w.isdigit() and w not in GENERIC_WORDS)
 

@@ -69,8 +69,11 @@ def strip_strings_and_comments(text: str, language: str) -> str:
     return STRING_OR_COMMENT.sub(lambda m: m.group(0)[0] * 2 if m.group(0)[0] in "\"'`" else " ", text)
 
 
-def calls_in(body: str) -> list[str]:
-    """Names called in a body, as written (`self.parse`, `os.path.join`), first use first."""
+def calls_in(body: str, language: str = "") -> list[str]:
+    """Names called in a body, as written (`self.parse`, `os.path.join`), first use first;
+    the language's declarations and macro definitions (`NOT_CALL_TEXT`) call nothing."""
+    for pattern in patterns.NOT_CALL_TEXT.get(language, ()):
+        body = pattern.sub("", body)
     names = []
     for match in patterns.CALLED_NAME.finditer(body):
         if not patterns.CALL_OPENING.match(body, match.end()):

@@ -36,6 +36,9 @@ class CallSite:
     """0-based row of the called name."""
     column: int
     """0-based byte offset of the called name in its row."""
+    arguments: tuple[str, ...] | None = None
+    """The call's arguments, where its syntax tells: each a literal's kind (`string`,
+    `number`, `boolean`, `null`), `=name` for a plain name, else `` (what picks an overload)."""
 
 
 def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[CallSite]]:
@@ -59,13 +62,20 @@ def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[
             continue
         name = captures["name"][0]
         start = min(n.start_byte for n in (name, *captures.get("callee", ())))
-        callee = as_written(data[start : name.end_byte].decode("utf-8", errors="replace"))
-        if callee and callee.rsplit(".", 1)[-1] not in patterns.NOT_CALLS:
-            found.append((name.start_byte, CallSite(callee, name.start_point[0], name.start_point[1])))
+        written = data[start : name.end_byte].decode("utf-8", errors="replace")
+        callee = as_written(written)
+        if callee and (("." in callee) or callee not in patterns.NOT_CALLS):  # `Chain::new` is a call
+            constructed = CONSTRUCTED.match(written)
+            if constructed and "." not in callee:  # `new Builder(…).add`: a method of the class built
+                callee = f"{constructed.group(1)}.{callee}"
+            elif _on_a_result(written, callee):
+                callee = RESULT_PREFIX + callee
+            found.append((name.start_byte, CallSite(callee, name.start_point[0], name.start_point[1], _call_arguments(name))))
     found.sort(key=lambda item: item[0])
     owner = _innermost_chunk_by_row(chunks, text.count("\n") + 1)
-    broken = _error_rows(tree.root_node)
-    unparsed = _chunks_over_rows(chunks, broken)
+    # a chunk whose own rows hold an error reads its calls from the regular expressions;
+    # the module's rest is not broken by an error inside one of its definitions
+    unparsed = _chunks_owning_rows(owner, _error_rows(tree.root_node))
     sites: dict[str, list[CallSite]] = {
         c.id: [] for c in chunks if c.id not in unparsed and c.kind is not ChunkKind.CLASS and c.language not in PROSE_LANGUAGES
     }
@@ -80,6 +90,47 @@ def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[
 
 
 DOTTED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+RESULT_PREFIX = "()."
+"""Marks a method called on what another call returned (`make().run` is `().run`): its
+receiver is no name, so neither `this` nor a local (the resolver reads `()` as such)."""
+CONSTRUCTED = re.compile(r"\s*new\s+([A-Za-z_][\w.]*)\s*(?:<[^()]*>)?\s*\((?:[^()]|\([^()]*\))*\)\s*\.\s*\w+\s*$")
+"""`new Builder(type, name).addModifiers`: the called name's receiver is a new `Builder`."""
+ON_A_RESULT = re.compile(r"[)\]}>]\s*(?:\?\.|\.|::|->)\s*$")
+
+
+LITERAL_KINDS = (("string", "string"), ("char", "string"), ("number", "number"), ("integer", "number"),
+                 ("decimal", "number"), ("real", "number"), ("float", "number"), ("true", "boolean"),
+                 ("false", "boolean"), ("boolean", "boolean"), ("null", "null"), ("nullptr", "null"))
+"""Node type fragments of literals (across grammars) → the kind of value they are."""
+
+
+def _call_arguments(name) -> tuple[str, ...] | None:
+    """The arguments of the call whose called name is `name` (its nearest enclosing node
+    with an `arguments` field, a few levels up: `a.b.c(…)`), each as a kind."""
+    node = name.parent
+    for _ in range(4):
+        if node is None:
+            return None
+        arguments = node.child_by_field_name("arguments")
+        if arguments is not None:
+            return tuple(_argument_kind(child) for child in arguments.named_children if "comment" not in child.type)
+        node = node.parent
+    return None
+
+
+def _argument_kind(node) -> str:
+    if node.type == "argument" and node.named_child_count == 1:  # C#'s wrapper
+        node = node.named_children[0]
+    if node.type == "identifier":
+        return "=" + (node.text or b"").decode("utf-8", errors="replace")
+    return next((kind for fragment, kind in LITERAL_KINDS if fragment in node.type and "literal" in node.type or node.type == fragment), "")
+
+
+def _on_a_result(written: str, callee: str) -> bool:
+    """Whether the called name follows a call's (or an index's, a literal's) result."""
+    last = callee.rsplit(".", 1)[-1]
+    head = written.rstrip()[: -len(last)] if written.rstrip().endswith(last) else ""
+    return "." not in callee and bool(ON_A_RESULT.search(head))
 
 
 def as_written(expression: str) -> str:
@@ -121,16 +172,10 @@ def _innermost_chunk_by_row(chunks: list[Chunk], rows: int) -> list[Chunk | None
     return owner
 
 
-def _chunks_over_rows(chunks: list[Chunk], rows: set[int]) -> set[str]:
-    """Ids of the chunks whose lines hold any of the 0-based rows (a bisection per chunk,
-    so a file full of syntax errors costs chunks × log rows)."""
-    ordered = sorted(rows)
-    found = set()
-    for chunk in chunks:
-        index = bisect.bisect_left(ordered, chunk.start_line - 1)
-        if index < len(ordered) and ordered[index] <= chunk.end_line - 1:
-            found.add(chunk.id)
-    return found
+def _chunks_owning_rows(owner: list[Chunk | None], rows: set[int]) -> set[str]:
+    """Ids of the chunks that are the innermost around any of the 0-based rows (one
+    look-up a row: a file full of syntax errors costs its rows)."""
+    return {chunk.id for row in rows if row < len(owner) and (chunk := owner[row]) is not None}
 
 
 def _error_rows(root) -> set[int]:

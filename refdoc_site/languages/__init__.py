@@ -29,6 +29,8 @@ from pathlib import Path, PurePosixPath
 
 from tree_sitter import Language, Parser, Query, QueryCursor
 
+from .c_family import HEADER_SUFFIX, first_branches, header_language, without_annotation_macros
+
 QUERY_DIR = Path(__file__).parent / "queries"
 
 
@@ -231,10 +233,14 @@ def language_named(name: str) -> LanguageSpec:
     return _BY_NAME[name]
 
 
-def language_for(path: str) -> LanguageSpec | None:
-    """The language of a repository path, or None when no row claims it."""
+def language_for(path: str, text: str | None = None) -> LanguageSpec | None:
+    """The language of a repository path, or None when no row claims it; with the file's
+    text, a `.h` showing C++ constructs is C++ (`c_family.header_language`)."""
     pure = PurePosixPath(path)
-    return _BY_FILENAME.get(pure.name) or _BY_EXTENSION.get(pure.suffix.lower())
+    spec = _BY_FILENAME.get(pure.name) or _BY_EXTENSION.get(pure.suffix.lower())
+    if text is not None and spec is not None and spec.name == "c" and pure.suffix.lower() == HEADER_SUFFIX:
+        return _BY_NAME[header_language(text) or "c"]
+    return spec
 
 
 @cache
@@ -325,7 +331,33 @@ def parse(spec: LanguageSpec, text: str):  # -> tree_sitter.Tree | None
         return None
     if spent > budget:
         return None
-    return parser.parse(data, old_tree=textless)
+    tree = parser.parse(data, old_tree=textless)
+    if tree.root_node.has_error and spec.name in C_FAMILY:
+        # an `#if` inside an expression breaks the rest of the file: its first branches alone may parse
+        try:
+            alternative = parser.parse(
+                without_annotation_macros(first_branches(text)).encode("utf-8"), progress_callback=over_time
+            )
+        except ValueError:  # out of CPU time: the first tree stands
+            return tree
+        if _error_count(alternative.root_node) < _error_count(tree.root_node):
+            return alternative
+    return tree
+
+
+C_FAMILY = ("c", "cpp")
+
+
+def _error_count(root) -> int:
+    """Error and missing nodes of a tree (a cheap measure of how much of it parsed)."""
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            count += 1
+        elif node.has_error:
+            stack.extend(node.children)
+    return count
 
 
 QUERY_MAX_START_DEPTH = 50_000

@@ -61,6 +61,25 @@ NOT_CALLS = frozenset(
     throw match case async func fn unless until defined void""".split()
 )
 
+_C_DIRECTIVE = re.compile(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", M)
+"""A preprocessor line with its backslash continuations: a macro's body is a definition."""
+_C_PROTOTYPE = re.compile(
+    r"^[ \t]*(?!(?:return|else|do|case|goto|throw|delete|new|co_return|co_yield)\b)"
+    # a return type: words, `::`, `<…>`, `*`/`&`, or a macro wrapping one (`CJSON_PUBLIC(cJSON *)`)
+    r"(?:(?:[A-Za-z_][\w:]*(?:<[^<>;(){}\n]*>)?|[A-Z_][A-Z0-9_]*\([^()\n]*\))[^\S\n]*[*&]*[^\S\n]+[*&]*){1,6}"
+    r"~?[A-Za-z_][\w:]*[^\S\n]*\([^;{}]*\)"
+    r"(?:[^\S\n]*(?:const|override|final|noexcept|=[^\S\n]*(?:0|default|delete)|[A-Z_][A-Z0-9_]*(?:\([^()\n]*\))?))*"
+    r"[^\S\n]*;",
+    M,
+)
+"""A declaration: a type, then a name and its parameters, then `;` (`static int f(int);`,
+`Status Delete(const Slice&) override;`); a call statement has no type before its name."""
+NOT_CALL_TEXT: dict[str, tuple[re.Pattern[str], ...]] = {
+    "c": (_C_DIRECTIVE, _C_PROTOTYPE),
+    "cpp": (_C_DIRECTIVE, _C_PROTOTYPE),
+}
+"""Text blanked before the regular expressions look for calls: it declares, never calls."""
+
 ASYNC: dict[str, re.Pattern[str]] = {
     "python": re.compile(r"^\s*(?:@[^\n]*\n\s*)*async\s+def\b"),
     "javascript": re.compile(r"\basync\b"),

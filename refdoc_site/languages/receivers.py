@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .builtins import BUILTIN_METHODS
+
 
 @dataclass(frozen=True)
 class ReceiverRules:
@@ -49,7 +51,27 @@ class ReceiverRules:
     a function assigned to any other object (`res.send = function`) is reached through
     it, never by its bare name."""
     package_members: bool = False
-    """Whether a type's methods may be declared in any file of its folder (Go's package)."""
+    """Whether a type's methods may be declared in any file of its folder (Go's package,
+    a Rust crate's modules), and the folder's types are visible unimported (Java's package)."""
+    package_scope: bool = False
+    """Whether a folder is one namespace: its files' top-level names are visible in each
+    other unimported (Go's package, Java's package); a Rust module's are not."""
+    static_types: bool = False
+    """Whether a declared type is the receiver's whole truth: a parameter, local or field
+    declared with a type no repository class bears (`bytes.Buffer`, `Set<String>`, `&str`)
+    holds a library value, whose methods are never the repository's."""
+    typed: tuple[re.Pattern[str], ...] = field(default_factory=tuple)
+    """With `static_types`: on a chunk's source, group `name`: a parameter or local, group
+    `type`: its declared type as written (`*pflag.FlagSet`, `Map<K, V>`, `&'a mut Formatter`)."""
+    path_prefixes: frozenset[str] = frozenset()
+    """Heads of a path that name the root, not a receiver (Rust's `crate::`, `super::`)."""
+    members_anywhere: bool = False
+    """Whether a class's methods may be defined in any file of the repository (C++)."""
+    overloads: bool = False
+    """Whether methods of one name may differ by parameters (a call of a method's own name
+    inside it may be another overload)."""
+    typed_fields: tuple[re.Pattern[str], ...] = field(default_factory=tuple)
+    """With `static_types`: the same for the fields on a class's source."""
 
 
 _PYTHON_BUILTIN_METHODS = frozenset(
@@ -151,9 +173,22 @@ _ECMASCRIPT = ReceiverRules(
     ),
 )
 
+_GO_TYPE = r"(?P<type>\*?(?:\[\d*\])*\*?[A-Za-z_][\w.]*(?:\[[^\]\n]{0,80}\])?)"
+"""A Go type as written: `*Command`, `[]string`, `*pflag.FlagSet`, `List[T]`."""
+
 _GO = ReceiverRules(
     receiver=re.compile(r"^func\s*\(\s*(?P<name>\w+)\s+\*?\s*\w+"),
+    builtin_methods=BUILTIN_METHODS["go"],
     package_members=True,
+    package_scope=True,
+    static_types=True,
+    typed=(
+        # parameters (`c *Command, args []string`, a shared type: `a, b string`), `var x T`, `x := y.(*T)`
+        re.compile(rf"[(,]\s*(?P<name>[a-z_]\w*)\s+{_GO_TYPE}\s*[,)]"),
+        re.compile(rf"\bvar\s+(?P<name>[a-z_]\w*)\s+{_GO_TYPE}"),
+        re.compile(r"\b(?P<name>[a-z_]\w*)(?:\s*,\s*\w+)?\s*:?=\s*\w+\.\((?P<type>\*?[\w.]+)\)"),
+    ),
+    typed_fields=(re.compile(rf"^\s*(?P<name>[A-Za-z_]\w*)\s+{_GO_TYPE}\s*(?:`[^`]*`)?\s*(?://.*)?$", re.MULTILINE),),
     # `c := &Client{…}`, `c := Client{…}`, `var c *Client`, `c *Client` (a parameter)
     bindings=(
         re.compile(r"\b(?P<name>[a-z_]\w*)\s*:?=\s*&?(?P<type>[A-Z]\w*)\s*\{"),
@@ -166,13 +201,27 @@ _GO = ReceiverRules(
     fields=(re.compile(r"^\s*(?P<name>\w+)\s+\*?(?P<type>[A-Z]\w*)\s*(?:`[^`]*`)?\s*$", re.MULTILINE),),
 )
 
+_RUST_TYPE = r"(?P<type>(?:&\s*(?:'\w+\s+)?(?:mut\s+)?|\*(?:const|mut)\s+)*(?:dyn\s+|impl\s+)?[A-Za-z_][\w:]*(?:<[^;{}\n]{0,160}?>)?)"
+"""A Rust type as written: `Ref<'a, ErrorImpl>`, `&mut fmt::Formatter`, `&str`, `*const T`."""
+
 _RUST = ReceiverRules(
-    self_names=frozenset({"self"}),
+    self_names=frozenset({"self", "Self"}),
+    path_prefixes=frozenset({"crate", "super"}),
+    builtin_methods=BUILTIN_METHODS["rust"],
+    package_members=True,
+    static_types=True,
+    typed=(
+        # parameters and `let x: T`
+        re.compile(rf"[(,]\s*(?:mut\s+)?(?P<name>[a-z_]\w*)\s*:\s*{_RUST_TYPE}\s*[,)=]"),
+        re.compile(rf"\blet\s+(?:mut\s+)?(?P<name>[a-z_]\w*)\s*:\s*{_RUST_TYPE}\s*="),
+    ),
+    typed_fields=(re.compile(rf"^\s*(?:pub(?:\([^)]*\))?\s+)?(?P<name>[a-z_]\w*)\s*:\s*{_RUST_TYPE}\s*,", re.MULTILINE),),
     # `let t = Transport::new()` is written `Transport::new`; `let t: Transport = …`
     bindings=(re.compile(r"\blet\s+(?:mut\s+)?(?P<name>[a-z_]\w*)\s*:\s*&?(?:mut\s+)?(?P<type>[A-Z]\w*)\b(?!\s*<)"),),
     call_bindings=(re.compile(r"\blet\s+(?:mut\s+)?(?P<name>[a-z_]\w*)\s*=\s*(?P<call>[A-Za-z_][\w.]*)\s*\("),),
-    returns=re.compile(r"->\s*&?(?:mut\s+)?(?P<type>[A-Z]\w*)\s*(?:where\b.*)?\{?\s*$"),
-    fields=(re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?P<name>[a-z_]\w*)\s*:\s*&?(?P<type>[A-Z]\w*)\b(?!\s*<)", re.MULTILINE),),
+    # `-> Mut<'a, T>` is a `Mut`; `-> Self` the impl's own type
+    returns=re.compile(r"->\s*&?(?:'\w+\s+)?(?:mut\s+)?(?P<type>[A-Z]\w*)\s*(?:<[^{}]*>)?\s*(?:where\b.*)?\{?\s*$"),
+    fields=(re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?P<name>[a-z_]\w*)\s*:\s*&?(?P<type>[A-Z]\w*)\b", re.MULTILINE),),
 )
 
 _IMPLICIT_THIS = ReceiverRules(
@@ -182,10 +231,60 @@ _IMPLICIT_THIS = ReceiverRules(
     bindings=(re.compile(r"\b(?P<type>[A-Z]\w*)\s*[*&]?\s+(?P<name>[a-z_]\w*)\s*[;=({]"),),
 )
 
+_JAVA_TYPE = (
+    r"(?P<type>(?:[A-Z][\w]*\.)*[A-Z]\w*(?:<[^;{}()\n]{0,160}?>)?(?:\[\])*"
+    r"|(?:int|long|short|byte|char|boolean|float|double|String|string|object|bool|decimal)\b(?:\[\])*)"
+)
+"""A declared type: `CodeWriter`, `Map<String, List<T>>`, `Type[]`, `FieldSpec.Builder`, a primitive."""
+
+
+def _statically_typed(language: str, self_name: str, bases: str) -> ReceiverRules:
+    """Java's, C#'s and C++'s receivers: `this`, bare names of the class's own methods,
+    parameters, locals and fields declared with their types, bases after `extends`/`:`."""
+    declared = (
+        # `CodeWriter codeWriter,` `final Set<String> names =`, `List<T> list;`, `Type t)`
+        re.compile(rf"(?<![\w.<])(?:final\s+|const\s+)?{_JAVA_TYPE}\s*[*&]?\s+(?P<name>[a-z_]\w*)\s*(?:[;=,)]|:(?!:))"),
+    )
+    constructed = (
+        # `var handler = (RequestHandlerWrapper<T>)…`, `var b = new Builder(…)`, `auto x = new Foo(`
+        re.compile(r"\b(?:var|auto)\s+(?P<name>[a-z_]\w*)\s*=\s*\(\s*(?P<type>[A-Z][\w.]*)(?:<[^;()\n]{0,160}>)?\s*\)"),
+        re.compile(r"\b(?:var|auto)\s+(?P<name>[a-z_]\w*)\s*=\s*new\s+(?P<type>[A-Z][\w.]*)"),
+    )
+    return ReceiverRules(
+        self_names=frozenset({self_name}),
+        implicit_self=True,
+        builtin_methods=BUILTIN_METHODS[language],
+        bases=re.compile(bases),
+        package_members=language == "java",
+        package_scope=language == "java",
+        members_anywhere=language == "cpp",
+        overloads=True,
+        static_types=True,
+        bindings=(re.compile(r"\b(?P<type>[A-Z]\w*)\s*[*&]?\s+(?P<name>[a-z_]\w*)\s*[;=({]"),),
+        typed=declared + constructed,
+        # at a line's start, after modifiers, ended by `;`, `=` or a property's `{ get`: no parameter
+        typed_fields=(
+            re.compile(
+                r"^[ \t]*(?:(?:public|private|protected|internal|static|readonly|final|const|volatile|transient|mutable)\s+)*"
+                rf"{_JAVA_TYPE}\s*[*&]?\s+(?P<name>[a-z_]\w*)\s*(?:[;=]|\{{\s*get)",
+                re.MULTILINE,
+            ),
+        ),
+    )
+
+
+_JAVA = _statically_typed(
+    "java", "this", r"\bclass\s+\w+(?:<[^{]*?>)?\s+extends\s+([\w.]+)"
+)
+_CSHARP = _statically_typed("csharp", "this", r"\b(?:class|struct|record)\s+\w+(?:<[^{:]*?>)?\s*:\s*([\w.]+)")
+_CPP = _statically_typed("cpp", "this", r"\b(?:class|struct)\s+(?:[A-Z_]+\s+)?\w+\s*(?:final\s*)?:\s*(?:public|protected|private)?\s*([\w:]+)")
+_C = ReceiverRules(builtin_methods=BUILTIN_METHODS["c"])
+
 RECEIVER_RULES: dict[str, ReceiverRules] = {
-    "java": _IMPLICIT_THIS,
-    "csharp": _IMPLICIT_THIS,
-    "cpp": _IMPLICIT_THIS,
+    "java": _JAVA,
+    "csharp": _CSHARP,
+    "cpp": _CPP,
+    "c": _C,
     "kotlin": _IMPLICIT_THIS,
     "python": _PYTHON,
     "javascript": _ECMASCRIPT,

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from ..core.records import Chunk, ChunkKind, Document
 from ..languages.receivers import ReceiverRules, receiver_rules
+from .declared_types import EXTENSION, DeclaredTypes, _definition_id, _folder, _matches, _owner
 
 ResolveImport = Callable[[str, str], list[str]]
 """(file, import as written) → the repository files it names."""
@@ -37,7 +38,7 @@ MAX_REEXPORT_DEPTH = 4
 DEFINITIONS = (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS)
 
 
-class CallResolver:
+class CallResolver(DeclaredTypes):
     """Indexes the repository's definitions once, then resolves calls chunk by chunk."""
 
     def __init__(self, documents: Iterable[Document], imports: dict[str, list[str]], resolve_import: ResolveImport) -> None:
@@ -53,13 +54,25 @@ class CallResolver:
         self.owner_files: dict[tuple[str, str], list[str]] = defaultdict(list)
         """(folder, owner) → the files declaring its methods (Go spreads them over a package)."""
         self.folder_files: dict[str, list[str]] = defaultdict(list)
+        self.extensions: dict[str, list[Chunk]] = defaultdict(list)
+        self.overloads: dict[tuple[str, str, str], list[Chunk]] = defaultdict(list)
+        """(file, owner, name) → the definitions of that name there, in source order."""
+        self.owner_anywhere: dict[str, list[str]] = defaultdict(list)
+        """Owner → every file declaring its methods (C++ defines them out of line anywhere)."""
         self._local_types: dict[str, dict[str, list[Chunk]]] = {}
+        self._declared: dict[str, dict[str, list[Chunk]]] = {}
         self._attributes: dict[tuple[str, str], dict[str, list[Chunk]]] = {}
+        self.windows: dict[str, list[Chunk]] = defaultdict(list)
         for document in documents:
             chunk = document.chunk
+            if chunk.kind in DEFINITIONS and chunk.part >= 1:
+                self.windows[_definition_id(chunk.id)].append(chunk)
             if chunk.kind not in DEFINITIONS or chunk.part > 1:
                 continue
             self.by_name[chunk.name].append(chunk)
+            self.overloads[(chunk.path, _owner(chunk), chunk.name)].append(chunk)
+            if EXTENSION.search(chunk.signature):
+                self.extensions[chunk.name].append(chunk)
             if chunk.path not in self.by_path:
                 self.folder_files[_folder(chunk.path)].append(chunk.path)
             self.by_path[chunk.path].append(chunk)
@@ -69,28 +82,49 @@ class CallResolver:
                 files = self.owner_files[(_folder(chunk.path), owner)]
                 if chunk.path not in files:
                     files.append(chunk.path)
+                if chunk.path not in self.owner_anywhere[owner]:
+                    self.owner_anywhere[owner].append(chunk.path)
             if not owner or owner in receiver_rules(chunk.language).module_objects:
                 self.top_level[(chunk.path, chunk.name)].append(chunk)
             if chunk.kind is ChunkKind.CLASS:
                 self.classes[(chunk.path, chunk.symbol)] = chunk
 
-    def resolve_call(self, chunk: Chunk, callee: str, definitions: dict[str, list[str]]) -> list[str]:
+    def resolve_call(
+        self, chunk: Chunk, callee: str, definitions: dict[str, list[str]], arguments: list[list[str]] | None = None
+    ) -> list[str]:
         """The chunk ids a call as written in `chunk` means: where a language server placed
         its definition when every place it named is a chunk (or outside the repository),
-        else by the receiver."""
+        else by the receiver; of overloads, those its sites' arguments fit."""
         short = callee.rsplit(".", 1)[-1]
         locations = definitions.get(callee)
         if locations:
             defined = [_defined_at(self.by_path, location, short) for location in locations]
             if all(target is not None for target in defined):
                 return [t for t in defined if t]
-        return [c.id for c in self.resolve(chunk, callee, self.local_types(chunk))]
+        found = self.constructors(self.resolve(chunk, callee, self.local_types(chunk)))
+        return [c.id for c in (self.by_arguments(chunk, found, arguments) if arguments else found)]
+
+
+    def constructors(self, targets: list[Chunk]) -> list[Chunk]:
+        """A class called (`new Foo(…)`, `Foo x(…)`) runs its constructor, where the
+        language gives it a chunk of its own (`Foo.Foo`)."""
+        found: list[Chunk] = []
+        for target in targets:
+            rules = receiver_rules(target.language)
+            constructor = None
+            if target.kind is ChunkKind.CLASS and rules.overloads:
+                constructor = next((self.members.get((f, target.symbol), {}).get(target.name) for f in self.declaring_files(target.path, target.symbol, rules) if self.members.get((f, target.symbol), {}).get(target.name)), None)
+            found.append(constructor or target)
+        return found
 
     def resolve(self, chunk: Chunk, callee: str, bindings: dict[str, list[Chunk]]) -> list[Chunk]:
         """The definitions a call as written in `chunk` means; none when unsure. `bindings`:
         the classes the chunk's local names hold."""
         rules = receiver_rules(chunk.language)
         receiver, _, name = callee.rpartition(".")
+        if receiver == RESULT:  # a method of what a call returned (`make().run`): only its name tells
+            return self.unique(name, rules)
+        receiver = _without_path_prefix(receiver, rules)
         owner = _owner(chunk)
         self_names = _self_names(chunk, rules)
         if receiver in self_names or (not receiver and rules.implicit_self and (chunk.path, owner) in self.classes):
@@ -100,13 +134,28 @@ class CallResolver:
         if not receiver:
             # a name neither defined nor imported here is a built-in, a local, or the
             # method of a call's result (`make().run` is kept as `run`)
-            found = self.visible(chunk.path, name)
+            found = self.visible(chunk.path, name) or self.in_package(chunk.path, name, rules)
             return found or ([] if self.imports_name(chunk.path, name) else self.unique(name, rules))
         head, _, attribute = receiver.partition(".")
-        if receiver in bindings:
+        typed = self.declared_types(chunk) if rules.static_types else {}
+        if receiver in bindings and receiver not in typed:  # a declared type outranks a guess
             classes = bindings[receiver]
         elif head in self_names and owner and attribute.isidentifier():
             classes = self.attribute_classes(chunk.path, owner, attribute, rules)
+            if not classes and attribute in self.declared_fields(chunk.path, owner, rules):
+                return []  # a field of a library type (`c.flags *pflag.FlagSet`)
+        elif rules.implicit_self and owner and head not in typed and head in self.declared_fields(chunk.path, owner, rules):
+            classes = self.attribute_classes(chunk.path, owner, head, rules)  # a field named without `this.`
+            if classes and attribute:
+                classes = [f for c in classes for f in self.attribute_classes(c.path, c.symbol, attribute, rules)]
+            if not classes:
+                return []
+        elif head in typed and head not in self_names:
+            classes = typed[head]
+            if classes and attribute:  # `e.inner.by_ref()`: the field of the declared type
+                classes = [f for c in classes for f in self.attribute_classes(c.path, c.symbol, attribute, rules)]
+            if not classes:  # declared with a library or built-in type (`buf *bytes.Buffer`, `s: &str`)
+                return self.extension(name)  # …unless the repository extends it (C#'s `this Type t`)
         else:
             classes = self.classes_named(chunk.path, receiver, rules) if not attribute else []
         if classes:
@@ -114,7 +163,9 @@ class CallResolver:
         in_modules = [d for path in self.modules(chunk.path, receiver) for d in self.visible(path, name)]
         if in_modules:
             return in_modules
-        return self.unique(name, rules)
+        if self.external_module(chunk.path, head):
+            return []  # `fmt.Sprintf`, `strings.Contains`: a package the file imports from outside
+        return self.extension(name) or self.unique(name, rules)
 
     def local_types(self, chunk: Chunk) -> dict[str, list[Chunk]]:
         """Local name → the repository classes it holds in the chunk: declared or
@@ -136,6 +187,7 @@ class CallResolver:
         self._local_types[chunk.id] = {name: classes for name, classes in types.items() if classes}
         return self._local_types[chunk.id]
 
+
     def returned_classes(self, chunk: Chunk, call: str) -> list[Chunk]:
         """The classes a call in `chunk` returns: the class it constructs, or the
         annotated return type of the function it calls."""
@@ -146,7 +198,10 @@ class CallResolver:
                 continue
             rules = receiver_rules(target.language)
             match = rules.returns.search(target.signature) if rules.returns else None
-            if match:
+            if match and match.group("type") == "Self" and _owner(target):
+                cls = self.class_of(target.path, _owner(target), rules)
+                found.update({cls.id: cls} if cls else {})
+            elif match:
                 found.update((c.id, c) for c in self.classes_named(target.path, match.group("type"), rules))
         return list(found.values())
 
@@ -166,13 +221,16 @@ class CallResolver:
         if key in self._attributes:
             return self._attributes[key]
         self._attributes[key] = {}  # a method's call resolved below may ask again
-        cls = self.classes.get(key)
-        rules = receiver_rules(cls.language if cls else self.by_path[path][0].language)
+        rules = receiver_rules(self.by_path[path][0].language) if self.by_path.get(path) else receiver_rules("")
+        cls = self.class_of(path, owner, rules)
         declared: dict[str, dict[str, Chunk]] = defaultdict(dict)
         inferred: dict[str, dict[str, Chunk]] = defaultdict(dict)
         if cls:
             for name, written in _matches(rules.fields, cls.content, "type").items():
-                declared[name].update((c.id, c) for t in written for c in self.classes_named(path, t, rules))
+                declared[name].update((c.id, c) for t in written for c in self.classes_named(cls.path, t, rules))
+            for name, written in _matches(rules.typed_fields, cls.content, "type").items():
+                typed = [self.type_classes(cls.path, t, rules) for t in written]
+                declared[name].update((c.id, c) for classes in typed for c in classes or ())
         for member in self.owned(path, owner, rules):
             for pattern in rules.attributes:
                 for match in pattern.finditer(member.content):
@@ -196,6 +254,8 @@ class CallResolver:
     def declaring_files(self, path: str, owner: str, rules: ReceiverRules) -> list[str]:
         """The file itself, then the other files of its folder declaring methods of the
         owner when the language spreads a type's methods over its package."""
+        if rules.members_anywhere:  # C++: a header declares, any source may define (`Status DB::Open(…)`)
+            return [path, *(f for f in self.owner_anywhere.get(owner, ()) if f != path)]
         if not rules.package_members:
             return [path]
         return [path, *(f for f in self.owner_files.get((_folder(path), owner), ()) if f != path)]
@@ -203,10 +263,30 @@ class CallResolver:
     def classes_named(self, path: str, name: str, rules: ReceiverRules) -> list[Chunk]:
         """The repository classes a type name written in `path` means."""
         found = [c for c in self.visible(path, name) if c.kind is ChunkKind.CLASS]
+        if not found and rules.static_types:  # a nested class named inside its file (`Builder` in FieldSpec.java)
+            nested = [c for c in self.by_path.get(path, ()) if c.kind is ChunkKind.CLASS and c.name == name and c.parent]
+            found = nested if len(nested) == 1 else []
+        if not found and self.imports_from_outside(path, name, rules):
+            return []  # `use core::error::Error`: the name is a library's, whatever the repository calls its own
         if not found and rules.package_members:
             siblings = self.folder_files.get(_folder(path), [])
             found = [c for f in siblings for c in self.top_level.get((f, name), ()) if c.kind is ChunkKind.CLASS]
+        if not found and rules.static_types:
+            # a namespace or a package the imports do not map to files (C#'s `using`, a
+            # nested class): the one class of that name in the repository's language
+            language = self.by_path[path][0].language if self.by_path.get(path) else ""
+            found = [c for c in self.by_name.get(name, ()) if c.kind is ChunkKind.CLASS and c.language == language and not c.parent]
+            found = found if len(found) == 1 else []
         return found
+
+
+    def in_package(self, path: str, name: str, rules: ReceiverRules) -> list[Chunk]:
+        """A top-level definition of another file of the folder, where the language
+        makes a package of it (Go's functions, Java's classes), when only one bears the name."""
+        if not rules.package_scope:
+            return []
+        found = [c for f in self.folder_files.get(_folder(path), ()) if f != path for c in self.top_level.get((f, name), ())]
+        return found if len(found) == 1 else []
 
     def unique(self, name: str, rules: ReceiverRules) -> list[Chunk]:
         """For a receiver of unknown type: the one repository definition of that name,
@@ -229,20 +309,29 @@ class CallResolver:
                 continue
             for target in self.resolve_import(path, module):
                 if target != path:
-                    found.extend(self.visible(target, name, depth + 1))
+                    found.extend(self.visible(target, name, depth + 1) or self.static_member(target, module, name))
         if not found and depth == 0:
             # includes, wildcard and package imports bring in every name: one that only
-            # one of the imported files defines
-            imported = {t for written in self.imports.get(path, ()) for t in self.resolve_import(path, written) if t != path}
-            found = [c for target in sorted(imported) for c in self.top_level.get((target, name), ())]
+            # one of the imported files defines (or a class of it, `import static …Util.*`)
+            imported = {(t, w) for w in self.imports.get(path, ()) for t in self.resolve_import(path, w) if t != path}
+            found = [c for target, _ in sorted(imported) for c in self.top_level.get((target, name), ())]
+            found = found or [c for target, written in sorted(imported) for c in self.static_member(target, written, name)]
             found = found if len(found) == 1 else []
         return list({c.id: c for c in found}.values())
+
+    def static_member(self, path: str, module: str, name: str) -> list[Chunk]:
+        """`name` as a member of the class an import names (Java's `import static
+        pkg.Util.checkArgument` and `pkg.Util.*`: the method `checkArgument` of `Util`)."""
+        owner = re.split(r"[./]|::", module.rstrip(".*"))[-1]
+        member = self.members.get((path, owner), {}).get(name)
+        return [member] if member is not None else []
+
 
     def imports_name(self, path: str, name: str) -> bool:
         """Whether the file imports `name` itself (`var accepts = require('accepts')`,
         `from os.path import join`): a bare call of it is that import, whatever the
         repository defines elsewhere."""
-        return any(written == name or written.endswith(("." + name, "/" + name)) for written in self.imports.get(path, ()))
+        return any(written == name or written.endswith(("." + name, "/" + name, "::" + name)) for written in self.imports.get(path, ()))
 
     def modules(self, path: str, receiver: str) -> list[str]:
         """The repository files a receiver names as an imported module (`utils`,
@@ -287,8 +376,10 @@ class CallResolver:
             if not base or "=" in base or base.startswith("*"):
                 continue
             module, _, name = base.rpartition(".")
-            paths = self.modules(cls.path, module) if module else [cls.path]
-            found.extend(c for path in paths for c in self.visible(path, name) if c.kind is ChunkKind.CLASS)
+            if not module:  # the file's own, an imported, or (Java, Go) a same-package class
+                found.extend(self.classes_named(cls.path, name, rules))
+                continue
+            found.extend(c for path in self.modules(cls.path, module) for c in self.visible(path, name) if c.kind is ChunkKind.CLASS)
         return found
 
 
@@ -314,9 +405,9 @@ def call_graph(documents: list[Document], imports: dict[str, list[str]], resolve
         targets: list[str] = []
         unresolved: list[str] = []
         for callee in document.metadata.calls:
-            found = resolver.resolve_call(chunk, callee, document.metadata.definitions)
+            found = resolver.resolve_call(chunk, callee, document.metadata.definitions, document.metadata.arguments.get(callee))
             if not found:
-                unresolved.append(callee)
+                unresolved.append(callee.removeprefix(RESULT + "."))
             targets.extend(t for t in found if t != chunk.id)
         graph.calls[chunk.id] = list(dict.fromkeys(targets))
         if unresolved:
@@ -327,24 +418,6 @@ def call_graph(documents: list[Document], imports: dict[str, list[str]], resolve
     return graph
 
 
-def _matches(patterns: Iterable[re.Pattern[str]], text: str, group: str) -> dict[str, set[str]]:
-    """Group `name` → the values of `group` the patterns find for it in the text."""
-    found: dict[str, set[str]] = defaultdict(set)
-    for pattern in patterns:
-        for match in pattern.finditer(text):
-            found[match.group("name")].add(match.group(group))
-    return found
-
-
-def _owner(chunk: Chunk) -> str:
-    """What `self`/`this` means in a chunk: its class, or for a method assigned outside
-    one (`res.send = function`, `Foo.prototype.bar`, Go's `func (c *Client) Do`) the
-    object, constructor or type before its name."""
-    if chunk.parent:
-        return chunk.parent
-    return chunk.symbol.rpartition(".")[0] if chunk.kind is ChunkKind.METHOD else ""
-
-
 def _self_names(chunk: Chunk, rules: ReceiverRules) -> frozenset[str]:
     """The receivers naming the chunk's owner: the language's, and a receiver its
     signature declares (Go)."""
@@ -352,8 +425,14 @@ def _self_names(chunk: Chunk, rules: ReceiverRules) -> frozenset[str]:
     return rules.self_names | {match.group("name")} if match else rules.self_names
 
 
-def _folder(path: str) -> str:
-    return path.rpartition("/")[0]
+RESULT = "()"
+"""The receiver of a method called on a call's result (`make().run` is `().run`)."""
+
+
+def _without_path_prefix(receiver: str, rules: ReceiverRules) -> str:
+    """`crate.ErrorImpl` → `ErrorImpl`: a path from the crate's root names the type itself."""
+    head, _, rest = receiver.partition(".")
+    return rest if rest and head in rules.path_prefixes else receiver
 
 
 def _module_importing(written: str, name: str) -> str | None:
