@@ -15,6 +15,7 @@ from ..core.config import ChunkSettings
 from ..core.records import Chunk, ChunkKind, SourceFile
 from ..core.tokens import count_tokens, windows
 from ..languages import LanguageSpec, language_named, parse, tree_matches
+from ..languages.doc_comments import normalize as normalize_doc_comment
 from ..languages.patterns import LICENSE_HEADER
 from .text_chunks import chunk_document, window_chunks
 
@@ -246,7 +247,16 @@ TypeScript member decorators): skipped for the docstring, covered with the defin
 
 def _comment_above(node, spec: LanguageSpec, data: bytes) -> str:
     comments = [c for c in _comments_above(node, spec) if c.type in spec.comment_types]
-    return strip_comment_markers("\n".join(_text(c, data) for c in comments))
+    return doc_comment(comments, spec, data)
+
+
+def doc_comment(comments: list, spec: LanguageSpec, data: bytes) -> str:
+    """Comment nodes as one doc comment in the plain form (`languages/doc_comments.py`).
+
+    A Rust `///` node holds its line's newline: joined as they are, every line would be
+    a paragraph of its own."""
+    joined = "\n".join(_text(c, data).removesuffix("\n").removesuffix("\r") for c in comments)
+    return normalize_doc_comment(strip_comment_markers(joined), spec.doc_format)
 
 
 DOC_BLOCK_GAP = 2
@@ -283,7 +293,9 @@ def _comments_above(node, spec: LanguageSpec) -> list:
     return comments[::-1]
 
 
-COMMENT_MARKER_RE = re.compile(r"^\s*(?:/\*[*!]?|\*/|\*(?!/)|//[/!]?|#+|--)\s?")
+COMMENT_MARKER_RE = re.compile(r"^\s*(?:/\*[*!]?|\*/|\*(?!/)|//[/!]?|#+|--) ?")
+"""A comment line's marker and the one space after it; a tab after it is the text's own
+indentation (GoDoc's code blocks are `//\t` lines)."""
 
 
 def strip_comment_markers(text: str) -> str:
@@ -361,7 +373,7 @@ def _file_comment(root, spec: LanguageSpec, data: bytes, rows: set[int]) -> str:
         else:
             blocks.append([node])
     for block in blocks:
-        text = strip_comment_markers("\n".join(_text(node, data) for node in block))
+        text = doc_comment(block, spec, data)
         if text and not LICENSE_HEADER.search(text):
             return text
     return ""

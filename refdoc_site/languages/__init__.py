@@ -47,6 +47,9 @@ class LanguageSpec:
     """`python`: the first string statement of a body; `comment`: comments written above."""
     comment_types: tuple[str, ...] = ("comment",)
     """tree-sitter node types that hold comments."""
+    doc_format: str = ""
+    """How its doc comments are written (`rustdoc`, `godoc`, `javadoc`, `xmldoc`,
+    `doxygen`: `doc_comments.FORMATS`); "" for plain text."""
     wrapper_types: tuple[str, ...] = ()
     """Parent node types that belong to a definition's span (decorators, `export`)."""
     name_rewrites: tuple[tuple[str, str], ...] = ()
@@ -127,12 +130,14 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "go",
         extensions=(".go",),
+        doc_format="godoc",
         grammar=("tree_sitter_go", "language"),
         line_comment=C_COMMENTS,
     ),
     LanguageSpec(
         "rust",
         extensions=(".rs",),
+        doc_format="rustdoc",
         grammar=("tree_sitter_rust", "language"),
         comment_types=("line_comment", "block_comment"),
         name_rewrites=((r"::", "."),),
@@ -142,6 +147,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "java",
         extensions=(".java",),
+        doc_format="javadoc",
         grammar=("tree_sitter_java", "language"),
         comment_types=("line_comment", "block_comment"),
         line_comment=C_COMMENTS,
@@ -149,6 +155,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "csharp",
         extensions=(".cs",),
+        doc_format="xmldoc",
         grammar=("tree_sitter_c_sharp", "language"),
         comment_types=("comment",),
         line_comment=C_COMMENTS,
@@ -156,6 +163,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "c",
         extensions=(".c", ".h"),
+        doc_format="doxygen",
         grammar=("tree_sitter_c", "language"),
         comment_types=("comment",),
         wrapper_types=("type_definition", "declaration", "field_declaration"),
@@ -164,6 +172,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "cpp",
         extensions=(".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".ipp"),
+        doc_format="doxygen",
         grammar=("tree_sitter_cpp", "language"),
         comment_types=("comment",),
         wrapper_types=(
