@@ -25,12 +25,12 @@ from .regex_tier import (
     calls_in,
     chunk_body,
     imports_used,
-    is_exported,
     local_name,
     security_reason,
     strip_strings_and_comments,
 )
 from .tree_sitter_tier import TREE_SITTER, call_sites, file_interface
+from .visibility import ExportContext, is_exported
 
 LSP = "lsp"
 """The language server tier's name in `Metadata.sources` (the others: TREE_SITTER, REGEX)."""
@@ -95,8 +95,9 @@ class SyntaxAnalyzer:
             imports_by_local.setdefault(local_name(name), []).append((position, name))
         sites = call_sites(source.language, text, chunks) if self.tree_sitter else {}
         analysis = FileAnalysis(imports=interface.imports)
+        context = ExportContext(text, chunks)
         for chunk in chunks:
-            metadata = self._chunk_metadata(chunk, imports_by_local, interface.public)
+            metadata = self._chunk_metadata(chunk, imports_by_local, interface.public, context)
             if "imports" in metadata.sources:
                 metadata.sources["imports"] = interface.imports_tier
                 metadata.sources["exports"] = interface.exports_tier
@@ -111,7 +112,11 @@ class SyntaxAnalyzer:
         pass
 
     def _chunk_metadata(
-        self, chunk: Chunk, imports_by_local: dict[str, list[tuple[int, str]]], public: set[str] | None
+        self,
+        chunk: Chunk,
+        imports_by_local: dict[str, list[tuple[int, str]]],
+        public: list[str] | None,
+        context: ExportContext,
     ) -> Metadata:
         if chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW) and chunk.language in PROSE_LANGUAGES:
             return Metadata(sources={"all": REGEX})
@@ -129,7 +134,7 @@ class SyntaxAnalyzer:
         asynchronous = patterns.ASYNC.get(chunk.language, patterns.ASYNC["*"])
         return Metadata(
             imports=imports_used(words, imports_by_local),
-            exports=[api_name(chunk.symbol, chunk.language)] if is_exported(chunk, public) else [],
+            exports=[api_name(chunk.symbol, chunk.language)] if is_exported(chunk, public, context) else [],
             calls=[c for c in calls_in(body) if c != chunk.name] if chunk.kind is not ChunkKind.CLASS else [],
             isAsync=bool(asynchronous.search(chunk.signature)),
             throwsException=throws,

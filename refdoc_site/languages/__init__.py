@@ -6,7 +6,8 @@ marks definitions with captures:
 
 - `@definition.function`, `@definition.class`: a node that becomes one chunk;
 - `@scope`: a node that only lends its `@name` to the qualified names inside it
-  (a Rust `impl` block);
+  (a Rust `impl` block); `@scope.namespace` one whose functions stay functions (a Rust
+  inline `mod`);
 - `@name` (or `@name.object` + `@name.property`, joined with a dot): the name as written;
 - `@receiver`: a Go method's receiver type, prefixed to the method's name;
 - `@body`: where the signature ends.
@@ -51,7 +52,10 @@ class LanguageSpec:
     """How its doc comments are written (`rustdoc`, `godoc`, `javadoc`, `xmldoc`,
     `doxygen`: `doc_comments.FORMATS`); "" for plain text."""
     wrapper_types: tuple[str, ...] = ()
-    """Parent node types that belong to a definition's span (decorators, `export`)."""
+    """Parent node types that belong to a definition's span (decorators, `export`) when
+    they hold that definition only."""
+    signature_wrappers: tuple[str, ...] = ()
+    """Wrapper types whose text begins the signature (Go's `type` keyword)."""
     name_rewrites: tuple[tuple[str, str], ...] = ()
     """Regex substitutions that turn a name as written into the qualified-name form."""
     line_comment: tuple[str, ...] = ()
@@ -132,6 +136,8 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         extensions=(".go",),
         doc_format="godoc",
         grammar=("tree_sitter_go", "language"),
+        wrapper_types=("type_declaration",),
+        signature_wrappers=("type_declaration",),
         line_comment=C_COMMENTS,
     ),
     LanguageSpec(

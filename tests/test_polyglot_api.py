@@ -1,0 +1,285 @@
+"""The definitions and the public API of Go, Rust, Java, C# and C files, by each
+language's rules: what a user of the package, crate or assembly can reach, and nothing
+its own keyword alone would make public inside a private type, module or file."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from helpers import dedent, write_repo
+
+from refdoc_site.core.config import ChunkSettings, Config
+from refdoc_site.core.records import ChunkKind, SourceFile
+from refdoc_site.indexing.analyze import SyntaxAnalyzer
+from refdoc_site.indexing.chunk import chunk_file
+from refdoc_site.pipeline import Workspace, index, summarize
+
+
+def analysed(path: str, language: str, text: str):
+    text = dedent(text)
+    data = text.encode("utf-8")
+    file = SourceFile(path, language, len(data), hashlib.sha256(data).hexdigest())
+    chunks = chunk_file(file, text, ChunkSettings())
+    return chunks, SyntaxAnalyzer().analyze(file, text, chunks)
+
+
+def exported(path: str, language: str, text: str) -> list[str]:
+    chunks, analysis = analysed(path, language, text)
+    return [name for chunk in chunks for name in analysis.metadata[chunk.id].exports]
+
+
+def definitions(path: str, language: str, text: str) -> list[tuple[str, str]]:
+    chunks, _ = analysed(path, language, text)
+    return [(c.kind.value, c.symbol) for c in chunks if c.kind is not ChunkKind.MODULE]
+
+
+GO = '''
+    package cobra
+
+    // PositionalArgs validates the arguments.
+    type PositionalArgs func(cmd *Command, args []string) error
+
+    type ShellCompDirective int
+
+    const (
+        ShellCompDirectiveError ShellCompDirective = 1 << iota
+        shellCompDirectiveHidden
+    )
+
+    var EnablePrefixMatching = false
+
+    type (
+        // Command is a command.
+        Command struct{ Use string }
+        flagCompError struct{ flag string }
+    )
+
+    func (e *flagCompError) Error() string { return e.flag }
+
+    func (c *Command) Execute() error { return nil }
+'''
+
+
+def test_go_types_of_every_kind_are_definitions_one_per_spec():
+    assert definitions("command.go", "go", GO) == [
+        ("class", "PositionalArgs"),
+        ("class", "ShellCompDirective"),
+        ("class", "Command"),
+        ("class", "flagCompError"),
+        ("method", "flagCompError.Error"),
+        ("method", "Command.Execute"),
+    ]
+    chunks, _ = analysed("command.go", "go", GO)
+    command = next(c for c in chunks if c.symbol == "Command")
+    assert command.start_line == 17 and command.docstring == "Command is a command."
+    assert next(c for c in chunks if c.symbol == "PositionalArgs").signature == (
+        "type PositionalArgs func(cmd *Command, args []string) error"
+    )
+
+
+def test_go_api_has_exported_consts_and_no_method_of_an_unexported_type():
+    names = exported("command.go", "go", GO)
+    assert "flagCompError.Error" not in names and "flagCompError" not in names
+    assert {"PositionalArgs", "ShellCompDirective", "Command", "Command.Execute"} <= set(names)
+    assert {"ShellCompDirectiveError", "EnablePrefixMatching"} <= set(names)
+    assert "shellCompDirectiveHidden" not in names
+
+
+RUST_LIB = '''
+    //! An error library.
+
+    mod chain;
+    mod macros;
+
+    pub use crate::kind::Wrapped as Wrapper;
+    pub(crate) use crate::chain::Chain;
+
+    pub struct Error {
+        inner: u8,
+    }
+
+    /// `Result<T, Error>`
+    pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+    pub trait Context<T> {
+        /// Wrap the error value with additional context.
+        fn context(self, context: &str) -> Result<T>;
+    }
+
+    impl Error {
+        pub fn msg(message: &str) -> Self {
+            Error { inner: 0 }
+        }
+
+        pub(crate) fn construct(inner: u8) -> Self {
+            Error { inner }
+        }
+    }
+
+    pub(crate) struct ErrorImpl;
+
+    impl ErrorImpl {
+        pub fn error(&self) -> u8 {
+            0
+        }
+    }
+
+    /// Return early with an error.
+    #[macro_export]
+    macro_rules! bail {
+        ($msg:literal) => {
+            return Err($msg)
+        };
+    }
+
+    macro_rules! internal {
+        () => {};
+    }
+
+    #[doc(hidden)]
+    pub mod __private {
+        pub fn must_use(error: u8) -> u8 {
+            error
+        }
+    }
+
+    mod ext {
+        pub trait StdError {}
+    }
+'''
+
+
+def test_rust_api_follows_pub_module_privacy_hidden_docs_and_macro_export():
+    names = exported("src/lib.rs", "rust", RUST_LIB)
+    assert {"Error", "Result", "Context", "Context.context", "Error.msg", "bail", "Wrapper"} <= set(names)
+    for private in ("Error.construct", "ErrorImpl", "ErrorImpl.error", "internal", "__private.must_use",
+                    "ext.StdError", "Chain"):
+        assert private not in names, private
+
+
+def test_rust_type_aliases_and_macros_are_definitions_and_impl_bodies_are_not_repeated():
+    found = definitions("src/lib.rs", "rust", RUST_LIB)
+    assert ("class", "Result") in found and ("function", "bail") in found
+    assert ("function", "__private.must_use") in found  # named through its inline module
+    chunks, _ = analysed("src/lib.rs", "rust", RUST_LIB)
+    module = "\n".join(c.content for c in chunks if c.kind is ChunkKind.MODULE)
+    assert "Error { inner: 0 }" not in module and "pub fn msg" not in module
+    assert "impl Error {" in module  # the impl header no definition holds stays
+
+
+def test_a_rust_file_api_through_the_whole_pipeline(tmp_path: Path):
+    repo = write_repo(tmp_path / "repo", {"Cargo.toml": '[package]\nname = "errs"\n', "src/lib.rs": RUST_LIB})
+    workspace = Workspace.create(repo, Config(), tmp_path / "store", tmp_path / "site")
+    index(workspace)
+    api = summarize(workspace).files["src/lib.rs"].public_api
+    assert api[:3] == ["Error", "Result", "Context"]
+    assert {"bail", "Wrapper"} <= set(api) and "ErrorImpl" not in api and "internal" not in api
+
+
+JAVA = '''
+    package com.squareup.javapoet;
+
+    final class CodeWriter {
+      public CodeWriter emit(String s) { return this; }
+    }
+
+    public final class AnnotationSpec {
+      public static Builder builder() { return null; }
+
+      private static class Visitor {
+        public void visitString(String s) {}
+      }
+
+      public interface Emitter {
+        void emit(CodeWriter writer);
+        private void helper() {}
+      }
+    }
+'''
+
+
+def test_java_members_of_non_public_types_are_not_api_and_interface_members_are():
+    names = exported("src/AnnotationSpec.java", "java", JAVA)
+    assert "CodeWriter" not in names and "CodeWriter.emit" not in names
+    assert "AnnotationSpec.Visitor.visitString" not in names
+    assert {"AnnotationSpec", "AnnotationSpec.builder", "AnnotationSpec.Emitter", "AnnotationSpec.Emitter.emit"} <= set(names)
+    assert "AnnotationSpec.Emitter.helper" not in names
+
+
+CSHARP = '''
+    namespace MediatR;
+
+    public interface ISender
+    {
+        /// <summary>Send a request.</summary>
+        Task<TResponse> Send<TResponse>(IRequest<TResponse> request);
+
+        bool IsReady { get; }
+    }
+
+    internal static class HandlersOrderer
+    {
+        public static IList<object> Prioritize(IList<object> handlers) => handlers;
+    }
+
+    public readonly struct Unit
+    {
+        public static bool operator ==(Unit first, Unit second) => true;
+
+        public int Count { get; set; }
+
+        private int Hidden { get; set; }
+
+        public override string ToString() => "()";
+    }
+'''
+
+
+def test_csharp_properties_operators_and_interface_members_are_definitions_and_api():
+    found = definitions("src/ISender.cs", "csharp", CSHARP)
+    for definition in (("method", "ISender.Send"), ("method", "ISender.IsReady"), ("method", "Unit.operator =="),
+                       ("method", "Unit.Count")):
+        assert definition in found, definition
+    names = exported("src/ISender.cs", "csharp", CSHARP)
+    assert {"ISender", "ISender.Send", "ISender.IsReady", "Unit", "Unit.operator ==", "Unit.Count"} <= set(names)
+    assert "HandlersOrderer" not in names and "HandlersOrderer.Prioritize" not in names
+    assert "Unit.Hidden" not in names
+
+
+C_HEADER = '''
+    #ifndef cJSON__h
+    #define cJSON__h
+
+    /* Iterate over the items of an array. */
+    #define cJSON_ArrayForEach(element, array) for(element = (array != NULL) ? (array)->child : NULL; element != NULL; element = element->next)
+
+    #define CJSON_VERSION_MAJOR 1
+
+    typedef struct cJSON {
+        struct cJSON *next;
+    } cJSON;
+
+    #endif
+'''
+
+C_SOURCE = '''
+    #define can_read(buffer, size) ((buffer != NULL) && (((buffer)->offset + size) <= (buffer)->length))
+
+    typedef struct {
+        const unsigned char *content;
+    } parse_buffer;
+
+    static int parse_hex4(const unsigned char * const input) { return 0; }
+
+    int cJSON_GetArraySize(const cJSON *array) { return can_read(array, 1); }
+'''
+
+
+def test_c_function_like_macros_are_definitions_api_only_in_a_header():
+    assert ("function", "cJSON_ArrayForEach") in definitions("cJSON.h", "c", C_HEADER)
+    header = exported("cJSON.h", "c", C_HEADER)
+    assert {"cJSON_ArrayForEach", "cJSON"} <= set(header)
+    assert ("function", "can_read") in definitions("cJSON.c", "c", C_SOURCE)
+    source = exported("cJSON.c", "c", C_SOURCE)
+    assert source == ["cJSON_GetArraySize"]  # the macro and the typedef are local to the .c file
