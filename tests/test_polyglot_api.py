@@ -283,3 +283,34 @@ def test_c_function_like_macros_are_definitions_api_only_in_a_header():
     assert ("function", "can_read") in definitions("cJSON.c", "c", C_SOURCE)
     source = exported("cJSON.c", "c", C_SOURCE)
     assert source == ["cJSON_GetArraySize"]  # the macro and the typedef are local to the .c file
+
+
+def test_go_effects_come_from_go_rules_tied_to_imports():
+    text = '''
+        package cobra
+
+        import (
+            "os"
+
+            flag "github.com/spf13/pflag"
+        )
+
+        func (c *Command) ExecuteC() (cmd *Command, err error) {
+            err = cmd.execute(os.Args)
+            return cmd, err
+        }
+
+        func hasNoOptDefVal(name string, fs *flag.FlagSet) bool {
+            flag := fs.Lookup(name)
+            return flag != nil
+        }
+
+        func writeScript(path string) error {
+            f, err := os.Create(path)
+            return err
+        }
+    '''
+    chunks, analysis = analysed("command.go", "go", text)
+    effects = {c.symbol: analysis.metadata[c.id].effects for c in chunks}
+    assert effects["Command.ExecuteC"] == [] and effects["hasNoOptDefVal"] == []
+    assert effects["writeScript"] == ["file"]

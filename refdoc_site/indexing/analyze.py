@@ -18,6 +18,7 @@ from typing import Protocol
 
 from ..core.records import Chunk, ChunkKind, Metadata, SourceFile
 from ..languages import patterns
+from ..languages.effects import effects_in
 from ..languages.exports import api_name, marked_private
 from .regex_tier import (
     PROSE_LANGUAGES,
@@ -97,7 +98,7 @@ class SyntaxAnalyzer:
         analysis = FileAnalysis(imports=interface.imports)
         context = ExportContext(text, chunks)
         for chunk in chunks:
-            metadata = self._chunk_metadata(chunk, imports_by_local, interface.public, context)
+            metadata = self._chunk_metadata(chunk, imports_by_local, interface.public, context, interface.imports)
             if "imports" in metadata.sources:
                 metadata.sources["imports"] = interface.imports_tier
                 metadata.sources["exports"] = interface.exports_tier
@@ -117,6 +118,7 @@ class SyntaxAnalyzer:
         imports_by_local: dict[str, list[tuple[int, str]]],
         public: list[str] | None,
         context: ExportContext,
+        file_imports: list[str],
     ) -> Metadata:
         if chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW) and chunk.language in PROSE_LANGUAGES:
             return Metadata(sources={"all": REGEX})
@@ -124,11 +126,7 @@ class SyntaxAnalyzer:
         raises = patterns.RAISES.get(chunk.language, patterns.RAISES["*"])
         throws = bool(raises.search(body))
         words = set(BARE_NAME.findall(body))
-        effects = [
-            name
-            for name, pattern in patterns.EFFECTS.items()
-            if any(piece in body for piece in patterns.EFFECT_GATES[name]) and pattern.search(body)
-        ]
+        effects = effects_in(body, chunk.language, file_imports)
         if throws:
             effects.append("raising")
         asynchronous = patterns.ASYNC.get(chunk.language, patterns.ASYNC["*"])
