@@ -187,3 +187,18 @@ def test_doxygen_commands_become_fields():
     assert "\\brief" not in chunk.docstring and "[in]" not in chunk.docstring
     tables = {block.key: block for block in parse_docstring(chunk.docstring).blocks if block.kind == "table"}
     assert [row.name for row in tables["parameters"].rows] == ["value"] and tables["returns"].rows
+
+
+def test_go_build_tags_are_not_a_file_comment():
+    text = '''
+        //go:build !windows
+        // +build !windows
+
+        package cobra
+
+        var preExecHookFn func(*Command)
+    '''
+    module = chunks_of("command_notwin.go", "go", text)["(module)"]
+    assert module.docstring == ""
+    documented = chunks_of("doc.go", "go", "//go:build ignore\n\n// Package cobra is a commander.\npackage cobra\n\nvar x = 1\n")
+    assert documented["(module)"].docstring == "Package cobra is a commander."

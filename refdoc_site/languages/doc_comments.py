@@ -65,11 +65,13 @@ def _markdown_links(line: str) -> str:
 # --- GoDoc --------------------------------------------------------------------------------
 
 GO_HEADING = re.compile(r"^#\s+\S")
+GO_DIRECTIVE = re.compile(r"^(?:go:\w+|\+build\b|nolint\b|lint:)")
+"""Tool directives (`//go:build !windows`, `// +build`, `//go:generate`): not documentation."""
 
 
 def _godoc(text: str) -> str:
     """GoDoc: indented runs are code, `# Heading` a heading, `[Name]` a link to a name."""
-    lines = text.split("\n")
+    lines = [line for line in text.split("\n") if not GO_DIRECTIVE.match(line)]
     out: list[str] = []
     index = 0
     while index < len(lines):
