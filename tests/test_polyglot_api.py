@@ -314,3 +314,55 @@ def test_go_effects_come_from_go_rules_tied_to_imports():
     effects = {c.symbol: analysis.metadata[c.id].effects for c in chunks}
     assert effects["Command.ExecuteC"] == [] and effects["hasNoOptDefVal"] == []
     assert effects["writeScript"] == ["file"]
+
+
+MEDIATR_LIKE = {
+    "src/MediatR.Contracts/IRequest.cs": """
+        namespace MediatR;
+
+        public interface IRequest<out TResponse> { }
+    """,
+    "src/MediatR.Contracts/Unit.cs": """
+        namespace MediatR;
+
+        public readonly struct Unit { }
+    """,
+    "src/MediatR/Mediator.cs": """
+        namespace MediatR;
+
+        public class Mediator
+        {
+            public Task<TResponse> Send<TResponse>(IRequest<TResponse> request) => null;
+        }
+    """,
+    "src/MediatR/Pipeline/RequestPreProcessorBehavior.cs": """
+        namespace MediatR.Pipeline;
+
+        public class RequestPreProcessorBehavior
+        {
+            public Unit Handle() => default;
+        }
+    """,
+    "test/MediatR.Tests/SendTests.cs": """
+        using MediatR;
+
+        namespace MediatR.Tests;
+
+        public class SendTests
+        {
+            public void Should_send(Mediator mediator) { }
+        }
+    """,
+}
+
+
+def test_csharp_namespaces_and_using_make_the_module_map(tmp_path: Path):
+    repo = write_repo(tmp_path / "repo", MEDIATR_LIKE)
+    workspace = Workspace.create(repo, Config(), tmp_path / "store", tmp_path / "site")
+    index(workspace)
+    hierarchy = summarize(workspace)
+    modules = {name: module for name, module in hierarchy.modules.items()}
+    assert "src/MediatR.Contracts" in modules and "src/MediatR" in modules, sorted(modules)
+    assert modules["src/MediatR"].depends_on == ["src/MediatR.Contracts"]
+    assert modules["src/MediatR.Contracts"].depends_on == []  # it uses no type of src/MediatR
+    assert "src/MediatR" in modules["test/MediatR.Tests"].depends_on

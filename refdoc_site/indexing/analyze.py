@@ -53,6 +53,8 @@ class FileAnalysis:
     of that chunk's `sources`."""
     deferred: bool = False
     """The analyzer would have looked at the file with more time: a later build asks again."""
+    namespaces: list[str] = field(default_factory=list)
+    """Namespaces the file declares (C#), which other files' imports name."""
 
     @classmethod
     def unanswered(cls, chunks: list[Chunk], deferred: bool = False) -> FileAnalysis:
@@ -95,7 +97,7 @@ class SyntaxAnalyzer:
         for position, name in enumerate(interface.imports):
             imports_by_local.setdefault(local_name(name), []).append((position, name))
         sites = call_sites(source.language, text, chunks) if self.tree_sitter else {}
-        analysis = FileAnalysis(imports=interface.imports)
+        analysis = FileAnalysis(imports=interface.imports, namespaces=interface.namespaces)
         context = ExportContext(text, chunks)
         for chunk in chunks:
             metadata = self._chunk_metadata(chunk, imports_by_local, interface.public, context, interface.imports)
@@ -179,6 +181,7 @@ class MergedAnalyzer:
         merged = FileAnalysis(
             imports=list(dict.fromkeys(name for result in results for name in result.imports)),
             deferred=any(result.deferred for result in results),
+            namespaces=list(dict.fromkeys(name for result in results for name in result.namespaces)),
         )
         for chunk in chunks:
             answers = [result.metadata[chunk.id] for result in results if chunk.id in result.metadata]
