@@ -366,3 +366,56 @@ def test_csharp_namespaces_and_using_make_the_module_map(tmp_path: Path):
     assert modules["src/MediatR"].depends_on == ["src/MediatR.Contracts"]
     assert modules["src/MediatR.Contracts"].depends_on == []  # it uses no type of src/MediatR
     assert "src/MediatR" in modules["test/MediatR.Tests"].depends_on
+
+
+def test_rust_items_of_a_private_module_file_are_api_only_through_a_public_type(tmp_path: Path):
+    files = {
+        "Cargo.toml": '[package]\nname = "errs"\n',
+        "src/lib.rs": """
+            mod chain;
+            mod error;
+            mod macros;
+            pub mod api;
+            #[doc(hidden)]
+            pub mod private;
+
+            pub struct Error {
+                inner: u8,
+            }
+        """,
+        "src/chain.rs": """
+            pub struct Chain;
+
+            pub fn walk() {}
+        """,
+        "src/error.rs": """
+            use crate::Error;
+
+            impl Error {
+                pub fn root_cause(&self) -> u8 {
+                    self.inner
+                }
+            }
+        """,
+        "src/macros.rs": """
+            #[macro_export]
+            macro_rules! bail {
+                ($msg:literal) => {
+                    return Err($msg)
+                };
+            }
+        """,
+        "src/api.rs": "pub fn open() {}\n",
+        "src/private.rs": "pub fn helper() {}\n",
+        "src/api/inner.rs": "pub fn deep() {}\n",
+    }
+    files["src/api.rs"] = "pub mod inner;\n\npub fn open() {}\n"
+    repo = write_repo(tmp_path / "repo", files)
+    workspace = Workspace.create(repo, Config(), tmp_path / "store", tmp_path / "site")
+    index(workspace)
+    api = {path: summary.public_api for path, summary in summarize(workspace).files.items()}
+    assert api["src/chain.rs"] == []
+    assert api["src/private.rs"] == []
+    assert api["src/error.rs"] == ["Error.root_cause"]
+    assert api["src/macros.rs"] == ["bail"]
+    assert api["src/api.rs"] == ["open"] and api["src/api/inner.rs"] == ["deep"]

@@ -79,6 +79,36 @@ every enclosing definition must be API too (a public method of a package-private
 is not), and Go's capital letter holds for the receiver type as for the method."""
 HEADER_EXTENSIONS = (".h", ".hh", ".hpp", ".hxx", ".inc")
 
+
+@dataclass(frozen=True)
+class ModuleFiles:
+    """A language whose modules are files declared by a parent file (Rust's `mod chain;`
+    in `src/lib.rs` is `src/chain.rs` or `src/chain/mod.rs`): a file's items are API only
+    when every declaration on the way from the crate root is public."""
+
+    roots: tuple[str, ...]
+    """File names of a crate root whose declarations start the tree."""
+    folder_files: tuple[str, ...]
+    """File names whose declared modules live beside them, not in a folder of their name."""
+    declaration: re.Pattern[str]
+    """A module declared in its parent's text; groups `above` (attributes), `public`, `name`."""
+    hidden: re.Pattern[str]
+    """An attribute in `above` that hides the module however it is declared."""
+    crate_wide: re.Pattern[str]
+    """A signature that is API wherever it is defined (`#[macro_export] macro_rules!`)."""
+
+
+MODULE_FILES: dict[str, ModuleFiles] = {
+    "rust": ModuleFiles(
+        roots=("lib.rs",),
+        folder_files=("lib.rs", "main.rs", "mod.rs"),
+        declaration=re.compile(r"(?m)^(?P<above>(?:[ \t]*#\[[^\n]*\n)*)[ \t]*(?P<public>pub[ \t]+)?mod[ \t]+(?P<name>\w+)[ \t]*;"),
+        hidden=re.compile(r"#\[doc\s*\(\s*hidden\s*\)\]"),
+        crate_wide=re.compile(r"^macro_rules!"),
+    ),
+}
+"""Per language with module files, how its module tree is read (`understanding/crate_api.py`)."""
+
 ECMASCRIPT = ("javascript", "typescript", "tsx")
 """Languages that share CommonJS exports and JSDoc conventions."""
 
