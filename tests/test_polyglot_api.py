@@ -13,6 +13,7 @@ from refdoc_site.core.config import ChunkSettings, Config
 from refdoc_site.core.records import ChunkKind, SourceFile
 from refdoc_site.indexing.analyze import SyntaxAnalyzer
 from refdoc_site.indexing.chunk import chunk_file
+from refdoc_site.languages.imports import RepoFiles, rules_for
 from refdoc_site.pipeline import Workspace, index, summarize
 
 
@@ -419,3 +420,16 @@ def test_rust_items_of_a_private_module_file_are_api_only_through_a_public_type(
     assert api["src/error.rs"] == ["Error.root_cause"]
     assert api["src/macros.rs"] == ["bail"]
     assert api["src/api.rs"] == ["open"] and api["src/api/inner.rs"] == ["deep"]
+
+
+def test_java_static_and_package_imports_name_the_repository_files():
+    files = RepoFiles({
+        "src/main/java/com/squareup/javapoet/Util.java": "java",
+        "src/main/java/com/squareup/javapoet/TypeSpec.java": "java",
+        "src/main/java/com/squareup/javapoet/model/Field.java": "java",
+    })
+    resolve = rules_for("java").resolve
+    importer = "src/main/java/com/squareup/javapoet/TypeSpec.java"
+    assert resolve(files, importer, "com.squareup.javapoet.Util.checkArgument") == ["src/main/java/com/squareup/javapoet/Util.java"]
+    assert resolve(files, importer, "com.squareup.javapoet.model") == ["src/main/java/com/squareup/javapoet/model/Field.java"]
+    assert resolve(files, importer, "java.util.List") == []

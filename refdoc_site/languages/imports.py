@@ -180,7 +180,16 @@ def _c_include(files: RepoFiles, path: str, name: str) -> list[str]:
 
 
 def _java(files: RepoFiles, path: str, name: str) -> list[str]:
-    return files.unique_suffix(name.replace(".", "/") + ".java")
+    """`a.b.C` is `…/a/b/C.java`; a static import `a.b.C.member` names the same file, and
+    `a.b.*` (stored as `a.b`) the package: one file of its folder stands for it."""
+    pieces = name.split(".")
+    for end in range(len(pieces), 1, -1):
+        found = files.unique_suffix("/".join(pieces[:end]) + ".java")
+        if found:
+            return found
+    folder = "/".join(pieces)
+    members = sorted(p for d, paths in files.directories.items() if d == folder or d.endswith("/" + folder) for p in paths if p.endswith(".java"))
+    return members[:1]
 
 
 # --- Go -------------------------------------------------------------------------------------
