@@ -202,3 +202,21 @@ def test_go_build_tags_are_not_a_file_comment():
     assert module.docstring == ""
     documented = chunks_of("doc.go", "go", "//go:build ignore\n\n// Package cobra is a commander.\npackage cobra\n\nvar x = 1\n")
     assert documented["(module)"].docstring == "Package cobra is a commander."
+
+
+def test_badges_are_not_a_crate_summary():
+    text = '''
+        //! [![github]](https://github.com/dtolnay/anyhow)&ensp;[![crates-io]](https://crates.io/crates/anyhow)
+        //!
+        //! [github]: https://img.shields.io/badge/github-8da0cb
+        //!
+        //! This library provides [`anyhow::Error`][Error], a trait object based error
+        //! type for easy idiomatic error handling in Rust applications.
+
+        pub struct Error;
+    '''
+    module = chunks_of("src/lib.rs", "rust", text)["(module)"]
+    assert summary(module) == (
+        "This library provides anyhow::Error, a trait object based error type for easy idiomatic error handling "
+        "in Rust applications."
+    )

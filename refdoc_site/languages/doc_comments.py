@@ -56,7 +56,13 @@ def _rustdoc(text: str) -> str:
     return "\n".join(lines)
 
 
+MARKDOWN_IMAGE = re.compile(r"!\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])?")
+EMPTY_LINK = re.compile(r"\[\s*\](?:\([^)\n]*\)|\[[^\]\n]*\])")
+"""What is left of a badge (`[![github]](url)`) once its image is gone."""
+
+
 def _markdown_links(line: str) -> str:
+    line = EMPTY_LINK.sub("", MARKDOWN_IMAGE.sub("", line))
     line = MARKDOWN_REFERENCE_LINK.sub(r"\1", line)
     line = MARKDOWN_INLINE_LINK.sub(r"\1", line)
     return DOC_LINK.sub(lambda m: m[1] if m[1].startswith("`") else f"`{m[1]}`", line)
