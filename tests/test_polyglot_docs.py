@@ -210,12 +210,15 @@ def test_badges_are_not_a_crate_summary():
         //!
         //! [github]: https://img.shields.io/badge/github-8da0cb
         //!
+        //! <br>
+        //!
         //! This library provides [`anyhow::Error`][Error], a trait object based error
         //! type for easy idiomatic error handling in Rust applications.
 
         pub struct Error;
     '''
     module = chunks_of("src/lib.rs", "rust", text)["(module)"]
+    assert "<br>" not in module.docstring
     assert summary(module) == (
         "This library provides anyhow::Error, a trait object based error type for easy idiomatic error handling "
         "in Rust applications."

@@ -27,6 +27,8 @@ MARKDOWN_REFERENCE_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
 """`[`chain()`][Error::chain]`: the link text stays."""
 MARKDOWN_INLINE_LINK = re.compile(r"\[([^\]\n]+)\]\([^)\n]*\)")
 MARKDOWN_LINK_DEFINITION = re.compile(r"^\s*\[[^\]\n]+\]:\s*\S+.*$")
+HTML_ONLY_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>\s*)+$")
+"""A line of layout tags only (`<br>`, `<details>`): nothing to read."""
 DOC_LINK = re.compile(r"(?<![\]`\w])\[((?:[\w:.]+(?:\(\))?)|`[^`\n]+`)\](?![\[(:])")
 """An intra-doc or GoDoc link `[Error::chain]`, `[io.Reader]`: a code name."""
 
@@ -50,7 +52,7 @@ def _rustdoc(text: str) -> str:
             fence, hides = opened[1], opened[2] in RUST_CODE_INFO
             lines.append(f"{opened[1]}{'rust' if hides else opened[2]}")
             continue
-        if MARKDOWN_LINK_DEFINITION.match(line):
+        if MARKDOWN_LINK_DEFINITION.match(line) or HTML_ONLY_LINE.match(line):
             continue
         lines.append(_markdown_links(html.unescape(line)))
     return "\n".join(lines)
