@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)")
 
@@ -23,9 +24,9 @@ FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)")
 
 RUST_CODE_INFO = frozenset({"", "rust", "no_run", "ignore", "should_panic", "compile_fail", "edition2018", "edition2021"})
 """Fence info strings of Rust doctests, whose `# `-prefixed lines rustdoc hides."""
-MARKDOWN_REFERENCE_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
+MARKDOWN_REFERENCE_LINK = re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]")
 """`[`chain()`][Error::chain]`: the link text stays."""
-MARKDOWN_INLINE_LINK = re.compile(r"\[([^\]\n]+)\]\([^)\n]*\)")
+MARKDOWN_INLINE_LINK = re.compile(r"\[([^\[\]\n]+)\]\([^()\n]*\)")
 MARKDOWN_LINK_DEFINITION = re.compile(r"^\s*\[[^\]\n]+\]:\s*\S+.*$")
 HTML_ONLY_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>\s*)+$")
 """A line of layout tags only (`<br>`, `<details>`): nothing to read."""
@@ -58,8 +59,8 @@ def _rustdoc(text: str) -> str:
     return "\n".join(lines)
 
 
-MARKDOWN_IMAGE = re.compile(r"!\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])?")
-EMPTY_LINK = re.compile(r"\[\s*\](?:\([^)\n]*\)|\[[^\]\n]*\])")
+MARKDOWN_IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\n]*\)|\[[^\[\]\n]*\])?")
+EMPTY_LINK = re.compile(r"\[ *\](?:\([^()\n]*\)|\[[^\[\]\n]*\])")
 """What is left of a badge (`[![github]](url)`) once its image is gone."""
 
 
@@ -103,55 +104,105 @@ def _dedented(lines: list[str]) -> list[str]:
     return [line[margin:] for line in lines]
 
 
+# --- markup read one tag at a time ---------------------------------------------------------
+
+MARKUP = re.compile(r"`[^`]*`|<(/?)([A-Za-z][\w-]*)([^<>]*?)(/?)>")
+"""A code span (kept as written) or a tag; every expression here is read once from left
+to right, so a comment of a thousand unclosed `<summary>` costs what its length does."""
+ATTRIBUTE = re.compile(r"\b(cref|name|langword|href)\s*=\s*\"([^\"]*)\"")
+
+
+class _Markup:
+    """Text written out piece by piece into nested parts: a section (`<summary>`), a code
+    span or block opened by a tag and closed by its end tag, or the text outside them."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[str, str, list[str]]] = [("", "", [])]
+        """(tag, attribute, pieces) of each open part, the outermost first."""
+        self.closed: list[tuple[str, str, str]] = []
+        """(tag, attribute, text) of the sections closed so far, in their order."""
+        self.open_count: dict[str, int] = {}
+
+    def write(self, text: str) -> None:
+        self.parts[-1][2].append(text)
+
+    def tags(self, text: str) -> Iterator[re.Match]:
+        """The tags of `text`, in order; the text between them (entities decoded) and its
+        code spans are written out as they come."""
+        position = 0
+        for match in MARKUP.finditer(text):
+            self.write(html.unescape(text[position : match.start()]))
+            position = match.end()
+            if match[2] is None:
+                self.write(match[0])
+            else:
+                yield match
+        self.write(html.unescape(text[position:]))
+
+    def open(self, tag: str, attribute: str = "") -> None:
+        self.parts.append((tag, attribute, []))
+        self.open_count[tag] = self.open_count.get(tag, 0) + 1
+
+    def close(self, tag: str) -> tuple[str, str] | None:
+        """The text and attribute of the innermost open `tag`, which ends here (with any
+        part opened inside it and never closed), or None when none is open."""
+        if not self.open_count.get(tag):
+            return None
+        inner: list[str] = []
+        while True:
+            name, attribute, pieces = self.parts.pop()
+            self.open_count[name] -= 1
+            inner.append("".join(pieces))
+            if name == tag:
+                return "".join(reversed(inner)), attribute
+
+    def finish(self) -> str:
+        while len(self.parts) > 1:
+            _name, _attribute, pieces = self.parts.pop()
+            self.write("".join(pieces))
+        return "".join(self.parts[0][2])
+
+
+def _fenced(code: str, language: str) -> str:
+    return "\n\n```" + language + "\n" + "\n".join(_dedented(code.strip("\n").split("\n"))) + "\n```\n\n"
+
+
 # --- Javadoc ------------------------------------------------------------------------------
 
 JAVADOC_INLINE = re.compile(r"\{@(code|literal|link|linkplain|value|docRoot|inheritDoc)\b\s*((?:[^{}]|\{[^{}]*\})*)\}")
-HTML_CODE = re.compile(r"<(code|tt|var)>(.*?)</\1>", re.DOTALL | re.IGNORECASE)
-HTML_PRE = re.compile(r"<pre>\s*(.*?)\s*</pre>", re.DOTALL | re.IGNORECASE)
-HTML_PARAGRAPH = re.compile(r"\s*<(?:p|br|/p|ul|/ul|ol|/ol|/li|div|/div|blockquote|/blockquote)\b[^>]*>\s*", re.IGNORECASE)
-HTML_ITEM = re.compile(r"\s*<li\b[^>]*>\s*", re.IGNORECASE)
-HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
+HTML_BREAKS = frozenset({"p", "br", "ul", "ol", "li", "div", "blockquote", "dl", "dt", "dd", "table", "tr", "h1", "h2", "h3", "h4", "h5", "h6"})
+HTML_INLINE_CODE = frozenset({"code", "tt", "var", "samp", "kbd"})
 
 
 def _javadoc(text: str) -> str:
-    text = HTML_PRE.sub(lambda m: "\n\n```java\n" + _javadoc_code(m[1]) + "\n```\n\n", text)
-    text = _outside_code(text, lambda prose: JAVADOC_INLINE.sub(_javadoc_tag, prose))
-    text = _outside_code(text, lambda prose: HTML_CODE.sub(lambda m: f"`{html.unescape(m[2]).strip()}`", prose))
-    text = _outside_code(text, _html_prose)
-    return _clean_prose(text)
-
-
-def _html_prose(text: str) -> str:
-    text = HTML_ITEM.sub("\n- ", text)
-    text = HTML_PARAGRAPH.sub("\n\n", text)
-    return html.unescape(HTML_TAG.sub("", text))
-
-
-CODE_SPAN = re.compile(r"(^[ \t]*(`{3,}|~{3,})[^\n]*\n[\s\S]*?^[ \t]*\2[ \t]*$|`[^`\n]+`)", re.MULTILINE)
-
-
-def _outside_code(text: str, change) -> str:
-    """`change` applied to the prose between code spans and fences, which stay as written."""
-    pieces = []
-    position = 0
-    for match in CODE_SPAN.finditer(text):
-        pieces.append(change(text[position : match.start()]))
-        pieces.append(match[0])
-        position = match.end()
-    pieces.append(change(text[position:]))
-    return "".join(pieces)
-
-
-def _javadoc_code(code: str) -> str:
-    inner = re.fullmatch(r"\{@code\s?(.*)\}", code.strip(), re.DOTALL)
-    body = inner[1] if inner else HTML_TAG.sub("", code)
-    return html.unescape(body).strip("\n")
+    """Javadoc: `{@code x}` and `<code>x</code>` are code, `{@link A#b label}` its label,
+    `<pre>` a code block, `<p>` and list items break paragraphs, other HTML is dropped."""
+    text = JAVADOC_INLINE.sub(_javadoc_tag, text)
+    markup = _Markup()
+    for match in markup.tags(text):
+        tag, closing = match[2].lower(), bool(match[1])
+        if tag == "pre" or tag in HTML_INLINE_CODE:
+            if not closing:
+                markup.open(tag)
+                continue
+            inner = markup.close(tag)
+            if inner is not None:
+                code = inner[0]
+                if tag == "pre":
+                    markup.write(_fenced(code[1:-1] if code.startswith("`") and code.endswith("`") else code, "java"))
+                else:
+                    markup.write(f"`{code.strip().strip('`')}`")
+        elif tag in HTML_BREAKS:
+            markup.write("\n- " if tag == "li" and not closing else "\n\n")
+    return _clean_prose(markup.finish())
 
 
 def _javadoc_tag(match: re.Match) -> str:
     tag, body = match[1], match[2].strip()
-    if tag in ("code", "literal"):
-        return f"`{body}`" if tag == "code" else body
+    if tag == "code":
+        return f"`{body}`"
+    if tag == "literal":
+        return html.escape(body, quote=False)  # read back as text, not as markup
     if tag in ("link", "linkplain", "value"):
         target, _, label = body.partition(" ")
         if label.strip():
@@ -163,70 +214,64 @@ def _javadoc_tag(match: re.Match) -> str:
 
 # --- C# XML documentation -----------------------------------------------------------------
 
-XML_REFERENCE = re.compile(r"<(see|seealso|paramref|typeparamref)\s+(?:cref|name|langword|href)\s*=\s*\"([^\"]*)\"\s*(?:/>|>(.*?)</\1>)", re.DOTALL)
-XML_NAMED = re.compile(r"<(param|typeparam|exception)\s+(?:name|cref)\s*=\s*\"([^\"]*)\"\s*>(.*?)</\1>|<(param|typeparam|exception)\s+(?:name|cref)\s*=\s*\"([^\"]*)\"\s*/>", re.DOTALL)
-XML_SECTION = re.compile(r"<(summary|remarks|returns|value|example)\b[^>]*>(.*?)</\1>", re.DOTALL)
-XML_CODE_BLOCK = re.compile(r"<code\b[^>]*>(.*?)</code>", re.DOTALL)
-XML_INLINE_CODE = re.compile(r"<c>(.*?)</c>", re.DOTALL)
-XML_BREAK = re.compile(r"\s*<(?:para|/para|br|list|/list|/item|/description|/term)\b[^>]*>\s*")
-XML_ITEM = re.compile(r"\s*<item\b[^>]*>\s*")
+XML_SECTIONS = frozenset({"summary", "remarks", "returns", "value", "example", "param", "typeparam", "exception"})
+XML_REFERENCES = frozenset({"see", "seealso", "paramref", "typeparamref"})
+XML_BREAKS = frozenset({"para", "br", "list", "item", "p"})
 
 
 def _xmldoc(text: str) -> str:
-    if not re.search(r"<\w", text):
+    """C#'s XML documentation: `<summary>` first, then `<remarks>`; `<param>`,
+    `<typeparam>`, `<returns>`/`<value>` and `<exception>` as `@param`/`@returns`/`@throws`
+    lines; `<example>` under an Examples heading; `<c>` and `<code>` code, `<see cref>` and
+    `<paramref>` code names (or their own text)."""
+    if "<" not in text:
         return text
-    text = XML_CODE_BLOCK.sub(lambda m: "\n```csharp\n" + "\n".join(_dedented(html.unescape(m[1]).strip("\n").split("\n"))) + "\n```\n", text)
-    text = XML_REFERENCE.sub(lambda m: _xml_reference(m[2], m[3]), text)
-    text = XML_INLINE_CODE.sub(lambda m: f"`{html.unescape(m[1]).strip()}`", text)
-    text = re.sub(r"<inheritdoc\b[^>]*/?>", "", text)
-    named: list[str] = []
-
-    def take_named(match: re.Match) -> str:
-        tag = match[1] or match[4]
-        name = _cref(match[2] if match[1] else match[5])
-        description = _one_line(match[3] or "")
-        if tag == "exception":
-            named.append(f"@throws {{{name}}} {description}".rstrip())
-        else:
-            named.append(f"@param {name} {description}".rstrip())
-        return ""
-
-    text = XML_NAMED.sub(take_named, text)
-    parts: list[str] = []
-    tail: list[str] = []
-    found = False
-    for match in XML_SECTION.finditer(text):
-        found = True
-        tag, body = match[1], _xml_prose(match[2])
-        if tag == "summary":
-            parts.insert(0, body)
-        elif tag in ("returns", "value"):
-            tail.append(f"@returns {_one_line(body)}")
-        elif tag == "example":
-            tail.extend(["# Examples", body])
-        else:
-            parts.append(body)
-    rest = XML_SECTION.sub("", text)
-    if not found:
-        parts.append(_xml_prose(rest))
-    elif HTML_TAG.sub("", rest).strip():
-        parts.append(_xml_prose(rest))
-    return "\n\n".join(p for p in [*parts, "\n".join(named), *tail] if p.strip())
+    markup = _Markup()
+    for match in markup.tags(text):
+        tag, closing, self_closing = match[2].lower(), bool(match[1]), bool(match[4])
+        attribute = ATTRIBUTE.search(match[3])
+        target = _cref(attribute[2]) if attribute else ""
+        if tag in XML_SECTIONS:
+            if self_closing:
+                markup.closed.append((tag, target, ""))
+            elif not closing:
+                markup.open(tag, target)
+            elif (inner := markup.close(tag)) is not None:
+                markup.closed.append((tag, inner[1], inner[0]))
+        elif tag in XML_REFERENCES:
+            if self_closing:
+                markup.write(f"`{target}`")
+            elif not closing:
+                markup.open(tag, target)
+            elif (inner := markup.close(tag)) is not None:
+                markup.write(inner[0].strip() or f"`{inner[1]}`")
+        elif tag in ("c", "code"):
+            if not closing and not self_closing:
+                markup.open(tag)
+            elif closing and (inner := markup.close(tag)) is not None:
+                markup.write(f"`{inner[0].strip()}`" if tag == "c" else _fenced(inner[0], "csharp"))
+        elif tag in XML_BREAKS:
+            markup.write("\n- " if tag == "item" and not closing else "\n\n")
+    rest = _clean_prose(markup.finish())
+    return _xml_sections(markup.closed, rest)
 
 
-def _xml_prose(text: str) -> str:
-    def prose(piece: str) -> str:
-        piece = XML_ITEM.sub("\n- ", piece)
-        piece = XML_BREAK.sub("\n\n", piece)
-        return html.unescape(HTML_TAG.sub("", piece))
-
-    return _clean_prose(_outside_code(text, prose))
-
-
-def _xml_reference(target: str, label: str | None) -> str:
-    if label and label.strip():
-        return label.strip()
-    return f"`{_cref(target)}`"
+def _xml_sections(sections: list[tuple[str, str, str]], rest: str) -> str:
+    prose = [_clean_prose(body) for tag, _, body in sections if tag == "summary"]
+    prose += [_clean_prose(body) for tag, _, body in sections if tag == "remarks"]
+    if rest:
+        prose.append(rest)
+    fields = []
+    for tag, name, body in sections:
+        line = " ".join(body.split())
+        if tag in ("param", "typeparam"):
+            fields.append(f"@param {name} {line}".rstrip())
+        elif tag == "exception":
+            fields.append(f"@throws {{{name}}} {line}".rstrip())
+        elif tag in ("returns", "value") and line:
+            fields.append(f"@returns {line}")
+    examples = [f"# Examples\n\n{_clean_prose(body)}" for tag, _, body in sections if tag == "example"]
+    return "\n\n".join(part for part in [*prose, "\n".join(fields), *examples] if part.strip())
 
 
 def _cref(target: str) -> str:
@@ -244,12 +289,12 @@ DOXYGEN_LEAD = re.compile(r"^[ \t]*[@\\](?:brief|short|details)\b[ \t]*", re.MUL
 """Commands whose text is the description itself: the command goes, the text stays."""
 DOXYGEN_STRUCTURAL = re.compile(r"^[ \t]*[@\\](?:fn|def|struct|class|var|typedef|file|ingroup|defgroup|addtogroup|name)\b.*$", re.MULTILINE)
 """Commands that say which entity a detached block documents: not prose."""
-DOXYGEN_CODE = re.compile(r"[@\\]code\b(?:\{[^}]*\})?(.*?)[@\\]endcode", re.DOTALL)
+DOXYGEN_CODE_MARK = re.compile(r"[@\\](end)?code\b(?:\{[^{}]*\})?")
 DOXYGEN_INLINE = re.compile(r"[@\\](?:c|p|ref)[ \t]+([\w:.()]+)")
 
 
 def _doxygen(text: str) -> str:
-    text = DOXYGEN_CODE.sub(lambda m: "\n```\n" + "\n".join(_dedented(m[1].strip("\n").split("\n"))) + "\n```\n", text)
+    text = _doxygen_code(text)
     text = DOXYGEN_PARAM.sub("@param ", text)
     text = DOXYGEN_RETURN.sub("@returns ", text)
     text = DOXYGEN_THROWS.sub("@throws ", text)
@@ -259,11 +304,24 @@ def _doxygen(text: str) -> str:
     return DOXYGEN_INLINE.sub(r"`\1`", text)
 
 
+def _doxygen_code(text: str) -> str:
+    """`\\code … \\endcode` as fences, each opening paired with the next end in one scan."""
+    pieces: list[str] = []
+    position = 0
+    opened: int | None = None
+    for mark in DOXYGEN_CODE_MARK.finditer(text):
+        if mark[1] is None and opened is None:
+            pieces.append(text[position : mark.start()])
+            opened = mark.end()
+        elif mark[1] is not None and opened is not None:
+            pieces.append(_fenced(text[opened : mark.start()], ""))
+            opened = None
+            position = mark.end()
+    pieces.append(text[position:] if opened is None else text[opened:])
+    return "".join(pieces)
+
+
 # --- shared -------------------------------------------------------------------------------
-
-
-def _one_line(text: str) -> str:
-    return " ".join(_xml_prose(text).split())
 
 
 def _clean_prose(text: str) -> str:
