@@ -21,6 +21,7 @@ class ExportContext:
     chunks: list[Chunk]
     lines: list[str] = field(init=False)
     by_symbol: dict[str, Chunk] = field(init=False)
+    _scopes: dict[str, bool] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.lines = self.text.split("\n")
@@ -31,12 +32,30 @@ class ExportContext:
 
     def lines_above(self, chunk: Chunk, above: re.Pattern[str]) -> list[str]:
         """The attribute and doc lines written directly above a chunk."""
+        return self._above(chunk.start_line - 2, above)
+
+    def _above(self, row: int, above: re.Pattern[str]) -> list[str]:
         found = []
-        row = chunk.start_line - 2
         while row >= 0 and above.match(self.lines[row]):
             found.append(self.lines[row])
             row -= 1
         return found
+
+    def scopes(self, visibility: Visibility) -> dict[str, bool]:
+        """Each scope the file declares (a Rust inline `mod`) by name: whether it is public
+        and not hidden; read once a file."""
+        if self._scopes is None:
+            self._scopes = {}
+            pattern = visibility.scope_declaration
+            for row, line in enumerate(self.lines if pattern is not None else ()):
+                declared = pattern.match(line)
+                if declared is None:
+                    continue
+                above = self._above(row - 1, visibility.above) if visibility.above else []
+                hidden = bool(visibility.hidden_above) and any(visibility.hidden_above.search(a) for a in above)
+                public = (declared["public"] or "").strip() == visibility.public_scope
+                self._scopes.setdefault(declared["name"], public and not hidden)
+        return self._scopes
 
 
 def is_exported(chunk: Chunk, public: list[str] | None, context: ExportContext | None = None) -> bool:
@@ -95,12 +114,7 @@ def _scopes_public(chunk: Chunk, public: list[str] | None, context: ExportContex
             if not is_exported(enclosing, public, context):
                 return False
             continue
-        if not visibility.scope_declaration:
-            continue
-        declaration = re.search(visibility.scope_declaration.format(name=re.escape(parts[depth - 1])), context.text)
-        if declaration is None:
-            continue
-        hidden = visibility.hidden_above and visibility.hidden_above.search(declaration["above"])
-        if not declaration["public"] or hidden:
+        scope = context.scopes(visibility).get(parts[depth - 1])
+        if scope is not None and not scope:
             return False
     return True

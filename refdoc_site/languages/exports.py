@@ -42,9 +42,11 @@ class Visibility:
     """One that makes it API whatever its keyword (`#[macro_export]`)."""
     above: re.Pattern[str] | None = None
     """The lines above a definition that are its attributes and doc comments."""
-    scope_declaration: str = ""
-    """An expression for an enclosing scope's declaration (a Rust inline `mod`), with the
-    scope's name for `{name}`; its `public` group says whether the scope is."""
+    scope_declaration: re.Pattern[str] | None = None
+    """The line declaring an enclosing scope (a Rust inline `mod`): groups `public` (the
+    visibility as written, public when it is `public_scope`) and `name`; its attributes
+    are the `above` lines over it."""
+    public_scope: str = ""
     header_only: re.Pattern[str] | None = None
     """Signatures that are API only in a header file: a macro or a type defined in a `.c`
     file is local to it."""
@@ -59,7 +61,8 @@ VISIBILITY: dict[str, Visibility] = {
         hidden_above=re.compile(r"^\s*#\[doc\s*\(\s*hidden\s*\)\]"),
         public_above=re.compile(r"^\s*#\[macro_export\b"),
         above=RUST_ATTRIBUTES,
-        scope_declaration=r"(?m)^(?P<above>(?:[ \t]*#\[[^\n]*\n)*)[ \t]*(?P<public>pub[ \t]+)?mod[ \t]+{name}[ \t]*\{{",
+        scope_declaration=re.compile(r"(?m)^[ \t]*(?P<public>pub(?:\([^()\n]*\))?[ \t]+)?mod[ \t]+(?P<name>\w+)[ \t]*\{"),
+        public_scope="pub",
     ),
     "java": Visibility(
         public=re.compile(r"\bpublic\b"),
@@ -91,9 +94,12 @@ class ModuleFiles:
     folder_files: tuple[str, ...]
     """File names whose declared modules live beside them, not in a folder of their name."""
     declaration: re.Pattern[str]
-    """A module declared in its parent's text; groups `above` (attributes), `public`, `name`."""
+    """A module declared in its parent's text; groups `public` (`pub` for a public one) and
+    `name`."""
+    attribute: re.Pattern[str]
+    """A line above a declaration that belongs to it."""
     hidden: re.Pattern[str]
-    """An attribute in `above` that hides the module however it is declared."""
+    """An attribute that hides the module however it is declared."""
     crate_wide: re.Pattern[str]
     """A signature that is API wherever it is defined (`#[macro_export] macro_rules!`)."""
 
@@ -102,7 +108,8 @@ MODULE_FILES: dict[str, ModuleFiles] = {
     "rust": ModuleFiles(
         roots=("lib.rs",),
         folder_files=("lib.rs", "main.rs", "mod.rs"),
-        declaration=re.compile(r"(?m)^(?P<above>(?:[ \t]*#\[[^\n]*\n)*)[ \t]*(?P<public>pub[ \t]+)?mod[ \t]+(?P<name>\w+)[ \t]*;"),
+        declaration=re.compile(r"^[ \t]*(?:(?P<public>pub(?:\([^()\n]*\))?)[ \t]+)?mod[ \t]+(?P<name>\w+)[ \t]*;"),
+        attribute=re.compile(r"^[ \t]*#\["),
         hidden=re.compile(r"#\[doc\s*\(\s*hidden\s*\)\]"),
         crate_wide=re.compile(r"^macro_rules!"),
     ),

@@ -66,9 +66,17 @@ def _walk(path: str, public: bool, rules: ModuleFiles, languages: dict[str, str]
     folder = posixpath.dirname(path)
     if posixpath.basename(path) not in rules.folder_files:
         folder = posixpath.join(folder, posixpath.splitext(posixpath.basename(path))[0])
-    for declaration in rules.declaration.finditer(module_text.get(path, "")):
+    lines = module_text.get(path, "").split("\n")
+    for row, line in enumerate(lines):
+        declaration = rules.declaration.match(line)
+        if declaration is None:
+            continue
         name = declaration["name"]
-        child_public = public and bool(declaration["public"]) and not rules.hidden.search(declaration["above"])
+        above = row - 1
+        while above >= 0 and rules.attribute.match(lines[above]):
+            above -= 1
+        hidden = any(rules.hidden.search(lines[r]) for r in range(above + 1, row))
+        child_public = public and declaration["public"] == "pub" and not hidden
         for candidate in (f"{folder}/{name}.rs", f"{folder}/{name}/mod.rs"):
             if candidate in languages:
                 _walk(candidate, child_public, rules, languages, module_text, visibility)
