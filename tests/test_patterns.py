@@ -37,7 +37,15 @@ RULE_SAMPLES = {
     "java": "new FileInputStream(f); new Socket(h, p); stmt.executeQuery(q); new ProcessBuilder(c); System.setProperty(k, v);",
     "csharp": "File.ReadAllText(p); new HttpClient(); cmd.ExecuteReader(); Process.Start(c); Environment.SetEnvironmentVariable(k, v);",
     "c": "fopen(p, m); socket(a, b, c); curl_easy_perform(h); sqlite3_exec(d, q, 0, 0, 0); system(c); setenv(k, v, 1);",
+    "ruby": "File.read(p); Net::HTTP.get(u); system(c)",
+    "php": "file_get_contents($p); curl_exec($h); new PDO($dsn); shell_exec($c);",
+    "kotlin": "File(p).readText(); ProcessBuilder(c)",
+    "scala": "Source.fromFile(p); sys.process.Process(c)",
+    "swift": "FileManager.default.removeItem(at: u); URLSession.shared.dataTask(with: u)",
+    "lua": "io.open(p); os.execute(c)",
 }
+EVERY_EFFECT = ("c", "csharp", "go", "java", "javascript", "python", "rust")
+"""Languages that have a rule for each of the five effects."""
 ALL_IMPORTS = [library for rule in effects.EFFECT_RULES for library in rule.imports]
 
 
@@ -53,7 +61,7 @@ def test_effect_rule_gate_covers_every_match(index: int) -> None:
     assert matched, rule.pattern.pattern
 
 
-@pytest.mark.parametrize("language", sorted(RULE_SAMPLES))
+@pytest.mark.parametrize("language", EVERY_EFFECT)
 def test_every_effect_has_a_rule_per_language(language: str) -> None:
     found = effects.effects_in(RULE_SAMPLES[language], language, ALL_IMPORTS)
     expected = ["file", "network", "database", "subprocess", "global state"]

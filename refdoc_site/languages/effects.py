@@ -102,6 +102,20 @@ EFFECT_RULES: tuple[EffectRule, ...] = (
     _rule("database", C_FAMILY, r"\bsqlite3_(?:exec|prepare\w*|step|open\w*)\(", ("sqlite3_",), ("sqlite3.h",)),
     _rule("subprocess", C_FAMILY, r"\b(?:system|popen|fork|execv|execvp|execve|execl|execlp|posix_spawn)\(", ("system(", "popen(", "fork(", "exec", "posix_spawn(")),
     _rule("global state", C_FAMILY, r"\b(?:setenv|putenv|unsetenv)\(", ("setenv(", "putenv(", "unsetenv(")),
+    # --- languages read by the regular expressions only
+    _rule("file", "ruby", r"\b(?:File|IO|Dir|FileUtils)\.(?:open|read|write|readlines|foreach|delete|unlink|mkdir|rm\w*|cp|mv|glob)\b", ("File.", "IO.", "Dir.", "FileUtils.")),
+    _rule("network", "ruby", r"\bNet::HTTP\b|\bTCPSocket\.new\b|\bURI\.open\b", ("Net::HTTP", "TCPSocket", "URI.open")),
+    _rule("subprocess", "ruby", r"\b(?:system|spawn|exec)\(|\bOpen3\.\w+|%x\{", ("system(", "spawn(", "exec(", "Open3.", "%x{")),
+    _rule("file", "php", r"\b(?:fopen|file_get_contents|file_put_contents|unlink|mkdir|rmdir|rename|copy|scandir)\(", ("fopen(", "file_", "unlink(", "mkdir(", "rmdir(", "rename(", "copy(", "scandir(")),
+    _rule("network", "php", r"\bcurl_(?:exec|init)\(|\bfsockopen\(", ("curl_", "fsockopen(")),
+    _rule("database", "php", r"\bnew\s+(?:PDO|mysqli)\b|\bmysqli_query\(", ("PDO", "mysqli")),
+    _rule("subprocess", "php", r"\b(?:exec|shell_exec|system|passthru|proc_open|popen)\(", ("exec(", "system(", "passthru(", "proc_open(", "popen(")),
+    _rule("file", ("kotlin", "scala"), r"\bFile\([^)\n]*\)\.(?:readText|writeText|readLines|readBytes|writeBytes|delete|mkdirs?)\b|\bFiles\.(?:read\w*|write\w*|delete\w*|create\w*)\(|\bSource\.fromFile\(", ("File(", "Files.", "Source.fromFile(")),
+    _rule("subprocess", ("kotlin", "scala"), r"\bProcessBuilder\(|\bRuntime\.getRuntime\(\)\.exec\(|\bsys\.process\b", ("ProcessBuilder(", "Runtime.", "sys.process")),
+    _rule("file", "swift", r"\bFileManager\.default\.\w+|\bFileHandle\(", ("FileManager", "FileHandle(")),
+    _rule("network", "swift", r"\bURLSession\.\w+", ("URLSession.",)),
+    _rule("file", "lua", r"\bio\.(?:open|lines|write|read)\(|\bos\.(?:remove|rename)\(", ("io.", "os.")),
+    _rule("subprocess", "lua", r"\bos\.execute\(|\bio\.popen\(", ("os.execute(", "io.popen(")),
 )
 """Every effect rule; a language without rules shows no effects but `raising`."""
 
