@@ -218,7 +218,7 @@ def test_badges_are_not_a_crate_summary():
         pub struct Error;
     '''
     module = chunks_of("src/lib.rs", "rust", text)["(module)"]
-    assert "<br>" not in module.docstring
+    assert "<br>" not in module.docstring and "\n\n\n" not in module.docstring
     assert summary(module) == (
         "This library provides anyhow::Error, a trait object based error type for easy idiomatic error handling "
         "in Rust applications."

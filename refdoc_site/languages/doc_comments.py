@@ -55,6 +55,8 @@ def _rustdoc(text: str) -> str:
             continue
         if MARKDOWN_LINK_DEFINITION.match(line) or HTML_ONLY_LINE.match(line):
             continue
+        if not line.strip() and lines and not lines[-1].strip():
+            continue  # one blank line where a dropped line stood between two
         lines.append(_markdown_links(html.unescape(line)))
     return "\n".join(lines)
 
