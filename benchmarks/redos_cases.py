@@ -49,4 +49,7 @@ CASES: dict[str, Callable[[int], str]] = {
     "deep-blocks": deep_blocks,
     "unclosed-comments": lambda size: _repeat("f(); /* open \"str ' `tick\n", size),
     "heading-lines": lambda size: _lines("# " + " " * 60 + "x", size, 200),
+    "unclosed-doc-tags": lambda size: _repeat("<summary><param name=\"a\"><c><code><pre>{@code <see cref=\"", size),
+    "doc-link-brackets": lambda size: _repeat("[`a`][![b](c[d](", size),
+    "unclosed-doc-fences": lambda size: _repeat("\\code ```rust\n# hidden\n<br>\n", size),
 }

@@ -19,6 +19,8 @@ from refdoc_site.indexing.summarize import ExtractiveSummarizer
 from refdoc_site.languages import language_for
 from refdoc_site.search.ranking import code_words, sparse_fields
 from refdoc_site.understanding.evidence.commits import _commit_entry, is_decision_like
+from refdoc_site.languages.doc_comments import FORMATS as DOC_FORMATS
+from refdoc_site.languages.doc_comments import normalize as normalize_doc_comment
 from refdoc_site.writing.docstrings import parse_docstring
 
 
@@ -93,6 +95,7 @@ STAGES: list[Stage] = [
     Stage("redact message", _identity, lambda text: Redactor().redact(text)),
     Stage("commit message", _identity, _commit),
     Stage("docstring", _identity, parse_docstring),
+    *(Stage(f"doc comment {name}", _identity, lambda text, f=name: normalize_doc_comment(text, f)) for name in DOC_FORMATS),
 ]
 for _kind, _path in PATHS.items():
     STAGES.append(Stage(f"chunk {_kind}", lambda text, p=_path: (_source(p, text), text), lambda pair: chunk_file(pair[0], pair[1], SETTINGS)))
@@ -105,6 +108,7 @@ for _kind, _path in PATHS.items():
 
 SWEPT_MODULES = (
     "languages.patterns", "languages.exports", "languages.imports", "languages.roles", "languages.statements",
+    "languages.doc_comments", "languages.effects", "indexing.visibility",
     "indexing.chunk", "indexing.text_chunks", "indexing.regex_tier", "indexing.analyze", "indexing.summarize",
     "indexing.code_facts", "indexing.tree_sitter_tier", "writing.docstrings", "search.ranking", "search.japanese",
     "core.text", "core.tokens", "understanding.evidence.commits",

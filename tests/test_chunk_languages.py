@@ -671,8 +671,8 @@ def test_csharp():
     assert sigs["IArea.Area"] == "double Area()"
     assert sigs["Person"] == "public record Person(string Name)"
     found = by_symbol(chunks)
-    assert found["Shape"].docstring == "<summary>A shape.</summary>"
-    assert found["Shape.Shape"].docstring == "<summary>Builds a shape.</summary>"
+    assert found["Shape"].docstring == "A shape."  # the XML documentation read, not shown raw
+    assert found["Shape.Shape"].docstring == "Builds a shape."
     assert "int Local() => 1;" in found["Shape.ComputeAsync"].content
 
 

@@ -340,7 +340,7 @@ IMPORTS_AND_EXPORTS = {
         """,
         ["std::fs", "crate::net", "crate::net::client", "crate::net::server::listen", "crate::net::codec",
          "self::types::Id", "std::io", "util", "serde"],
-        None,
+        ["Key"],  # `pub use … as Key` re-exports Key
     ),
     "java": (
         """

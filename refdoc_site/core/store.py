@@ -54,6 +54,8 @@ class FileEntry:
     size: int
     lines: int
     imports: list[str] = field(default_factory=list)
+    namespaces: list[str] = field(default_factory=list)
+    """Namespaces the file declares (C#): what other files' imports name."""
     chunk_ids: list[str] = field(default_factory=list)
     deferred: bool = False
     """A tier left the file to a later build (the language servers' budget ran out):

@@ -26,13 +26,13 @@ def _role_text(match: re.Match[str]) -> str:
     return text.rsplit(".", 1)[-1] if tilde else text
 
 
-MARKDOWN_NOISE = (
+MARKDOWN_NOISE = (  # brackets and parentheses stop every run, so none re-reads a line from each `[`
     (re.compile(r"^[ \t]*(?:={3,}|-{3,})\s*$", re.MULTILINE), ""),  # a setext heading's underline
-    (re.compile(r"\[!\[[^\]]*\]\]?(?:\([^)]*\)|\[[^\]]*\])?(?:\([^)]*\))?"), " "),  # badge links
-    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), " "),  # images
-    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # links: keep their text
+    (re.compile(r"\[!\[[^\[\]\n]*\]\]?(?:\([^()\n]*\)|\[[^\[\]\n]*\])?(?:\([^()\n]*\))?"), " "),  # badge links
+    (re.compile(r"!\[[^\[\]\n]*\]\([^()\n]*\)"), " "),  # images
+    (re.compile(r"\[([^\[\]\n]+)\]\([^()\n]*\)"), r"\1"),  # links: keep their text
     (re.compile(r"^[ \t]*\[[^\]]+\]:\s*\S+.*$", re.MULTILINE), ""),  # link reference definitions
-    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference links: keep their text
+    (re.compile(r"\[([^\[\]\n]+)\]\[[^\[\]\n]*\]"), r"\1"),  # reference links: keep their text
     (re.compile(r"</?(?:a|b|i|em|strong|br|img|p|div|span|kbd|sup|sub|picture|source|center|h[1-6])\b[^>]*>", re.IGNORECASE), " "),  # layout tags of READMEs
     (re.compile(r"&(?:[A-Za-z]+|#\d+);"), " "),  # HTML entities
 )

@@ -18,6 +18,7 @@ from typing import Protocol
 
 from ..core.records import Chunk, ChunkKind, Metadata, SourceFile
 from ..languages import patterns
+from ..languages.effects import effects_in
 from ..languages.exports import api_name, marked_private
 from ..languages.receivers import receiver_rules
 from .regex_tier import (
@@ -26,12 +27,12 @@ from .regex_tier import (
     calls_in,
     chunk_body,
     imports_used,
-    is_exported,
     local_name,
     security_reason,
     strip_strings_and_comments,
 )
 from .tree_sitter_tier import TREE_SITTER, call_sites, file_interface
+from .visibility import ExportContext, is_exported
 
 LSP = "lsp"
 """The language server tier's name in `Metadata.sources` (the others: TREE_SITTER, REGEX)."""
@@ -53,6 +54,8 @@ class FileAnalysis:
     of that chunk's `sources`."""
     deferred: bool = False
     """The analyzer would have looked at the file with more time: a later build asks again."""
+    namespaces: list[str] = field(default_factory=list)
+    """Namespaces the file declares (C#), which other files' imports name."""
 
     @classmethod
     def unanswered(cls, chunks: list[Chunk], deferred: bool = False) -> FileAnalysis:
@@ -95,9 +98,10 @@ class SyntaxAnalyzer:
         for position, name in enumerate(interface.imports):
             imports_by_local.setdefault(local_name(name), []).append((position, name))
         sites = call_sites(source.language, text, chunks) if self.tree_sitter else {}
-        analysis = FileAnalysis(imports=interface.imports)
+        analysis = FileAnalysis(imports=interface.imports, namespaces=interface.namespaces)
+        context = ExportContext(text, chunks)
         for chunk in chunks:
-            metadata = self._chunk_metadata(chunk, imports_by_local, interface.public)
+            metadata = self._chunk_metadata(chunk, imports_by_local, interface.public, context, interface.imports)
             if "imports" in metadata.sources:
                 metadata.sources["imports"] = interface.imports_tier
                 metadata.sources["exports"] = interface.exports_tier
@@ -120,7 +124,12 @@ class SyntaxAnalyzer:
         pass
 
     def _chunk_metadata(
-        self, chunk: Chunk, imports_by_local: dict[str, list[tuple[int, str]]], public: set[str] | None
+        self,
+        chunk: Chunk,
+        imports_by_local: dict[str, list[tuple[int, str]]],
+        public: list[str] | None,
+        context: ExportContext,
+        file_imports: list[str],
     ) -> Metadata:
         if chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW) and chunk.language in PROSE_LANGUAGES:
             return Metadata(sources={"all": REGEX})
@@ -128,17 +137,13 @@ class SyntaxAnalyzer:
         raises = patterns.RAISES.get(chunk.language, patterns.RAISES["*"])
         throws = bool(raises.search(body))
         words = set(BARE_NAME.findall(body))
-        effects = [
-            name
-            for name, pattern in patterns.EFFECTS.items()
-            if any(piece in body for piece in patterns.EFFECT_GATES[name]) and pattern.search(body)
-        ]
+        effects = effects_in(body, chunk.language, file_imports)
         if throws:
             effects.append("raising")
         asynchronous = patterns.ASYNC.get(chunk.language, patterns.ASYNC["*"])
         return Metadata(
             imports=imports_used(words, imports_by_local),
-            exports=[api_name(chunk.symbol, chunk.language)] if is_exported(chunk, public) else [],
+            exports=[api_name(chunk.symbol, chunk.language)] if is_exported(chunk, public, context) else [],
             calls=[c for c in calls_in(body, chunk.language) if c != chunk.name] if chunk.kind is not ChunkKind.CLASS else [],
             isAsync=bool(asynchronous.search(chunk.signature)),
             throwsException=throws,
@@ -185,6 +190,7 @@ class MergedAnalyzer:
         merged = FileAnalysis(
             imports=list(dict.fromkeys(name for result in results for name in result.imports)),
             deferred=any(result.deferred for result in results),
+            namespaces=list(dict.fromkeys(name for result in results for name in result.namespaces)),
         )
         for chunk in chunks:
             answers = [result.metadata[chunk.id] for result in results if chunk.id in result.metadata]

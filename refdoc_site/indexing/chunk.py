@@ -15,6 +15,7 @@ from ..core.config import ChunkSettings
 from ..core.records import Chunk, ChunkKind, SourceFile
 from ..core.tokens import count_tokens, windows
 from ..languages import LanguageSpec, language_named, parse, tree_matches
+from ..languages.doc_comments import normalize as normalize_doc_comment
 from ..languages.patterns import LICENSE_HEADER
 from .text_chunks import chunk_document, window_chunks
 
@@ -62,6 +63,8 @@ class _Definition:
     symbol: str = ""
     kind: ChunkKind = ChunkKind.FUNCTION
     parent: str = ""
+    is_namespace: bool = False
+    """A scope that only names (a Rust inline `mod`): a function inside stays a function."""
 
 
 def _chunk_with_grammar(
@@ -78,7 +81,7 @@ def _chunk_with_grammar(
             members_by_parent.setdefault(member.parent, []).append(span)
 
     chunks: list[Chunk] = []
-    covered_top: list[tuple[int, int]] = []
+    covered: list[tuple[int, int]] = []
     for definition in kept:
         start = definition.span_node.start_point[0]
         end = definition.span_node.end_point[0]
@@ -86,9 +89,10 @@ def _chunk_with_grammar(
             content = _elide(lines, start, end, members_by_parent.get(definition.symbol, []))
         else:
             content = "\n".join(lines[start : end + 1])
-        if not definition.parent:
-            above = _comments_above(definition.span_node, spec)
-            covered_top.append((above[0].start_point[0] if above else start, end))
+        # Every definition's lines leave the module chunk: a method of a Rust `impl` or a
+        # scope has no class around it that covers them.
+        above = _comments_above(definition.span_node, spec)
+        covered.append((above[0].start_point[0] if above else start, end))
         chunk = Chunk(
             id="",
             path=source.path,
@@ -105,7 +109,7 @@ def _chunk_with_grammar(
         )
         chunks.extend(_split_if_oversized(chunk, lines, settings, spec))
 
-    module_chunk = _module_chunk(source, spec, tree.root_node, data, lines, covered_top)
+    module_chunk = _module_chunk(source, spec, tree.root_node, data, lines, covered)
     if module_chunk is not None:
         chunks.extend(_split_if_oversized(module_chunk, lines, settings, spec))
     chunks.sort(key=lambda c: (c.start_line, c.part, -c.end_line))
@@ -119,6 +123,7 @@ def _definitions(matches: list, data: bytes, spec: LanguageSpec) -> list[_Defini
             captures.get("definition.function")
             or captures.get("definition.class")
             or captures.get("scope")
+            or captures.get("scope.namespace")
         )
         if not node_list:
             continue
@@ -130,7 +135,7 @@ def _definitions(matches: list, data: bytes, spec: LanguageSpec) -> list[_Defini
         if receiver:
             name = f"{_text(receiver[0], data)}.{name}"
         span = node
-        while span.parent is not None and span.parent.type in spec.wrapper_types:
+        while span.parent is not None and span.parent.type in spec.wrapper_types and _alone_in_parent(span):
             span = span.parent
         body = captures.get("body")
         key = node.id
@@ -139,7 +144,8 @@ def _definitions(matches: list, data: bytes, spec: LanguageSpec) -> list[_Defini
         found[key] = _Definition(
             node=node,
             is_class="definition.class" in captures,
-            is_scope="scope" in captures,
+            is_scope="scope" in captures or "scope.namespace" in captures,
+            is_namespace="scope.namespace" in captures,
             name=spec.qualify(name),
             body=body[0] if body else None,
             span_node=span,
@@ -147,9 +153,15 @@ def _definitions(matches: list, data: bytes, spec: LanguageSpec) -> list[_Defini
     return sorted(found.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
 
 
+def _alone_in_parent(node) -> bool:
+    """Whether a wrapper holds this definition only: a grouped `type ( A …; B … )` is
+    two definitions, neither of which spans the group."""
+    return sum(1 for sibling in node.parent.named_children if sibling.type == node.type) == 1
+
+
 def _captured_name(captures: dict, data: bytes) -> str:
-    if "name" in captures:
-        return " ".join(_text(captures["name"][0], data).split())
+    if "name" in captures:  # several pieces (C#'s `operator` and its symbol) read as one name
+        return " ".join(" ".join(_text(node, data) for node in captures["name"]).split())
     if "name.object" in captures and "name.property" in captures:
         return f"{_text(captures['name.object'][0], data)}.{_text(captures['name.property'][0], data)}"
     return ""
@@ -178,7 +190,7 @@ def _qualify(definitions: list[_Definition], spec: LanguageSpec) -> list[_Defini
         definition.symbol = f"{prefix}.{definition.name}" if prefix else definition.name
         if definition.is_class:
             definition.kind = ChunkKind.CLASS
-        elif prefix or "." in definition.name:
+        elif (prefix and not all(s.is_namespace for s in scopes)) or "." in definition.name:
             definition.kind = ChunkKind.METHOD
         else:
             definition.kind = ChunkKind.FUNCTION
@@ -194,6 +206,8 @@ def _text(node, data: bytes) -> str:
 def _signature(definition: _Definition, spec: LanguageSpec, data: bytes) -> str:
     node = definition.node
     end = definition.body.start_byte if definition.body is not None else node.end_byte
+    if definition.span_node.type in spec.signature_wrappers:
+        node = definition.span_node
     if definition.body is not None and definition.body.start_byte <= node.start_byte:
         end = node.end_byte
     comment = next((c for c in node.children if c.type in spec.comment_types and c.start_byte < end), None)
@@ -246,7 +260,16 @@ TypeScript member decorators): skipped for the docstring, covered with the defin
 
 def _comment_above(node, spec: LanguageSpec, data: bytes) -> str:
     comments = [c for c in _comments_above(node, spec) if c.type in spec.comment_types]
-    return strip_comment_markers("\n".join(_text(c, data) for c in comments))
+    return doc_comment(comments, spec, data)
+
+
+def doc_comment(comments: list, spec: LanguageSpec, data: bytes) -> str:
+    """Comment nodes as one doc comment in the plain form (`languages/doc_comments.py`).
+
+    A Rust `///` node holds its line's newline: joined as they are, every line would be
+    a paragraph of its own."""
+    joined = "\n".join(_text(c, data).removesuffix("\n").removesuffix("\r") for c in comments)
+    return normalize_doc_comment(strip_comment_markers(joined), spec.doc_format)
 
 
 DOC_BLOCK_GAP = 2
@@ -283,7 +306,9 @@ def _comments_above(node, spec: LanguageSpec) -> list:
     return comments[::-1]
 
 
-COMMENT_MARKER_RE = re.compile(r"^\s*(?:/\*[*!]?|\*/|\*(?!/)|//[/!]?|#+|--)\s?")
+COMMENT_MARKER_RE = re.compile(r"^\s*(?:/\*[*!]?|\*/|\*(?!/)|//[/!]?|#+|--) ?")
+"""A comment line's marker and the one space after it; a tab after it is the text's own
+indentation (GoDoc's code blocks are `//\t` lines)."""
 
 
 def strip_comment_markers(text: str) -> str:
@@ -361,7 +386,7 @@ def _file_comment(root, spec: LanguageSpec, data: bytes, rows: set[int]) -> str:
         else:
             blocks.append([node])
     for block in blocks:
-        text = strip_comment_markers("\n".join(_text(node, data) for node in block))
+        text = doc_comment(block, spec, data)
         if text and not LICENSE_HEADER.search(text):
             return text
     return ""

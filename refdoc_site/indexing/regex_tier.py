@@ -11,7 +11,7 @@ import re
 
 from ..core.records import Chunk, ChunkKind
 from ..languages import language_named, patterns
-from ..languages.exports import EXPORT_RULES, exported_object, marked_private
+from ..languages.exports import EXPORT_RULES
 
 REGEX = "regex"
 """This tier's name in `Metadata.sources`."""
@@ -149,30 +149,3 @@ def declared_public(language: str, text: str) -> list[str] | None:
         names.extend(re.findall(r"module\.exports\s*=\s*(?:\w+\s*=\s*)?(\w+)\s*;?\s*$", text, re.MULTILINE))
         return list(dict.fromkeys(name for name in names if name))
     return None
-
-
-def is_exported(chunk: Chunk, public: list[str] | None) -> bool:
-    """Whether other files can use the chunk's definition: declared public (`__all__`,
-    `export`, a member of the exported object or of a name bound to it), or public by the
-    language's naming rule (no leading underscore, a capital letter, `pub`)."""
-    if chunk.kind in (ChunkKind.MODULE, ChunkKind.SECTION, ChunkKind.WINDOW):
-        return False
-    rule = EXPORT_RULES.get(chunk.language)
-    top = chunk.symbol.split(".")[0]
-    if rule == "underscore":
-        if any(part.startswith("_") for part in chunk.symbol.split(".")):
-            return False
-        return public is None or top in public
-    if rule == "export":
-        if marked_private(chunk.name, chunk.docstring, chunk.language):
-            return False
-        return bool(exported_object(chunk.symbol, chunk.language)) or bool(public) and (top in public or chunk.symbol in public)
-    if rule == "capitalized":
-        return chunk.name[:1].isupper()
-    if rule == "pub":
-        return chunk.signature.startswith("pub") or " pub " in chunk.signature
-    if rule == "public":
-        return bool(re.search(r"\bpublic\b", chunk.signature))
-    if rule == "not static":
-        return not chunk.signature.startswith("static")
-    return False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core.records import Chunk, ChunkKind
 from ..languages import language_named, parse, patterns, tree_matches
@@ -209,6 +209,9 @@ class FileInterface:
     it declares none."""
     imports_tier: str = REGEX
     exports_tier: str = REGEX
+    namespaces: list[str] = field(default_factory=list)
+    """Namespaces the file declares (C#'s `namespace MediatR.Pipeline;`), which the
+    imports of other files name instead of a file."""
 
 
 def file_interface(language: str, text: str, tree_sitter: bool = True) -> FileInterface:
@@ -222,6 +225,7 @@ def file_interface(language: str, text: str, tree_sitter: bool = True) -> FileIn
     tree = parse(spec, text)
     found: list[tuple[int, list[str]]] = []
     exports: list[tuple[int, str]] = []
+    namespaces: list[str] = []
     declared = EXPORT_RULES.get(language) == "export"
     for _pattern, captures in matches:
         if "import" in captures:
@@ -230,6 +234,7 @@ def file_interface(language: str, text: str, tree_sitter: bool = True) -> FileIn
             members = [f"{module}{joiner}{_node_text(member)}" for member in captures.get("member", ())]
             found.append((captures["import"][0].start_point[0], [module, *members]))
         exports.extend((n.start_byte, _node_text(n)) for n in captures.get("export", ()))
+        namespaces.extend(" ".join(_node_text(n).split()) for n in captures.get("namespace", ()))
         declared = declared or "declares" in captures
     broken = _error_rows(tree.root_node)
     line_starts = [0, *(newline.end() for newline in re.finditer("\n", text))] if broken else []
@@ -242,7 +247,7 @@ def file_interface(language: str, text: str, tree_sitter: bool = True) -> FileIn
     imports = list(dict.fromkeys(t for _, targets in found for t in targets if t and not t.startswith("__future__")))
     exports.sort()
     public = list(dict.fromkeys(name for _, name in exports)) if declared else None
-    return FileInterface(imports, public, TREE_SITTER, TREE_SITTER)
+    return FileInterface(imports, public, TREE_SITTER, TREE_SITTER, list(dict.fromkeys(namespaces)))
 
 
 def _node_text(node) -> str:

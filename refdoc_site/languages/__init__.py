@@ -6,7 +6,8 @@ marks definitions with captures:
 
 - `@definition.function`, `@definition.class`: a node that becomes one chunk;
 - `@scope`: a node that only lends its `@name` to the qualified names inside it
-  (a Rust `impl` block);
+  (a Rust `impl` block); `@scope.namespace` one whose functions stay functions (a Rust
+  inline `mod`);
 - `@name` (or `@name.object` + `@name.property`, joined with a dot): the name as written;
 - `@receiver`: a Go method's receiver type, prefixed to the method's name;
 - `@body`: where the signature ends.
@@ -49,8 +50,14 @@ class LanguageSpec:
     """`python`: the first string statement of a body; `comment`: comments written above."""
     comment_types: tuple[str, ...] = ("comment",)
     """tree-sitter node types that hold comments."""
+    doc_format: str = ""
+    """How its doc comments are written (`rustdoc`, `godoc`, `javadoc`, `xmldoc`,
+    `doxygen`: `doc_comments.FORMATS`); "" for plain text."""
     wrapper_types: tuple[str, ...] = ()
-    """Parent node types that belong to a definition's span (decorators, `export`)."""
+    """Parent node types that belong to a definition's span (decorators, `export`) when
+    they hold that definition only."""
+    signature_wrappers: tuple[str, ...] = ()
+    """Wrapper types whose text begins the signature (Go's `type` keyword)."""
     name_rewrites: tuple[tuple[str, str], ...] = ()
     """Regex substitutions that turn a name as written into the qualified-name form."""
     line_comment: tuple[str, ...] = ()
@@ -129,12 +136,16 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "go",
         extensions=(".go",),
+        doc_format="godoc",
         grammar=("tree_sitter_go", "language"),
+        wrapper_types=("type_declaration",),
+        signature_wrappers=("type_declaration",),
         line_comment=C_COMMENTS,
     ),
     LanguageSpec(
         "rust",
         extensions=(".rs",),
+        doc_format="rustdoc",
         grammar=("tree_sitter_rust", "language"),
         comment_types=("line_comment", "block_comment"),
         name_rewrites=((r"::", "."),),
@@ -144,6 +155,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "java",
         extensions=(".java",),
+        doc_format="javadoc",
         grammar=("tree_sitter_java", "language"),
         comment_types=("line_comment", "block_comment"),
         line_comment=C_COMMENTS,
@@ -151,6 +163,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "csharp",
         extensions=(".cs",),
+        doc_format="xmldoc",
         grammar=("tree_sitter_c_sharp", "language"),
         comment_types=("comment",),
         line_comment=C_COMMENTS,
@@ -158,6 +171,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "c",
         extensions=(".c", ".h"),
+        doc_format="doxygen",
         grammar=("tree_sitter_c", "language"),
         comment_types=("comment",),
         wrapper_types=("type_definition", "declaration", "field_declaration"),
@@ -166,6 +180,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "cpp",
         extensions=(".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".ipp"),
+        doc_format="doxygen",
         grammar=("tree_sitter_cpp", "language"),
         comment_types=("comment",),
         wrapper_types=(

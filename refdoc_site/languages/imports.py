@@ -28,9 +28,22 @@ class RepoFiles:
     """The repository's files (path → language) as import rules look them up, with the
     repository's own module names per language (`module_roots`)."""
 
-    def __init__(self, languages: Mapping[str, str], roots: Mapping[str, Mapping[str, str]] | None = None) -> None:
+    def __init__(
+        self,
+        languages: Mapping[str, str],
+        roots: Mapping[str, Mapping[str, str]] | None = None,
+        namespaces: Mapping[str, list[str]] | None = None,
+        defined: Mapping[str, set[str]] | None = None,
+        used: Mapping[str, set[str]] | None = None,
+    ) -> None:
         self.languages = languages
         self.roots = roots or {}
+        self.namespaces = namespaces or {}
+        """Path → the namespaces the file declares (C#)."""
+        self.defined = defined or {}
+        """Path → the type names the file defines, for languages with `ImportRules.implicit`."""
+        self.used = used or {}
+        """Path → the identifiers its code uses, for the same languages."""
         self.paths = set(languages)
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
         self.directories: dict[str, list[str]] = defaultdict(list)
@@ -49,6 +62,14 @@ class RepoFiles:
             for name in named(path) if named else ():
                 names[language][name].append(path)
         return names
+
+    @cached_property
+    def by_namespace(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = defaultdict(list)
+        for path, names in sorted(self.namespaces.items()):
+            for name in names:
+                found[name].append(path)
+        return found
 
     def roots_of(self, language: str) -> Mapping[str, str]:
         return self.roots.get(language, {})
@@ -79,6 +100,9 @@ class ImportRules:
     module_names: Callable[[str], list[str]] | None = None
     """The names a file of this language may be imported by (Python's dotted paths)."""
     manifest: ManifestRule | None = None
+    implicit: Callable[[RepoFiles, str], list[str]] | None = None
+    """(the repository's files, a file) → the files it uses without an import naming them
+    (C#: the types of its own namespace and the namespaces around it)."""
 
 
 def _resolves_nothing(files: RepoFiles, path: str, name: str) -> list[str]:
@@ -156,7 +180,16 @@ def _c_include(files: RepoFiles, path: str, name: str) -> list[str]:
 
 
 def _java(files: RepoFiles, path: str, name: str) -> list[str]:
-    return files.unique_suffix(name.replace(".", "/") + ".java")
+    """`a.b.C` is `…/a/b/C.java`; a static import `a.b.C.member` names the same file, and
+    `a.b.*` (stored as `a.b`) the package: one file of its folder stands for it."""
+    pieces = name.split(".")
+    for end in range(len(pieces), 1, -1):
+        found = files.unique_suffix("/".join(pieces[:end]) + ".java")
+        if found:
+            return found
+    folder = "/".join(pieces)
+    members = sorted(p for d, paths in files.directories.items() if d == folder or d.endswith("/" + folder) for p in paths if p.endswith(".java"))
+    return members[:1]
 
 
 # --- Go -------------------------------------------------------------------------------------
@@ -217,6 +250,39 @@ def _cargo_toml(path: str, text: str) -> tuple[str, str] | None:
     return (match.group(1).replace("-", "_"), posixpath.join(posixpath.dirname(path), "src")) if match else None
 
 
+# --- C# -------------------------------------------------------------------------------------
+
+
+def _csharp(files: RepoFiles, path: str, name: str) -> list[str]:
+    """`using MediatR.Pipeline;` names a namespace: the files declaring it whose types the
+    file uses, else one file of each folder declaring it (the namespace is the repository's)."""
+    declaring = [p for p in files.by_namespace.get(name, []) if p != path]
+    used = [p for p in declaring if files.defined.get(p, set()) & files.used.get(path, set())]
+    return used or _one_per_folder(declaring)
+
+
+def _csharp_implicit(files: RepoFiles, path: str) -> list[str]:
+    """A file sees the types of its namespace and of every namespace around it with no
+    `using`: those it uses, defined in another folder (MediatR's `IRequest`, declared in
+    `namespace MediatR;` by the Contracts project)."""
+    visible: list[str] = []
+    for name in files.namespaces.get(path, []):
+        pieces = name.split(".")
+        visible.extend(".".join(pieces[:end]) for end in range(len(pieces), 0, -1))
+    folder = posixpath.dirname(path)
+    words = files.used.get(path, set())
+    return [
+        other
+        for namespace in dict.fromkeys(visible)
+        for other in files.by_namespace.get(namespace, [])
+        if posixpath.dirname(other) != folder and files.defined.get(other, set()) & words
+    ]
+
+
+def _one_per_folder(paths: list[str]) -> list[str]:
+    return list({posixpath.dirname(p): p for p in sorted(paths, reverse=True)}.values())[::-1]
+
+
 # --- the table ------------------------------------------------------------------------------
 
 DEFAULT_RULES = ImportRules(_resolves_nothing, _first_dotted_part)
@@ -230,6 +296,7 @@ IMPORT_RULES: dict[str, ImportRules] = {
     "c": C_RULES,
     "cpp": C_RULES,
     "java": ImportRules(_java, _first_dotted_part),
+    "csharp": ImportRules(_csharp, _first_dotted_part, implicit=_csharp_implicit),
     "go": ImportRules(_go, _whole_name, manifest=ManifestRule("go.mod", _go_mod)),
     "rust": ImportRules(_rust, _first_dotted_part, manifest=ManifestRule("Cargo.toml", _cargo_toml)),
 }

@@ -96,56 +96,13 @@ RAISES: dict[str, re.Pattern[str]] = {
     "*": re.compile(r"\bthrow\b|\bthrows\b"),
 }
 
-EFFECTS: dict[str, re.Pattern[str]] = {
-    "file": re.compile(
-        r"\bopen\(|\.(?:write_text|write_bytes|read_text|read_bytes|unlink|mkdir|rmdir|rename|replace)\(|"
-        r"\bshutil\.|\bos\.(?:remove|rename|makedirs|mkdir|unlink|walk|listdir|scandir)\b|"
-        r"\bfs\.\w+|\bfopen\(|\bos\.(?:Open|Create|ReadFile|WriteFile|Remove)\b|\bioutil\.|"
-        r"\bFile(?:Input|Output)?Stream\b|\bFiles\.\w+|\bstd::fs::|\bFile::(?:open|create)|\bFile\.(?:Read|Write|Open)"
-    ),
-    "network": re.compile(
-        r"\b(?:requests|httpx|urllib|aiohttp|socket|http\.client)\.\w+|\bfetch\(|\baxios\b|"
-        r"\bXMLHttpRequest\b|\bnet/http\b|\bhttp\.(?:Get|Post|NewRequest|ListenAndServe)\b|"
-        r"\bHttpClient\b|\bWebSocket\b|\.listen\(|\burlopen\(|\bsocket\("
-    ),
-    "database": re.compile(
-        r"\b(?:cursor|execute|executemany|commit|rollback)\(|\bsqlite3\b|\bpsycopg\w*\b|"
-        r"\bSELECT\s+[\w*]|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|"
-        r"\bsession\.(?:add|query|commit)\b|\.objects\.\w+\(|\bdb\.(?:Query|Exec|query|exec)\w*\("
-    ),
-    "subprocess": re.compile(
-        r"\bsubprocess\.\w+|\bos\.(?:system|popen|exec\w*|spawn\w*)\(|\bchild_process\b|"
-        r"(?<!\.)\bexec(?:Sync|File)?\(|\bspawn(?:Sync)?\(|\bexec\.Command\b|\bProcessBuilder\b|"
-        r"\bRuntime\.getRuntime\(\)\.exec|\bstd::process::Command|\bProcess\.Start\b|\bPopen\("
-    ),
-    "global state": re.compile(
-        r"^[ \t]*global\s+\w+|^[ \t]*nonlocal\s+\w+|\bglobalThis\.\w+\s*=|\bwindow\.\w+\s*=|"
-        r"\bos\.environ\[[^\]]+\]\s*=|\bprocess\.env\.\w+\s*=|\bstatic\s+mut\b|\bsys\.\w+\s*=",
-        M,
-    ),
-}
-
-EFFECT_GATES: dict[str, tuple[str, ...]] = {
-    "file": (
-        "open(", "write_text", "write_bytes", "read_text", "read_bytes", "unlink", "mkdir", "rmdir", "rename",
-        "replace(", "shutil.", "os.", "fs.", "fopen", "ioutil.", "File",
-    ),
-    "network": (
-        "requests.", "httpx.", "urllib.", "aiohttp.", "socket", "http", "fetch(", "axios", "XMLHttpRequest",
-        "HttpClient", "WebSocket", ".listen(", "urlopen(",
-    ),
-    "database": (
-        "cursor(", "execute", "commit(", "rollback(", "sqlite3", "psycopg", "SELECT", "INSERT", "UPDATE", "DELETE",
-        "session.", ".objects.", "db.",
-    ),
-    "subprocess": (
-        "subprocess.", "os.", "child_process", "exec", "spawn", "ProcessBuilder", "Runtime.", "std::process",
-        "Process.Start", "Popen(",
-    ),
-    "global state": ("global", "nonlocal", "window.", "os.environ", "process.env", "static", "sys."),
-}
-"""For each effect, text of which at least one piece stands in anything its pattern
-matches: a cheap substring test that spares most chunks the regular expression."""
+SUBPROCESS = re.compile(
+    r"\bsubprocess\.\w+|\bos\.(?:system|popen|exec\w*|spawn\w*)\(|\bchild_process\b|"
+    r"(?<!\.)\bexec(?:Sync|File)?\(|\bspawn(?:Sync)?\(|\bexec\.Command\b|\bProcessBuilder\b|"
+    r"\bRuntime\.getRuntime\(\)\.exec|\bstd::process::Command|\bProcess\.Start\b|\bPopen\("
+)
+"""A child process started, in any language: a reason a chunk sits on a security
+boundary. (The side effects a chunk shows are rules per language: `effects.py`.)"""
 
 SECURITY: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("authentication", re.compile(r"(?i)\b(?:login|logout|authenticat\w*|password|passwd|credential\w*|session_?token|jwt|oauth\w*|bearer)\b")),
@@ -153,7 +110,7 @@ SECURITY: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("cryptography", re.compile(r"(?i)\b(?:hashlib|hmac|crypto\w*|cipher\w*|encrypt\w*|decrypt\w*|bcrypt|sha256|signature_verify|secrets\.\w+)\b")),
     ("secrets", re.compile(r"(?i)\b(?:api_?key|secret_?key|private_?key|access_?token|client_secret)\b")),
     ("deserialisation", re.compile(r"\bpickle\.loads?\(|\byaml\.load\(|\bmarshal\.loads?\(|\bunserialize\(|\bObjectInputStream\b|\beval\(")),
-    ("subprocess", EFFECTS["subprocess"]),
+    ("subprocess", SUBPROCESS),
     ("SQL", re.compile(r"(?i)\b(?:execute|executemany|raw)\(\s*f?['\"]\s*(?:select|insert|update|delete)\b|\bcursor\(")),
     ("file-system path from input", re.compile(
         r"\b(?:open|send_file|send_from_directory|FileResponse|os\.path\.join|Path|path\.(?:join|resolve)|"

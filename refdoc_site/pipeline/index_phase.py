@@ -251,6 +251,7 @@ class FileJob:
         if self.embedder is not None:
             failed += embed_documents(documents, self.embedder)
         entry = _file_entry(source, text, analysis.imports, documents)
+        entry.namespaces = analysis.namespaces
         entry.deferred = analysis.deferred
         entry.secrets_redacted = redacted.secrets
         entry.secret_rules = dict(redacted.rules)

@@ -7,12 +7,13 @@ reprocessed one file still sees callers across the whole repository.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..core.pages import ROOT_MODULE
-from ..core.records import Document
+from ..core.records import ChunkKind, Document
 from ..languages.imports import RepoFiles, rules_for
 from ..languages.packages import package_folders
 from .calls import ResolveImport, call_graph
@@ -53,15 +54,21 @@ def build_graph(
     documents: Iterable[Document],
     module_depth: int | None = None,
     module_roots: Mapping[str, Mapping[str, str]] | None = None,
+    namespaces: Mapping[str, list[str]] | None = None,
 ) -> RepoGraph:
     """`files` maps path → language; `imports` holds each file's imports as written;
     `module_roots` the repository's own module names per language
-    (`languages.imports.module_roots`: a Go module path or a crate name → its folder)."""
+    (`languages.imports.module_roots`: a Go module path or a crate name → its folder);
+    `namespaces` what each file declares (C#), which imports name instead of files."""
     documents = list(documents)
     graph = RepoGraph()
-    repo_files = RepoFiles(files, module_roots)
+    defined, used = _types_and_words(files, documents)
+    repo_files = RepoFiles(files, module_roots, namespaces, defined, used)
     for path in sorted(files):
         resolved, external = resolve_imports(repo_files, path, imports.get(path, []))
+        implicit = rules_for(files[path]).implicit
+        if implicit is not None:
+            resolved = list(dict.fromkeys(resolved + [t for t in implicit(repo_files, path) if t != path]))
         graph.file_imports[path] = resolved
         graph.external_imports[path] = external
     calls = call_graph(documents, imports, _import_resolver(repo_files))
@@ -77,6 +84,24 @@ def build_graph(
     graph.module_deps = {m: sorted(deps.get(m, ())) for m in sorted(set(graph.module_of.values()))}
     graph.cycles = strongly_connected(graph.module_deps)
     return graph
+
+
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _types_and_words(files: Mapping[str, str], documents: list[Document]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """For the files of languages whose imports leave some uses implicit (C#): the type
+    names each defines and the identifiers its code uses."""
+    defined: dict[str, set[str]] = defaultdict(set)
+    used: dict[str, set[str]] = defaultdict(set)
+    for document in documents:
+        chunk = document.chunk
+        if rules_for(files.get(chunk.path, "")).implicit is None:
+            continue
+        if chunk.kind is ChunkKind.CLASS:
+            defined[chunk.path].add(chunk.name)
+        used[chunk.path].update(IDENTIFIER.findall(chunk.content))
+    return defined, used
 
 
 def store_call_graph(documents: Iterable[Document], graph: RepoGraph) -> bool:

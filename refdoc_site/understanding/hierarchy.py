@@ -25,6 +25,7 @@ from ..core.store import FileEntry
 from ..core.text import clip, first_sentences
 from ..languages.exports import API_KIND_ORDER, EXPORT_RULES
 from .components import build_components, file_part
+from .crate_api import CrateApi, crate_api
 from .evidence.manifests import Declaration
 from .graph import RepoGraph
 
@@ -54,8 +55,9 @@ def build_hierarchy(
     by_path: dict[str, list[Document]] = defaultdict(list)
     for document in documents:
         by_path[document.chunk.path].append(document)
+    crate = crate_api({path: entry.language for path, entry in files.items()}, documents)
     file_summaries = {
-        path: summarize_file(entry, by_path.get(path, []), graph, roles.get(path, FileRole.SOURCE))
+        path: summarize_file(entry, by_path.get(path, []), graph, roles.get(path, FileRole.SOURCE), crate)
         for path, entry in files.items()
     }
     modules: dict[str, list[str]] = defaultdict(list)
@@ -85,11 +87,16 @@ def build_hierarchy(
 
 
 def summarize_file(
-    entry: FileEntry, documents: list[Document], graph: RepoGraph, file_role: FileRole = FileRole.SOURCE
+    entry: FileEntry,
+    documents: list[Document],
+    graph: RepoGraph,
+    file_role: FileRole = FileRole.SOURCE,
+    crate: CrateApi | None = None,
 ) -> FileSummary:
     chunks = [d.chunk for d in documents]
     module_chunk = next((c for c in chunks if c.kind is ChunkKind.MODULE), None)
-    public = public_api(entry.language, documents)
+    reachable = [d for d in documents if crate is None or crate.reachable(d)]
+    public = public_api(entry.language, reachable)
     role = first_sentences(module_chunk.docstring, 160) if module_chunk and module_chunk.docstring else ""
     declared = DESCRIPTION_ASSIGNMENT.search(module_chunk.content) if module_chunk and not role else None
     if declared:

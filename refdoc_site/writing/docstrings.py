@@ -301,6 +301,8 @@ def _blocks(lines: list[str], tables: dict[str, FieldTable]) -> list[Block]:
             body, index = _section_body(lines, body_start, _indent(line), numpy)
             if key in TABLE_SECTIONS.values():
                 _fill_table(tables.setdefault(key, FieldTable(key)), body, numpy)
+            elif not any(line.strip() for line in body):  # the title of what follows unindented (a fence)
+                blocks.append(Title(key))
             elif stripped.endswith("::") or (key == "examples" and _bare_code(body)):
                 blocks.append(Title(key))
                 blocks.append(CodeBlock("\n".join(body).strip("\n")))

@@ -39,3 +39,9 @@
          (union_specifier !name body: (field_declaration_list) @body)
          (enum_specifier !name body: (enumerator_list) @body)]
   declarator: (type_identifier) @name) @definition.class
+
+; Function-like macros (`#define cJSON_ArrayForEach(element, array) …`): part of an API
+; as much as a function is; the signature stops at the replacement text.
+(preproc_function_def
+  name: (identifier) @name
+  value: (preproc_arg) @body) @definition.function

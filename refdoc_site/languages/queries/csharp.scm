@@ -30,3 +30,21 @@
 (constructor_declaration
   name: (identifier) @name
   body: (_) @body) @definition.function
+
+; Properties (`int Count { get; set; }`, `int X => 1`) and indexers: members a caller uses.
+(property_declaration
+  name: (identifier) @name
+  accessors: (accessor_list) @body) @definition.function
+(property_declaration
+  name: (identifier) @name
+  value: (arrow_expression_clause) @body) @definition.function
+
+; Operators: `Unit.operator ==`, `Unit.operator implicit int`.
+(operator_declaration
+  "operator" @name
+  operator: _ @name
+  body: (_) @body) @definition.function
+(conversion_operator_declaration
+  "operator" @name
+  type: (_) @name
+  body: (_) @body) @definition.function

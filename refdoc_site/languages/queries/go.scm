@@ -13,7 +13,15 @@
   name: (field_identifier) @name
   body: (block) @body) @definition.function
 
-(type_declaration
-  (type_spec
-    name: (type_identifier) @name
-    type: [(struct_type) (interface_type)] @body)) @definition.class
+; Every named type, one entry per spec of a grouped `type ( … )` block: structs and
+; interfaces (signature up to the body), and the rest (`type PositionalArgs func(…) error`,
+; `type ShellCompDirective int`, aliases) whole.
+(type_spec
+  name: (type_identifier) @name
+  type: [(struct_type) (interface_type)] @body) @definition.class
+(type_spec
+  name: (type_identifier) @name
+  type: (_) @_type
+  (#not-any-of? @_type "struct_type" "interface_type")) @definition.class
+(type_alias
+  name: (type_identifier) @name) @definition.class

@@ -11,3 +11,12 @@
   list: (use_list (use_as_clause path: (_) @member))))
 (mod_item name: (identifier) @import !body)
 (extern_crate_declaration name: (identifier) @import)
+; `pub use` re-exports: the name a user of the module writes (`pub use anyhow as
+; format_err` → format_err). `pub(crate) use` is not public.
+(source_file (use_declaration (visibility_modifier) @_visibility (#eq? @_visibility "pub")
+  argument: [(identifier) @export
+             (scoped_identifier name: (identifier) @export)
+             (use_as_clause alias: (identifier) @export)
+             (scoped_use_list list: (use_list [(identifier) @export
+                                               (scoped_identifier name: (identifier) @export)
+                                               (use_as_clause alias: (identifier) @export)]))]) @declares)

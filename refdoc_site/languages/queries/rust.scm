@@ -34,5 +34,27 @@
   type: [(type_identifier) @name
          (generic_type type: (type_identifier) @name)
          (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
-         (scoped_type_identifier name: (type_identifier) @name)]
+         (scoped_type_identifier name: (type_identifier) @name)
+         (primitive_type) @name]
   body: (declaration_list)) @scope
+
+; `type Result<T> = …`: an alias is a type of the API like any other.
+; (An associated `type Item = …;` of an impl is part of that impl, not a type of its own.)
+(source_file
+  (type_item
+    name: (type_identifier) @name) @definition.class)
+(mod_item
+  body: (declaration_list
+    (type_item
+      name: (type_identifier) @name) @definition.class))
+
+; `macro_rules! bail { … }`: the signature stops at the first rule.
+(macro_definition
+  name: (identifier) @name
+  (macro_rule) @body) @definition.function
+
+; An inline `mod name { … }` lends its name: items inside are `name.item`, functions
+; still functions.
+(mod_item
+  name: (identifier) @name
+  body: (declaration_list)) @scope.namespace
