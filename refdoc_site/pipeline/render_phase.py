@@ -38,6 +38,7 @@ from ..core.workspace import (
     WRITTEN_MILESTONES,
     Workspace,
 )
+from ..indexing.doc_cache import DOC_BLOCKS_DIR, reading_once
 from ..rendering.changes import CHANGES_PAGE, changes_page
 from ..rendering.incremental import PAGES_NAME, IncrementalRender
 from ..rendering.llms import LLMS_FULL_TXT, LLMS_TXT, llms_full_txt, llms_txt
@@ -136,11 +137,12 @@ def render_report(workspace: Workspace) -> RenderReport:
     # The overview, decisions, plans and module pages are rendered first: their sections
     # are searched with the code (the file pages, most of the work, render meanwhile).
     job = IncrementalRender(data, docs_dir, site, previous or {}, check.as_written)
-    prose = job.prose()
-    searched = data.documents + searched_sections(prose, query_embedder, store)
-    with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
-        result = job.write(prose, lambda record: page_record.save(site, pages=record))
-        write_hierarchy(data, docs_dir)
+    with reading_once(store.directory / DOC_BLOCKS_DIR):  # the reST sections the index read
+        prose = job.prose()
+        searched = data.documents + searched_sections(prose, query_embedder, store)
+        with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
+            result = job.write(prose, lambda record: page_record.save(site, pages=record))
+            write_hierarchy(data, docs_dir)
     pages = result.pages
     changes = stored_change_map(store)
     if changes is not None:
