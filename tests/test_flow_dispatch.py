@@ -341,3 +341,33 @@ def test_registered_functions_follow_a_forwarded_parameter_and_ignore_text_that_
     )
     assert registered_functions([source, "def broken(:\n    x(run=_d)\n"], "run") == ["_a", "_b", "_c"]
     assert registered_functions(["(" * 200_000 + "run=x"], "run") == []
+
+
+def test_a_call_on_an_outside_package_is_no_step_though_a_method_bears_its_name(tmp_path: Path) -> None:
+    """flask's `get_load_dotenv` calls `os.environ.get`: the project's one `get` (a route
+    decorator) matched by name made `Flask.run` look like the start of a long flow."""
+    orientation = flows_of(tmp_path, {
+        "pyproject.toml": '[project]\nname = "web"\ndescription = "Web."\n',
+        "web/__init__.py": "",
+        "web/settings.py": '''
+            import os
+
+
+            def get_settings():
+                """Read the settings from the environment."""
+                return os.environ.get("WEB_SETTINGS")
+        ''',
+        "web/routes.py": '''
+            class Routes:
+                def get(self, rule):
+                    """Register a GET route."""
+                    return self.route(rule, "GET")
+
+                def route(self, rule, method):
+                    return self.add(rule, method)
+
+                def add(self, rule, method):
+                    return (rule, method)
+        ''',
+    })
+    assert not [flow for flow in orientation.flows if steps(flow)[0] == "get_settings"], [steps(f) for f in orientation.flows]

@@ -147,6 +147,8 @@ class CallGraph:
     def __init__(self, documents: Iterable[Document], graph: RepoGraph, own: set[str]) -> None:
         self.definitions: dict[tuple[str, str], _Definition] = {}
         self.file_imports = graph.file_imports
+        self.outside = {path: {m.split(".")[0].split("/")[-1] for m in modules} for path, modules in graph.external_imports.items()}
+        """File → the names of the packages it imports from outside the project (`os`, `werkzeug`)."""
         key_of: dict[str, tuple[str, str]] = {}
         lines: dict[tuple[str, str], dict[int, str]] = {}
         for document in documents:
@@ -255,6 +257,8 @@ class CallGraph:
             found.extend((o, Dispatch.OVERRIDE.value) for o in overrides) if overrides else found.append((callee, ""))
         resolved = {callee for callee, _ in found}
         for written in self.unresolved.get(key, []):
+            if re.split(r"[.:>]", written)[0] in self.outside.get(key[0], ()):  # `os.environ.get`: no step of ours
+                continue
             name = re.split(r"[.:>]", written)[-1]
             same = [k for k in self.by_name.get(name, []) if k != key and self.calls.get(k)]
             registered = [k for k in self.registered(key[0], written) if k != key and k not in resolved]
