@@ -209,6 +209,7 @@ def test_every_count_on_the_overview_agrees(tmp_path: Path) -> None:
     assert sum(int(n) for n in re.findall(r"\((\d+)\)", languages)) == counts.files
     assert counts.code_lines and list(counts.code_lines) == ["python"] and counts.mostly
     assert "mostly python" in opening
+    assert re.search(r"\b1 tests?\b", opening) and "1 tests" not in opening, "one test file is 1 test"
 
 
 def test_documents_do_not_make_a_system_mostly_a_documentation_language(tmp_path: Path) -> None:
