@@ -78,3 +78,17 @@ def test_a_damaged_or_forged_kept_file_is_read_again_from_the_text(tmp_path: Pat
         with reading_once(kept.directory):
             assert read_section(text, "restructuredtext") == truth, content
     assert doc_blocks.KEPT is None, "the block ends where it ends"
+
+
+def test_a_render_keeps_only_the_sections_the_index_still_holds(tmp_path: Path) -> None:
+    repo = write_repo(tmp_path / "repo", {"docs/serving.rst": GUIDE})
+    workspace = Workspace.create(repo, Config(site_name="Tiny"), tmp_path / "store", tmp_path / "site")
+    stale = KeptSections(tmp_path / "store" / DOC_BLOCKS_DIR)
+    stale.put("Gone\n====\n\nA section since deleted.\n", read_section("Gone\n====\n\nA section since deleted.\n", "restructuredtext"))
+    assert stale.path("Gone\n====\n\nA section since deleted.\n").is_file()
+    with patch("refdoc_site.pipeline.render_phase.find_mermaid", return_value=None):
+        index(workspace)
+        summarize(workspace)
+        render(workspace)
+    assert not stale.path("Gone\n====\n\nA section since deleted.\n").exists()
+    assert list((tmp_path / "store" / DOC_BLOCKS_DIR).rglob("*.json")), "the current sections stay for the next render"

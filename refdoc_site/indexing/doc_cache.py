@@ -8,7 +8,8 @@ named by the hash of its text and of the reader (this module's and doc_blocks.py
 docutils' version), so a later phase, or the next build, finds it there. A file that is
 missing, damaged or of another shape is read again from the text, never trusted: its
 blocks are decoded field by field into the records (no pickle; a store can come with a
-repository).
+repository). After each render the folder keeps only the sections the index still holds
+(`keep_only`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -58,6 +59,19 @@ class KeptSections:
             os.replace(out.name, target)  # workers writing the same section at once: one wins whole
         except (OSError, RecursionError, ValueError):  # a full disk or a read-only store: the next phase reads again
             return
+
+
+def keep_only(directory: Path, texts: Iterable[str]) -> int:
+    """Remove the kept sections whose text is none of `texts` (the reST sections the index
+    holds now), so the folder does not grow with every edit; the number removed."""
+    kept = KeptSections(directory)
+    wanted = {kept.path(text) for text in texts}
+    removed = 0
+    for path in directory.glob("*/*.json") if directory.is_dir() else ():
+        if path not in wanted:
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 @contextmanager

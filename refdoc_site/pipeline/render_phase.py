@@ -38,7 +38,7 @@ from ..core.workspace import (
     WRITTEN_MILESTONES,
     Workspace,
 )
-from ..indexing.doc_cache import DOC_BLOCKS_DIR, reading_once
+from ..indexing.doc_cache import DOC_BLOCKS_DIR, keep_only, reading_once
 from ..rendering.changes import CHANGES_PAGE, changes_page
 from ..rendering.incremental import PAGES_NAME, IncrementalRender
 from ..rendering.llms import LLMS_FULL_TXT, LLMS_TXT, llms_full_txt, llms_txt
@@ -143,6 +143,7 @@ def render_report(workspace: Workspace) -> RenderReport:
         with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
             result = job.write(prose, lambda record: page_record.save(site, pages=record))
             write_hierarchy(data, docs_dir)
+    keep_only(store.directory / DOC_BLOCKS_DIR, (d.chunk.content for d in data.documents if d.chunk.language == "restructuredtext"))
     pages = result.pages
     changes = stored_change_map(store)
     if changes is not None:
