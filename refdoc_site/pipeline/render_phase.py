@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import shutil
+from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,6 +70,7 @@ from ..search.prose import ProsePage, page_documents
 from ..search.site_search import write_search_data
 from ..understanding.graph import RepoGraph
 from ..understanding.orientation import Orientation
+from ..writing.sections import page_sections
 from ..writing.written import WrittenDecisions, WrittenMilestones
 from .diff_phase import CHANGES_NAME, stored_change_map
 from .write_phase import stored_plans
@@ -93,6 +96,22 @@ class RenderReport:
 def render(workspace: Workspace) -> list[str]:
     """Render the pages from the store into the MkDocs project; returns page paths."""
     return render_report(workspace).pages
+
+
+def _rst_texts(documents: list[Document]) -> Iterator[str]:
+    """The texts of the reST sections read for the pages: each chunk's (as the index read
+    it) and each section's with its windows merged (as the page reads it)."""
+    by_path: dict[str, list[Document]] = defaultdict(list)
+    for document in documents:
+        if document.chunk.language == "restructuredtext":
+            by_path[document.chunk.path].append(document)
+    for in_file in by_path.values():
+        yield from (document.chunk.content for document in in_file)
+        pending = page_sections(in_file)
+        while pending:
+            section = pending.pop()
+            yield section.chunk.content
+            pending.extend(section.members)
 
 
 def render_report(workspace: Workspace) -> RenderReport:
@@ -143,7 +162,7 @@ def render_report(workspace: Workspace) -> RenderReport:
         with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
             result = job.write(prose, lambda record: page_record.save(site, pages=record))
             write_hierarchy(data, docs_dir)
-    keep_only(store.directory / DOC_BLOCKS_DIR, (d.chunk.content for d in data.documents if d.chunk.language == "restructuredtext"))
+    keep_only(store.directory / DOC_BLOCKS_DIR, _rst_texts(data.documents))
     pages = result.pages
     changes = stored_change_map(store)
     if changes is not None:
