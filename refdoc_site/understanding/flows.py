@@ -49,7 +49,7 @@ from ..languages.orientation import (
     MIN_FLOW_REACH,
 )
 from .dispatch import class_bases, prepared_names, prepares, registered_functions
-from .scripts import declared_scripts  # re-exported: the manifests say where flows start
+from .scripts import declared_scripts, script_target  # declared_scripts re-exported: the manifests say where flows start
 from .graph import RepoGraph
 
 MAX_ENTRY_POINTS = 8
@@ -60,6 +60,8 @@ hub reaches thousands; past this many the order does not change)."""
 SCRIPT_MANIFESTS = ("pyproject.toml", "setup.cfg", "package.json", "entry_points.txt")
 """Files whose text declares console scripts (an unpacked wheel's `*.dist-info/entry_points.txt`)."""
 DEFINITION_KINDS = (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS, ChunkKind.MODULE)
+KEYWORD_ARGUMENT = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*=(?!=)")
+"""A keyword argument's name (`run` of `set_defaults(run=_build)`): where a file may register a function."""
 STEP_KINDS = (ChunkKind.FUNCTION, ChunkKind.METHOD)
 """What a flow's step is: a class called is an object made, not a step of the flow."""
 
@@ -203,6 +205,8 @@ class CallGraph:
                 self.owner_class[key] = owner
         self._candidates: dict[tuple[str, str], list[tuple[tuple[str, str], str]]] = {}
         self._registered: dict[tuple[str, str], list[str]] = {}
+        self._python_sources: dict[str, list[str]] | None = None
+        self._keywords: dict[str, set[str]] = {}
 
     def reach(self, key: tuple[str, str]) -> int:
         """How many other definitions a definition's calls lead to (at most `REACH_CAP`),
@@ -280,8 +284,16 @@ class CallGraph:
         if not receiver or receiver in ("self", "cls") or not attribute.isidentifier():
             return []
         if (path, attribute) not in self._registered:
-            sources = [d.content for k, d in self.definitions.items() if k[0] == path and d.language == "python" and not d.parent]
-            self._registered[(path, attribute)] = registered_functions(sources, attribute)
+            if self._python_sources is None:  # each file's once: a large repository has thousands of such calls
+                self._python_sources = defaultdict(list)
+                for k, d in self.definitions.items():
+                    if d.language == "python" and not d.parent:
+                        self._python_sources[k[0]].append(d.content)
+                self._keywords = {
+                    file: set(KEYWORD_ARGUMENT.findall("\n".join(sources))) for file, sources in self._python_sources.items()
+                }
+            named = attribute in self._keywords.get(path, ())
+            self._registered[(path, attribute)] = registered_functions(self._python_sources[path], attribute) if named else []
         names = self._registered[(path, attribute)]
         return [(path, n) for n in names if (path, n) in self.definitions and self.definitions[(path, n)].kind is ChunkKind.FUNCTION]
 
@@ -358,7 +370,7 @@ def find_entry_points(
             found[key] = EntryPoint(kind, graph.ref(key), label)
 
     for name, target in sorted(scripts.items()):
-        add(_script_target(graph, target), EntryKind.SCRIPT, name)
+        add(script_target(graph.definitions, target), EntryKind.SCRIPT, name)
     for key, definition in sorted(graph.definitions.items()):
         if definition.kind is ChunkKind.FUNCTION and not definition.parent and definition.name in MAIN_FUNCTION_NAMES:
             add(key, EntryKind.MAIN)
@@ -461,22 +473,6 @@ def joined(flows: list[Flow]) -> list[Flow]:
         told.append(flow)
         seen.update(at(step) for step in flow.steps)
     return told
-
-
-def _script_target(graph: CallGraph, target: str) -> tuple[str, str] | None:
-    """`flask.cli:main` → the definition `main` in `…/flask/cli.py`; a file → its module chunk."""
-    module, _, attribute = target.partition(":")
-    attribute = attribute.split("[")[0].strip()
-    if not attribute:
-        keys = [key for key in graph.definitions if key[0] == module.strip() and graph.definitions[key].kind is ChunkKind.MODULE]
-        return keys[0] if keys else None
-    stem = module.strip().replace(".", "/")
-    for key in sorted(graph.definitions, key=lambda k: len(k[0])):
-        path, symbol = key
-        file_stem = path.rsplit(".", 1)[0].removesuffix("/__init__")
-        if symbol == attribute and (file_stem == stem or file_stem.endswith("/" + stem)):
-            return key
-    return None
 
 
 def _owner(definition: _Definition) -> str:

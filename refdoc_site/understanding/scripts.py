@@ -1,14 +1,17 @@
-"""The console scripts and JavaScript main files a repository's manifests declare: where
-`flows.py` looks first for the entry points of a program."""
+"""The console scripts and JavaScript main files a repository's manifests declare, and the
+definition a script names: where `flows.py` looks first for the entry points of a program."""
 
 from __future__ import annotations
 
 import configparser
 import posixpath
+from collections.abc import Mapping
+from typing import Any
 
+from ..core.records import ChunkKind
 from .evidence.manifests import read_json_object, read_toml
 
-__all__ = ["declared_scripts"]
+__all__ = ["declared_scripts", "script_target"]
 
 
 def declared_scripts(texts: dict[str, str]) -> tuple[dict[str, str], list[str]]:
@@ -50,3 +53,19 @@ def declared_scripts(texts: dict[str, str]) -> tuple[dict[str, str], list[str]]:
 
 def _join(base: str, path: str) -> str:
     return posixpath.normpath(posixpath.join(base, path)).lstrip("./") if path else ""
+
+
+def script_target(definitions: Mapping[tuple[str, str], Any], target: str) -> tuple[str, str] | None:
+    """`flask.cli:main` → the definition `main` in `…/flask/cli.py`; a file → its module chunk."""
+    module, _, attribute = target.partition(":")
+    attribute = attribute.split("[")[0].strip()
+    if not attribute:
+        keys = [key for key in definitions if key[0] == module.strip() and definitions[key].kind is ChunkKind.MODULE]
+        return keys[0] if keys else None
+    stem = module.strip().replace(".", "/")
+    for key in sorted(definitions, key=lambda k: len(k[0])):
+        path, symbol = key
+        file_stem = path.rsplit(".", 1)[0].removesuffix("/__init__")
+        if symbol == attribute and (file_stem == stem or file_stem.endswith("/" + stem)):
+            return key
+    return None
