@@ -45,7 +45,8 @@ CODE_LINKS = {
             """注文から請求書を発行する。税率は注文の配送先で決まる。"""
             return {"order": order}
         ''',
-    # A prose page's code blocks show a comment and a variable: the light-mode contrast cases.
+    # A prose page's code blocks show a comment, a variable, an operator word and
+    # punctuation: the light-mode contrast cases.
     "docs/usage.md": """
         # Usage
 
@@ -53,6 +54,7 @@ CODE_LINKS = {
 
         ```python
         # the port comes from the environment
+        ready = port not in used and port > 0
         serve()
         ```
 

@@ -372,3 +372,54 @@ def test_rust_self_in_an_impl_block_links_to_that_type():
         }
     )
     assert graph.calls["src/lib.rs#Foo.run"] == ["src/lib.rs#Foo.step"]
+
+
+def test_a_local_made_by_an_outside_package_never_links_to_a_method_of_the_same_name():
+    """cobra's `tmpl`: `t := template.New("top"); t.Execute(w, data)` is text/template's
+    Execute, not `Command.Execute`, though that is the one repository definition of the name."""
+    graph = graph_of(
+        {
+            "go.mod": "module example.com/cli\n",
+            "command.go": """
+                package cli
+
+                type Command struct{}
+
+                func (c *Command) Execute() error {
+                \treturn c.run()
+                }
+
+                func (c *Command) run() error { return nil }
+                """,
+            "template.go": """
+                package cli
+
+                import (
+                \t"io"
+                \t"text/template"
+                )
+
+                func render(w io.Writer, text string, data interface{}) error {
+                \tt := template.New("top")
+                \ttemplate.Must(t.Parse(text))
+                \treturn t.Execute(w, data)
+                }
+                """,
+            "tool.py": """
+                import requests
+
+
+                class Session:
+                    def close(self):
+                        return 1
+
+
+                def fetch(url):
+                    s = requests.Session()
+                    return s.close()
+                """,
+        }
+    )
+    assert "template.go#render" not in graph.callers.get("command.go#Command.Execute", [])
+    assert graph.calls["template.go#render"] == []
+    assert graph.calls["tool.py#fetch"] == [], "requests' Session, not the repository's"

@@ -68,6 +68,16 @@ def test_init_writes_a_valid_config_and_a_workflow_and_names_the_pages_setting(t
     assert {used.split("@")[0] for used in uses} == {pin.split("@")[0] for pin in PINNED_ACTIONS.values()}
 
 
+def test_the_build_job_installs_graphviz_before_it_builds(tmp_path: Path) -> None:
+    """The module map and the overview's flows are laid out by Graphviz's `dot` at build
+    time; a runner without it would publish the linked-list fallback."""
+    steps = _workflow(_initialized(tmp_path))["jobs"]["build"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    installs = [i for i, run in enumerate(runs) if re.search(r"apt-get install\b.*\bgraphviz\b", run)]
+    builds = [i for i, step in enumerate(steps) if step.get("name") == "Build the site"]
+    assert installs and builds and installs[0] < builds[0], runs
+
+
 def test_init_refuses_to_overwrite_without_force(tmp_path: Path, capsys) -> None:
     repo = _initialized(tmp_path)
     (repo / CONFIG_FILE).write_text("site_name: Mine\n", encoding="utf-8")

@@ -209,6 +209,7 @@ def test_every_count_on_the_overview_agrees(tmp_path: Path) -> None:
     assert sum(int(n) for n in re.findall(r"\((\d+)\)", languages)) == counts.files
     assert counts.code_lines and list(counts.code_lines) == ["python"] and counts.mostly
     assert "mostly python" in opening
+    assert re.search(r"\b1 tests?\b", opening) and "1 tests" not in opening, "one test file is 1 test"
 
 
 def test_documents_do_not_make_a_system_mostly_a_documentation_language(tmp_path: Path) -> None:
@@ -302,3 +303,26 @@ def test_entry_points_of_the_declared_package_come_before_the_scripts_beside_it(
     order = [(entry.definition.path, entry.definition.symbol) for entry in orientation.entry_points]
     assert order[:2] == [("src/tinyweb/cli.py", "main"), ("src/tinyweb/app.py", "App.__call__")]
     assert ("benchmarks/bench.py", "main") not in order[:2]
+
+
+def test_a_japanese_site_s_offline_summaries_are_japanese_and_count_as_the_overview(tmp_path: Path) -> None:
+    """summaries/system.md and the module and file texts: the sentences the tool writes
+    ("N files in M modules, mostly …", "Defines …", "Uses …", the layers) follow `language`,
+    and the system's size is the overview's (every indexed file and module)."""
+    orientation, page = built(tmp_path, WEB_APP, language="ja")
+    docs = next((tmp_path / "store").rglob("summaries/system.md")).parent.parent
+    system = (docs / "summaries" / "system.md").read_text(encoding="utf-8")
+    modules = (docs / "summaries" / "modules.md").read_text(encoding="utf-8")
+    files = (docs / "summaries" / "files.md").read_text(encoding="utf-8")
+    counts = orientation.counts
+    assert f"{counts.modules} 個のモジュールにある {counts.files} 個のファイル" in system
+    for text in (system, modules, files):
+        for english in (" files in ", " module", "mostly", "Entry layer", "Foundation", "Uses ", "Defines ", " lines."):
+            assert english not in text.split("\n", 1)[1].replace("modules.md", ""), (english, text[:600])
+    assert "使うもの" in files or "使うもの" in modules
+
+
+def test_an_english_site_s_system_summary_counts_as_the_overview(tmp_path: Path) -> None:
+    orientation, _ = built(tmp_path, WEB_APP)
+    system = next((tmp_path / "store").rglob("summaries/system.md")).read_text(encoding="utf-8")
+    assert f"{orientation.counts.files} files in {orientation.counts.modules} modules" in system

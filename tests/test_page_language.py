@@ -58,9 +58,10 @@ def keys_used_by_templates() -> dict[str, set[str]]:
 
 def keys_used_by_renderer() -> set[str]:
     """The lookups of every rendering module (render.py, changes.py for the change map,
-    stamp.py for the footer) and of the answers `ask` gives (asking/)."""
+    stamp.py for the footer), of the answers `ask` gives (asking/) and of the offline
+    summaries' phrases (understanding/hierarchy.py)."""
     package = Path(render_module.__file__).parent.parent
-    sources = [*(package / "rendering").glob("*.py"), *(package / "asking").glob("*.py")]
+    sources = [*(package / "rendering").glob("*.py"), *(package / "asking").glob("*.py"), package / "understanding" / "hierarchy.py"]
     return set().union(*(PYTHON_LOOKUP.findall(source.read_text(encoding="utf-8")) for source in sources))
 
 

@@ -62,16 +62,29 @@ class DocSection:
     blocks: list[Block]
 
 
+KEPT = None
+"""Where reStructuredText sections read are kept for the next phase (`doc_cache.KeptSections`),
+set within `doc_cache.reading_once`; None reads every section afresh."""
+
+
 def read_section(text: str, language: str) -> DocSection:
     """A section chunk's text as blocks; a text docutils or Markdown cannot read is kept as
-    one code block, so nothing of it is lost and none of it is markup."""
+    one code block, so nothing of it is lost and none of it is markup. A reST section read
+    before in this build (`KEPT`) is not read again."""
     # lazy: the Markdown reader imports this module's records
     from .markdown_blocks import markdown_section
 
+    kept = KEPT if language == "restructuredtext" else None
+    found = kept.get(text) if kept is not None else None
+    if found is not None:
+        return found
     try:
-        return rst_section(text) if language == "restructuredtext" else markdown_section(text)
+        section = rst_section(text) if language == "restructuredtext" else markdown_section(text)
     except Exception:  # a parser's failure on odd input must not lose the page
         return DocSection(None, [Block("code", code=text, language="text")])
+    if kept is not None:
+        kept.put(text, section)
+    return section
 
 
 def plain_text(section: DocSection) -> str:

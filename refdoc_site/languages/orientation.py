@@ -35,6 +35,19 @@ CONSTRUCTOR_FUNCTION_LANGUAGES = frozenset({"javascript", "typescript"})
 ERROR_PATH_WORDS = frozenset({"error", "errors", "exception", "exceptions", "fail", "failure", "abort", "panic", "raise"})
 """Name words of a callee on the error path: a flow follows what happens when all goes well."""
 
+PREPARATION_WORDS = frozenset({"prepare", "make", "create", "new", "init", "setup"})
+"""First name words of a callee that makes what the step then hands on (`prep =
+self.prepare_request(req)`, `with self.make_context(...) as ctx`): the flow goes on with the
+call that uses it (`self.send(prep)`, `self.invoke(ctx)`), not into the preparation. Not
+`build`, `get` or `load`: `report = build(...)` and `response = self.get_response(request)`
+are often the work itself."""
+
+CONTEXT_BINDINGS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "python": (re.compile(r"\bwith\s+(?:await\s+)?(?P<call>[A-Za-z_][\w.]*)\s*\([^\n]{0,240}?\)\s*as\s+(?P<name>[A-Za-z_]\w*)\s*[:,)]"),),
+}
+"""A call's result kept for the block after it, beside the assignments every language's
+receiver rules read (`languages/receivers.py`'s `call_bindings`): Python's `with f(...) as x:`."""
+
 MAX_FLOW_STEPS = 6
 MIN_FLOW_REACH = 2
 """A flow goes on to a callee that shares a word with the step's name, that is the step's

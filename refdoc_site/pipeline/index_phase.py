@@ -25,6 +25,7 @@ from ..core.workspace import DISCOVERY_NAME, Workspace
 from ..indexing.analyze import Analyzer
 from ..indexing.chunk import chunk_file
 from ..indexing.discover import discover
+from ..indexing.doc_cache import DOC_BLOCKS_DIR, reading_once
 from ..indexing.lsp import analyzer_for, share_repository
 from ..indexing.summarize import Summarizer
 from ..indexing.unindexed import stored_unindexed, unindexed_files
@@ -112,7 +113,8 @@ def index(
     parallel = len(changed) >= PARALLEL_MIN_FILES and getattr(analyzer, "parallel", False)  # language servers stay here
     journal.start(resumed)
     try:
-        results = forked_map(job, changed, "index", parallel=parallel, each=lambda result: _journal(journal, result))
+        with reading_once(workspace.store.directory / DOC_BLOCKS_DIR):  # the render reads them again
+            results = forked_map(job, changed, "index", parallel=parallel, each=lambda result: _journal(journal, result))
     finally:
         journal.close()
     processed = dict(zip((s.path for s in changed), results))

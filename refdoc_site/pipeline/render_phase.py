@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import shutil
+from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +41,7 @@ from ..core.workspace import (
     WRITTEN_OVERVIEW,
     Workspace,
 )
+from ..indexing.doc_cache import DOC_BLOCKS_DIR, keep_only, reading_once
 from ..rendering.changes import CHANGES_PAGE, changes_page
 from ..rendering.incremental import PAGES_NAME, IncrementalRender
 from ..rendering.llms import LLMS_FULL_TXT, LLMS_TXT, llms_full_txt, llms_txt
@@ -68,6 +71,7 @@ from ..search.prose import ProsePage, page_documents
 from ..search.site_search import write_search_data
 from ..understanding.graph import RepoGraph
 from ..understanding.orientation import Orientation
+from ..writing.sections import page_sections
 from ..writing.written import WrittenDecisions, WrittenMilestones, WrittenOverview
 from .diff_phase import CHANGES_NAME, stored_change_map
 from .write_phase import stored_plans
@@ -93,6 +97,22 @@ class RenderReport:
 def render(workspace: Workspace) -> list[str]:
     """Render the pages from the store into the MkDocs project; returns page paths."""
     return render_report(workspace).pages
+
+
+def _rst_texts(documents: list[Document]) -> Iterator[str]:
+    """The texts of the reST sections read for the pages: each chunk's (as the index read
+    it) and each section's with its windows merged (as the page reads it)."""
+    by_path: dict[str, list[Document]] = defaultdict(list)
+    for document in documents:
+        if document.chunk.language == "restructuredtext":
+            by_path[document.chunk.path].append(document)
+    for in_file in by_path.values():
+        yield from (document.chunk.content for document in in_file)
+        pending = page_sections(in_file)
+        while pending:
+            section = pending.pop()
+            yield section.chunk.content
+            pending.extend(section.members)
 
 
 def render_report(workspace: Workspace) -> RenderReport:
@@ -137,11 +157,13 @@ def render_report(workspace: Workspace) -> RenderReport:
     # The overview, decisions, plans and module pages are rendered first: their sections
     # are searched with the code (the file pages, most of the work, render meanwhile).
     job = IncrementalRender(data, docs_dir, site, previous or {}, check.as_written)
-    prose = job.prose()
-    searched = data.documents + searched_sections(prose, query_embedder, store)
-    with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
-        result = job.write(prose, lambda record: page_record.save(site, pages=record))
-        write_hierarchy(data, docs_dir)
+    with reading_once(store.directory / DOC_BLOCKS_DIR):  # the reST sections the index read
+        prose = job.prose()
+        searched = data.documents + searched_sections(prose, query_embedder, store)
+        with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
+            result = job.write(prose, lambda record: page_record.save(site, pages=record))
+            write_hierarchy(data, docs_dir)
+    keep_only(store.directory / DOC_BLOCKS_DIR, _rst_texts(data.documents))
     pages = result.pages
     changes = stored_change_map(store)
     if changes is not None:

@@ -67,6 +67,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         project_name,
         roles_inputs(workspace.repo),
         MODULE_RULE,
+        workspace.config.language,
         *summarizer.hierarchy_inputs(state.documents),
     )
     if facts.unchanged(inputs) and all((store.directory / name).exists() for name in (HIERARCHY_NAME, GRAPH_NAME, ORIENTATION_NAME)):
@@ -87,7 +88,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     if store_call_graph(state.documents, graph):
         store.save(state)
     roles = classify_files(workspace.repo, state.files, workspace.redactor)
-    offline = build_hierarchy(state.files, state.documents, graph, declared, roles)
+    offline = build_hierarchy(state.files, state.documents, graph, declared, roles, workspace.config.language)
     offline_system = offline.system.text
     hierarchy = summarizer.summarize_hierarchy(offline, state.documents)
     own = own_files(roles)

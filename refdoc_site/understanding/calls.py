@@ -14,6 +14,9 @@ A language server's answer comes first. Without one, the receiver decides
   `make` annotated to return a class): that class's method;
 - an attribute of the owner (`self._transport`) typed in the class (`_t: Transport`, a Go
   struct field, a TypeScript field) or by what its methods assign to it: its class's method;
+- a package imported from outside the repository (`requests.Session()`), or a local name
+  bound to what one makes (`t := template.New("top")`, `s = requests.Session()`): never a
+  repository definition, though one bears the name (`t.Execute` is no `Command.Execute`);
 - any other receiver: only when exactly one repository definition bears the name and the
   name is no method of the language's built-in types (`", ".join`, `d.items`).
 """
@@ -63,6 +66,7 @@ class CallResolver(DeclaredTypes):
         self._declared: dict[str, dict[str, list[Chunk]]] = {}
         self._attributes: dict[tuple[str, str], dict[str, list[Chunk]]] = {}
         self.windows: dict[str, list[Chunk]] = defaultdict(list)
+        self._outside: dict[str, frozenset[str]] = {}
         for document in documents:
             chunk = document.chunk
             if chunk.kind in DEFINITIONS and chunk.part >= 1:
@@ -165,7 +169,28 @@ class CallResolver(DeclaredTypes):
             return in_modules
         if self.external_module(chunk.path, head):
             return []  # `fmt.Sprintf`, `strings.Contains`: a package the file imports from outside
+        if head in self.outside_locals(chunk) or self.from_outside(chunk.path, head):
+            return []
         return self.extension(name) or self.unique(name, rules)
+
+    def outside_locals(self, chunk: Chunk) -> frozenset[str]:
+        """The chunk's local names bound only to calls of what it imports from outside the
+        repository (`t := template.New("top")`, `s = requests.Session()`)."""
+        if chunk.id not in self._outside:
+            rules = receiver_rules(chunk.language)
+            called = _matches(rules.call_bindings, chunk.content, "call")
+            self._outside[chunk.id] = frozenset(
+                name for name, calls in called.items() if all(self.from_outside(chunk.path, call) for call in calls)
+            )
+        return self._outside[chunk.id]
+
+    def from_outside(self, path: str, call: str) -> bool:
+        """Whether a call written in `path` is of a name the file imports from outside the
+        repository (the module `template` of `template.New`, or `Session` itself)."""
+        head = call.split(".", 1)[0]
+        if self.visible(path, head) or self.modules(path, head):
+            return False
+        return self.imports_name(path, head)
 
     def local_types(self, chunk: Chunk) -> dict[str, list[Chunk]]:
         """Local name → the repository classes it holds in the chunk: declared or

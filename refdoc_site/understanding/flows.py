@@ -8,20 +8,26 @@ package's main file exports, then the public API no code of the project calls. O
 project's own code counts (tests, examples and vendored code are not where it starts).
 
 A flow follows the stored call graph from an entry point, one callee a step, by one rule
-(`next_step`): the callee on the success path (an error handler's name is not followed)
+(`next_step`): the callee on the success path (an error handler's name is not followed),
+public (or registered, below), that does not only prepare what the step hands to another
+call (`prep = self.prepare_request(req)` before `self.send(prep)`: `dispatch.prepares`),
 that shares the most words with the step's own name, then the one that reaches the most
-of the project's definitions. A call the graph left unresolved (`router.handle(...)` on a
+of the project's definitions, then the first called. A method that does nothing itself
+(`raise NotImplementedError`) stands for its overrides in the direct subclasses
+(click's `self.invoke(ctx)` runs `Command.invoke`), and a call through a parsed value's
+attribute (`args.run(args)`) goes to the functions the file registers under that name
+(`set_defaults(run=_build)`, also through a parameter it forwards); both steps are marked. A call the graph left unresolved (`router.handle(...)` on a
 local variable) is followed when exactly one other definition of the project has that
 name and calls anything, and the name shares a word with the step's (`handle` →
 `proto.handle`, never a dictionary's `.get`); such a step is marked. The flow stops at a callee that shares
 no word, reaches fewer than `MIN_FLOW_REACH` definitions and is not the only one (that
 leads anywhere); a helper called from more than `MAX_STEP_CALLERS` places (an `echo`) is
-no step unless its name shares a word.
+no step unless its name shares a word. Flows that join at their second step are told once
+(`joined`).
 """
 
 from __future__ import annotations
 
-import configparser
 import posixpath
 import re
 from collections import defaultdict
@@ -42,7 +48,8 @@ from ..languages.orientation import (
     MAX_STEP_CALLERS,
     MIN_FLOW_REACH,
 )
-from .evidence.manifests import read_json_object, read_toml
+from .dispatch import class_bases, prepared_names, prepares, registered_functions
+from .scripts import declared_scripts, script_target  # declared_scripts re-exported: the manifests say where flows start
 from .graph import RepoGraph
 
 MAX_ENTRY_POINTS = 8
@@ -53,6 +60,8 @@ hub reaches thousands; past this many the order does not change)."""
 SCRIPT_MANIFESTS = ("pyproject.toml", "setup.cfg", "package.json", "entry_points.txt")
 """Files whose text declares console scripts (an unpacked wheel's `*.dist-info/entry_points.txt`)."""
 DEFINITION_KINDS = (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS, ChunkKind.MODULE)
+KEYWORD_ARGUMENT = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*=(?!=)")
+"""A keyword argument's name (`run` of `set_defaults(run=_build)`): where a file may register a function."""
 STEP_KINDS = (ChunkKind.FUNCTION, ChunkKind.METHOD)
 """What a flow's step is: a class called is an object made, not a step of the flow."""
 
@@ -94,11 +103,24 @@ class EntryPoint:
     """The console script's name, the handler's protocol (`wsgi`, `node`), or ""."""
 
 
+class Dispatch(str, Enum):
+    """How a flow reached a step the call graph does not link to its caller."""
+
+    NAME = "name"
+    """A call the graph left unresolved, matched by the callee's name alone."""
+    OVERRIDE = "override"
+    """The override, in a subclass, of a method that does nothing itself (`raise NotImplementedError`)."""
+    REGISTERED = "registered"
+    """A function the project registers under the attribute called (`set_defaults(run=_build)`, `args.run(args)`)."""
+
+
 @dataclass
 class FlowStep:
     definition: DefinitionRef
     by_name: bool = False
     """Reached through a call the graph left unresolved, matched by the callee's name alone."""
+    dispatch: str = ""
+    """How it was reached when the graph does not link it (`Dispatch`'s value), else ""."""
 
 
 @dataclass
@@ -127,7 +149,10 @@ class CallGraph:
     def __init__(self, documents: Iterable[Document], graph: RepoGraph, own: set[str]) -> None:
         self.definitions: dict[tuple[str, str], _Definition] = {}
         self.file_imports = graph.file_imports
+        self.outside = {path: {m.split(".")[0].split("/")[-1] for m in modules} for path, modules in graph.external_imports.items()}
+        """File → the names of the packages it imports from outside the project (`os`, `werkzeug`)."""
         key_of: dict[str, tuple[str, str]] = {}
+        lines: dict[tuple[str, str], dict[int, str]] = {}
         for document in documents:
             chunk = document.chunk
             if chunk.path not in own or chunk.kind not in DEFINITION_KINDS:
@@ -142,7 +167,12 @@ class CallGraph:
                 )
             else:
                 found.chunk_ids.append(chunk.id)
-                found.content += "\n" + chunk.content
+            if chunk.part:  # a long definition's windows overlap: its text again, line by line
+                numbered = lines.setdefault(key, {})
+                numbered.update((chunk.start_line + i, text) for i, text in enumerate(chunk.content.split("\n")) if chunk.start_line + i not in numbered)
+        for key, numbered in lines.items():
+            if len(self.definitions[key].chunk_ids) > 1:
+                self.definitions[key].content = "\n".join(numbered[n] for n in sorted(numbered))
         self.calls: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
         self.callers: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
         self.unresolved: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -158,33 +188,114 @@ class CallGraph:
             if definition.kind in STEP_KINDS:
                 self.by_name[definition.name].append(key)
         self._reach: dict[tuple[str, str], int] = {}
+        self.bases = class_bases({
+            key: (d.language, d.signature) for key, d in self.definitions.items() if d.kind is ChunkKind.CLASS
+        })
+        self.subclasses: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+        for subclass, bases in self.bases.items():
+            for base in bases:
+                self.subclasses[base].append(subclass)
+        self.methods: dict[tuple[tuple[str, str], str], tuple[str, str]] = {}
+        """(class, method name) → the method's key."""
+        self.owner_class: dict[tuple[str, str], tuple[str, str]] = {}
+        for key, definition in self.definitions.items():
+            owner = (key[0], _owner(definition)) if definition.kind is ChunkKind.METHOD else None
+            if owner in self.definitions and self.definitions[owner].kind is ChunkKind.CLASS:
+                self.methods[(owner, definition.name)] = key
+                self.owner_class[key] = owner
+        self._candidates: dict[tuple[str, str], list[tuple[tuple[str, str], str]]] = {}
+        self._registered: dict[tuple[str, str], list[str]] = {}
+        self._python_sources: dict[str, list[str]] | None = None
+        self._keywords: dict[str, set[str]] = {}
 
     def reach(self, key: tuple[str, str]) -> int:
-        """How many other definitions a definition's calls lead to (at most `REACH_CAP`)."""
+        """How many other definitions a definition's calls lead to (at most `REACH_CAP`),
+        by the calls a flow follows (`candidates`)."""
         if key not in self._reach:
             seen = {key}
             stack = [key]
             while stack and len(seen) <= REACH_CAP:
-                for callee in self.calls.get(stack.pop(), []):
+                for callee, _ in self.candidates(stack.pop()):
                     if callee not in seen:
                         seen.add(callee)
                         stack.append(callee)
-            self._reach[key] = len(seen) - 1
+            self._reach[key] = min(len(seen) - 1, REACH_CAP)  # past the cap, equals
         return self._reach[key]
 
-    def candidates(self, key: tuple[str, str]) -> list[tuple[tuple[str, str], bool]]:
-        """A step's callees that could be its next step, with whether matched by name alone."""
-        found = [(callee, False) for callee in self.calls.get(key, []) if self.definitions[callee].kind in STEP_KINDS]
+    def overrides(self, key: tuple[str, str]) -> list[tuple[str, str]]:
+        """The methods of the same name in the direct subclasses of a method's class."""
+        owner = self.owner_class.get(key)
+        if owner is None:
+            return []
+        found = (self.methods.get((subclass, self.definitions[key].name)) for subclass in self.subclasses.get(owner, ()))
+        return [k for k in found if k is not None]
+
+    def overridden(self, key: tuple[str, str]) -> list[tuple[str, str]]:
+        """The methods a method overrides: of its name in its class's bases, nearest first."""
+        definition = self.definitions[key]
+        owner = self.owner_class.get(key)
+        found, pending, seen = [], list(self.bases.get(owner, ())) if owner else [], set()
+        while pending:
+            base = pending.pop(0)
+            if base in seen:
+                continue
+            seen.add(base)
+            method = self.methods.get((base, definition.name))
+            if method is not None:
+                found.append(method)
+            pending.extend(self.bases.get(base, ()))
+        return found
+
+    def candidates(self, key: tuple[str, str]) -> list[tuple[tuple[str, str], str]]:
+        """A step's callees that could be its next step, each with how it was reached
+        (`Dispatch`'s value; "" for a call the graph links): a method that does nothing
+        stands for its overrides, and a call the graph left unresolved is matched by the
+        callee's name or by what the file registers under that attribute."""
+        if key in self._candidates:
+            return self._candidates[key]
+        found: list[tuple[tuple[str, str], str]] = []
+        for callee in self.calls.get(key, []):
+            if self.definitions[callee].kind not in STEP_KINDS:
+                continue
+            overrides = [] if self.calls.get(callee) else self.overrides(callee)
+            found.extend((o, Dispatch.OVERRIDE.value) for o in overrides) if overrides else found.append((callee, ""))
         resolved = {callee for callee, _ in found}
         for written in self.unresolved.get(key, []):
+            if re.split(r"[.:>]", written)[0] in self.outside.get(key[0], ()):  # `os.environ.get`: no step of ours
+                continue
             name = re.split(r"[.:>]", written)[-1]
             same = [k for k in self.by_name.get(name, []) if k != key and self.calls.get(k)]
-            if not name_words(name) & name_words(self.definitions[key].name):  # `.get(` on a dict is no step
+            registered = [k for k in self.registered(key[0], written) if k != key and k not in resolved]
+            if registered:
+                found.extend((k, Dispatch.REGISTERED.value) for k in registered)
+                resolved.update(registered)
+            elif not name_words(name) & name_words(self.definitions[key].name):  # `.get(` on a dict is no step
                 continue
-            if len(same) == 1 and same[0] not in resolved:
-                found.append((same[0], True))
+            elif len(same) == 1 and same[0] not in resolved:
+                found.append((same[0], Dispatch.NAME.value))
                 resolved.add(same[0])
+        self._candidates[key] = found
         return found
+
+    def registered(self, path: str, written: str) -> list[tuple[str, str]]:
+        """For a call through an attribute of a value (`args.run`), the top-level functions
+        of `path` the file registers under that attribute's name (Python)."""
+        receiver, _, attribute = written.rpartition(".")
+        if not receiver or receiver in ("self", "cls") or not attribute.isidentifier():
+            return []
+        if (path, attribute) not in self._registered:
+            if self._python_sources is None:  # each file's once: a large repository has thousands of such calls
+                self._python_sources = defaultdict(list)
+                for k, d in self.definitions.items():
+                    if d.language == "python" and not d.parent:
+                        self._python_sources[k[0]].append(d.content)
+                self._keywords = {
+                    file: set(KEYWORD_ARGUMENT.findall("\n".join(sources))) for file, sources in self._python_sources.items()
+                }
+            named = attribute in self._keywords.get(path, ())
+            self._registered[(path, attribute)] = registered_functions(self._python_sources[path], attribute) if named else []
+        names = self._registered[(path, attribute)]
+        return [(path, n) for n in names if (path, n) in self.definitions and self.definitions[(path, n)].kind is ChunkKind.FUNCTION]
 
     def ref(self, key: tuple[str, str]) -> DefinitionRef:
         definition = self.definitions[key]
@@ -198,28 +309,32 @@ def name_words(name: str) -> set[str]:
     return {word.lower() for word in re.split(r"[\W_]+", spaced) if word}
 
 
-def next_step(graph: CallGraph, key: tuple[str, str], visited: set[tuple[str, str]]) -> tuple[tuple[str, str], bool] | None:
+def next_step(graph: CallGraph, key: tuple[str, str], visited: set[tuple[str, str]]) -> tuple[tuple[str, str], str] | None:
     """The callee a flow goes on to from `key`, by the rule in the module's docstring."""
-    words = name_words(graph.definitions[key].name)
+    step = graph.definitions[key]
+    words = name_words(step.name)
     options = [
-        (callee, by_name) for callee, by_name in graph.candidates(key)
+        (callee, how) for callee, how in graph.candidates(key)
         if callee not in visited and not name_words(graph.definitions[callee].name) & ERROR_PATH_WORDS
         and (len(graph.callers.get(callee, ())) <= MAX_STEP_CALLERS or words & name_words(graph.definitions[callee].name))
     ]
-    if not options:
-        return None
+    kept = prepared_names(step.content, step.language)
+    order = {callee: -position for position, (callee, _) in enumerate(options)}
 
-    def score(option: tuple[tuple[str, str], bool]) -> tuple[int, int, int, str]:
-        callee = option[0]
-        public = not graph.definitions[callee].name.startswith("_")
-        shared = len(words & name_words(graph.definitions[callee].name))
-        return (public, shared, graph.reach(callee), callee[1])
+    def score(option: tuple[tuple[str, str], str]) -> tuple[int, int, int, int, int]:
+        callee, how = option
+        name = graph.definitions[callee].name
+        public = how == Dispatch.REGISTERED.value or not name.startswith("_")  # registered is public, whatever its name
+        shared = len(words & name_words(name))
+        written = name if how != Dispatch.OVERRIDE.value else graph.definitions[graph.overridden(callee)[0]].name
+        return (public, not prepares(written, kept, step.content), shared, graph.reach(callee), order[callee])
 
-    best = max(options, key=score)
-    _, shared, reach, _ = score(best)
-    if shared or reach >= MIN_FLOW_REACH or (len(options) == 1 and reach):
-        return best
-    return None
+    def leads(option: tuple[tuple[str, str], str]) -> bool:
+        _, _, shared, reach, _ = score(option)
+        return bool(shared or reach >= MIN_FLOW_REACH or (len(options) == 1 and reach))
+
+    acceptable = [option for option in options if leads(option)]
+    return max(acceptable, key=score) if acceptable else None
 
 
 def follow(graph: CallGraph, entry: EntryPoint) -> Flow:
@@ -230,9 +345,9 @@ def follow(graph: CallGraph, entry: EntryPoint) -> Flow:
         found = next_step(graph, key, visited)
         if found is None:
             break
-        key, by_name = found
+        key, how = found
         visited.add(key)
-        steps.append(FlowStep(graph.ref(key), by_name))
+        steps.append(FlowStep(graph.ref(key), how == Dispatch.NAME.value, how))
     return Flow(entry, steps)
 
 
@@ -255,15 +370,20 @@ def find_entry_points(
             found[key] = EntryPoint(kind, graph.ref(key), label)
 
     for name, target in sorted(scripts.items()):
-        add(_script_target(graph, target), EntryKind.SCRIPT, name)
+        add(script_target(graph.definitions, target), EntryKind.SCRIPT, name)
     for key, definition in sorted(graph.definitions.items()):
         if definition.kind is ChunkKind.FUNCTION and not definition.parent and definition.name in MAIN_FUNCTION_NAMES:
             add(key, EntryKind.MAIN)
         elif definition.kind is ChunkKind.MODULE and MAIN_GUARD.search(definition.content):
             add(key, EntryKind.MAIN, GUARD_LABEL)
-    uncalled = [  # a module's top-level code calling it (`module.exports = f`, a `__main__` block) does not count
+    uncalled = [  # a module's top-level code calling it (`module.exports = f`, a `__main__` block) does not count;
+        # an override is called where the method it overrides is
         key for key in sorted(graph.definitions)
-        if all(graph.definitions[caller].kind is ChunkKind.MODULE for caller in graph.callers.get(key, ()))
+        if all(
+            graph.definitions[caller].kind is ChunkKind.MODULE
+            for called in (key, *(graph.overridden(key) if graph.definitions[key].kind is ChunkKind.METHOD else ()))
+            for caller in graph.callers.get(called, ())
+        )
     ]
     for key in uncalled:
         definition = graph.definitions[key]
@@ -328,65 +448,31 @@ def main_flows(graph: CallGraph, entries: list[EntryPoint]) -> tuple[list[EntryP
         (entry, flow) for entry, flow in shown
         if entry.label != GUARD_LABEL or not set(graph.calls.get((entry.definition.path, entry.definition.symbol), ())) & starts
     ]
-    kept = [flow for _, flow in shown if len(flow.steps) > 1][:MAX_FLOWS]
-    return [entry for entry, _ in shown][:MAX_ENTRY_POINTS], kept
+    return [entry for entry, _ in shown][:MAX_ENTRY_POINTS], joined([flow for _, flow in shown if len(flow.steps) > 1])[:MAX_FLOWS]
 
 
-def declared_scripts(texts: dict[str, str]) -> tuple[dict[str, str], list[str]]:
-    """Console scripts (name → `module:function`, or a file for `bin`) and JavaScript main
-    files the manifests among `texts` (path → text) declare; unreadable ones declare nothing."""
-    scripts: dict[str, str] = {}
-    mains: list[str] = []
-    for path, text in sorted(texts.items(), key=lambda item: item[0].count("/")):
-        name, base = posixpath.basename(path), posixpath.dirname(path)
-        try:
-            if name == "pyproject.toml":
-                project = read_toml(text).get("project", {})
-                scripts.update({k: v for k, v in (project.get("scripts") or {}).items() if isinstance(v, str)})
-            elif name in ("setup.cfg", "entry_points.txt"):
-                parser = configparser.ConfigParser(interpolation=None, strict=False)
-                parser.read_string(text)
-                section, key = ("options.entry_points", "console_scripts") if name == "setup.cfg" else ("console_scripts", "")
-                if key and parser.has_option(section, key):
-                    lines = [line.partition("=") for line in parser.get(section, key).splitlines() if "=" in line]
-                    scripts.update({n.strip(): t.strip() for n, _, t in lines})
-                elif not key and parser.has_section(section):
-                    scripts.update(dict(parser.items(section)))
-            elif name == "package.json":
-                data = read_json_object(text)
-                if not data:
-                    continue
-                bin_field = data.get("bin")
-                if isinstance(bin_field, str):
-                    bin_field = {str(data.get("name", "")): bin_field}
-                for script, file in (bin_field or {}).items() if isinstance(bin_field, dict) else ():
-                    if isinstance(file, str):
-                        scripts[script] = _join(base, file)
-                main = data.get("main") if isinstance(data.get("main"), str) else "index.js"
-                mains.append(_join(base, main if main.endswith((".js", ".mjs", ".cjs", ".ts")) else main + ".js"))
-        except (ValueError, configparser.Error, AttributeError):  # a manifest that does not parse declares nothing
+def joined(flows: list[Flow]) -> list[Flow]:
+    """The flows told once each: where several entry points of one kind hand on to the
+    same second step (requests' `get`, `post` and `put` all call `request`), the flow is
+    told once from that step; a flow whose second step another flow told already joins
+    it, and is left out."""
+    def at(step: FlowStep) -> tuple[str, str]:
+        return (step.definition.path, step.definition.symbol)
+
+    sharing: dict[tuple[tuple[str, str], EntryKind], int] = defaultdict(int)
+    for flow in flows:
+        sharing[(at(flow.steps[1]), flow.entry.kind)] += 1
+    told: list[Flow] = []
+    seen: set[tuple[str, str]] = set()
+    for flow in flows:
+        second = at(flow.steps[1])
+        if second in seen:
             continue
-    return scripts, mains
-
-
-def _join(base: str, path: str) -> str:
-    return posixpath.normpath(posixpath.join(base, path)).lstrip("./") if path else ""
-
-
-def _script_target(graph: CallGraph, target: str) -> tuple[str, str] | None:
-    """`flask.cli:main` → the definition `main` in `…/flask/cli.py`; a file → its module chunk."""
-    module, _, attribute = target.partition(":")
-    attribute = attribute.split("[")[0].strip()
-    if not attribute:
-        keys = [key for key in graph.definitions if key[0] == module.strip() and graph.definitions[key].kind is ChunkKind.MODULE]
-        return keys[0] if keys else None
-    stem = module.strip().replace(".", "/")
-    for key in sorted(graph.definitions, key=lambda k: len(k[0])):
-        path, symbol = key
-        file_stem = path.rsplit(".", 1)[0].removesuffix("/__init__")
-        if symbol == attribute and (file_stem == stem or file_stem.endswith("/" + stem)):
-            return key
-    return None
+        if sharing[(second, flow.entry.kind)] > 1 and len(flow.steps) > 2:
+            flow = Flow(EntryPoint(flow.entry.kind, flow.steps[1].definition), [FlowStep(flow.steps[1].definition), *flow.steps[2:]])
+        told.append(flow)
+        seen.update(at(step) for step in flow.steps)
+    return told
 
 
 def _owner(definition: _Definition) -> str:

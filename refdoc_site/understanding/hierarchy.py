@@ -4,6 +4,8 @@ Offline these are extractive: what the code says about itself (a file's docstrin
 package's declared description, a README's first paragraph), else the main definitions by
 name with what the main one's summary says, plus the public API and the dependencies the
 graph found. Never a bag of name fragments: where nothing is said, nothing is made up.
+The sentences written here ("Defines …", "Uses …", the system's size and layers) are in
+the site's language, from the `summary_phrases` of its table (`templates/labels/`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..core.records import (
     ModuleSummary,
     SystemSummary,
 )
+from ..core.resources import DEFAULT_LANGUAGE, page_labels
 from ..core.store import FileEntry
 from ..core.text import clip, first_sentences
 from ..languages.exports import API_KIND_ORDER, EXPORT_RULES
@@ -47,6 +50,7 @@ def build_hierarchy(
     graph: RepoGraph,
     declared: Declaration = Declaration(),
     roles: dict[str, FileRole] | None = None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> Hierarchy:
     """The summaries of every file and module; `declared` is what the package's metadata
     says it is. The system's summary comes from the project's own files only (`roles`; all
@@ -57,7 +61,7 @@ def build_hierarchy(
         by_path[document.chunk.path].append(document)
     crate = crate_api({path: entry.language for path, entry in files.items()}, documents)
     file_summaries = {
-        path: summarize_file(entry, by_path.get(path, []), graph, roles.get(path, FileRole.SOURCE), crate)
+        path: summarize_file(entry, by_path.get(path, []), graph, roles.get(path, FileRole.SOURCE), crate, language)
         for path, entry in files.items()
     }
     modules: dict[str, list[str]] = defaultdict(list)
@@ -75,12 +79,15 @@ def build_hierarchy(
             graph.module_deps.get(name, []),
             sorted(used_by.get(name, [])),
             declared.description if _same_name(name, declared.name) else "",
+            language,
         )
         for name, paths in modules.items()
     }
     own = {path: entry for path, entry in files.items() if file_summaries[path].file_role is FileRole.SOURCE}
     own_modules = {name: module for name, module in module_summaries.items() if any(p in own for p in module.files)}
-    system = summarize_system(own, own_modules, graph, declared.description or _readme_lead(by_path))
+    system = summarize_system(
+        own, own_modules, graph, declared.description or _readme_lead(by_path), language, (len(files), len(module_summaries))
+    )
     parts = {path: file_part(summary.file_role, summary.language) for path, summary in file_summaries.items()}
     components = build_components(modules, parts, graph.file_imports)
     return Hierarchy(system=system, modules=module_summaries, files=file_summaries, components=components)
@@ -92,7 +99,9 @@ def summarize_file(
     graph: RepoGraph,
     file_role: FileRole = FileRole.SOURCE,
     crate: CrateApi | None = None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> FileSummary:
+    said = phrases(language)
     chunks = [d.chunk for d in documents]
     module_chunk = next((c for c in chunks if c.kind is ChunkKind.MODULE), None)
     reachable = [d for d in documents if crate is None or crate.reachable(d)]
@@ -102,20 +111,20 @@ def summarize_file(
     if declared:
         role = first_sentences(declared.group(2), 160)
     if not role:
-        role = _role_from_chunks(entry, documents)
+        role = _role_from_chunks(entry, documents, said)
     imports = graph.file_imports.get(entry.path, [])
     external = graph.external_imports.get(entry.path, [])
     parts = [role]
     if public:
-        parts.append("API: " + ", ".join(public[:API_SHOWN]) + ("…" if len(public) > API_SHOWN else "") + ".")
+        parts.append(said["api"].format(names=said["separator"].join(public[:API_SHOWN]) + ("…" if len(public) > API_SHOWN else "")))
     deps = [p.rsplit("/", 1)[-1] for p in imports[:3]] + external[:3]
     if deps:
-        parts.append("Uses " + ", ".join(deps) + ".")
+        parts.append(said["uses"].format(names=said["separator"].join(deps)))
     return FileSummary(
         path=entry.path,
         module=graph.module_of.get(entry.path, ""),
         language=entry.language,
-        text=clip(" ".join(parts), FILE_PROSE),
+        text=clip(_sentences(parts, said), FILE_PROSE),
         role=role,
         public_api=public,
         imports=imports,
@@ -150,7 +159,26 @@ MAIN_KINDS = (ChunkKind.CLASS, ChunkKind.FUNCTION, ChunkKind.METHOD)
 """Kinds a file's role may name: a method only when it is assigned outside any class (`res.send`)."""
 
 
-def _role_from_chunks(entry: FileEntry, documents: list[Document]) -> str:
+def phrases(language: str) -> dict:
+    """The fixed phrases of the offline summaries in the site's language."""
+    labels = page_labels(language)
+    return labels["summary_phrases"]
+
+
+def _sentences(parts: list[str], said: dict) -> str:
+    """Sentences one after another: after the language's own full stop its own gap (none in
+    Japanese), after a quoted sentence of another language a space."""
+    out = ""
+    for part in parts:
+        out += (said["sentence_gap"] if out.endswith(said["system_end"]) else " ") + part if out else part
+    return out
+
+
+def _count(forms: dict[str, str], n: int, **values: object) -> str:
+    return forms["one" if n == 1 else "other"].format(n=n, **values)
+
+
+def _role_from_chunks(entry: FileEntry, documents: list[Document], said: dict) -> str:
     """A file without a docstring: its main definitions by name, with the first sentence of
     what the main one does; a file of sections, its first section's lead."""
     if all(d.chunk.kind is ChunkKind.SECTION for d in documents):  # a document: its lead, else its title
@@ -177,10 +205,11 @@ def _role_from_chunks(entry: FileEntry, documents: list[Document]) -> str:
     distinct = list(dict.fromkeys(d.chunk.symbol if exported else d.chunk.name for d in ranked))  # overloads once
     names = distinct[:DEFINITIONS_NAMED]
     more = len(distinct) - len(names)
-    named = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 and not more else ", ".join(names)
-    named += f" and {more} more" if more else ""
+    joined = said["separator"].join
+    named = said["and_last"].format(names=joined(names[:-1]), last=names[-1]) if len(names) > 1 and not more else joined(names)
+    named = said["and_more"].format(names=named, n=more) if more else named
     lead = first_sentences(ranked[0].summary.responsibility, 120)
-    return clip(f"Defines {named}: {lead}" if lead else f"Defines {named}.", 160)
+    return clip(said["defines"].format(names=named, lead=lead) if lead else said["defines_only"].format(names=named), 160)
 
 
 def summarize_module(
@@ -190,6 +219,7 @@ def summarize_module(
     depends_on: list[str],
     used_by: list[str],
     description: str = "",
+    language: str = DEFAULT_LANGUAGE,
 ) -> ModuleSummary:
     """The package's own word on itself (its `__init__` docstring, else the description
     its metadata declares), else what its largest files do."""
@@ -202,9 +232,11 @@ def summarize_module(
     largest = sorted(summaries, key=lambda s: -s.lines)[:2]
     responsibilities = description or package_doc or " ".join(first_sentences(s.role, 90) for s in largest if s.role)
     # the name is the link or heading the text stands under: not said again
-    text = responsibilities or f"{len(paths)} file{'s' if len(paths) != 1 else ''}, {lines} lines."
+    said = phrases(language)
+    size = said["module_size"].format(files=_count(said["module_files"], len(paths)), lines=_count(said["module_lines"], lines))
+    text = responsibilities or size
     if depends_on:
-        text += " Uses " + ", ".join(depends_on[:4]) + "."
+        text = _sentences([text, said["uses"].format(names=said["separator"].join(depends_on[:4]))], said)
     return ModuleSummary(
         name=name,
         text=clip(text, MODULE_PROSE),
@@ -217,37 +249,47 @@ def summarize_module(
 
 
 def summarize_system(
-    files: dict[str, FileEntry], modules: dict[str, ModuleSummary], graph: RepoGraph, description: str = ""
+    files: dict[str, FileEntry],
+    modules: dict[str, ModuleSummary],
+    graph: RepoGraph,
+    description: str = "",
+    language: str = DEFAULT_LANGUAGE,
+    indexed: tuple[int, int] | None = None,
 ) -> SystemSummary:
     """What the system says it is (`description`: declared, or its README's lead), then its
-    shape: size, languages, layers; the largest module's text stands in for a description."""
+    shape: size, languages, layers; the largest module's text stands in for a description.
+    The shape is the project's own files (`files`, `modules`); the size said is `indexed`
+    (every indexed file and module, as the overview counts them) when given."""
+    said = phrases(language)
+    listed = said["separator"].join
     languages: dict[str, int] = defaultdict(int)
     for entry in files.values():
         languages[entry.language] += 1
     layers = layer_modules({m: deps for m, deps in graph.module_deps.items() if m in modules})
     code_languages = [lang for lang, _ in sorted(languages.items(), key=lambda kv: -kv[1]) if lang not in ("markdown", "text", "config", "restructuredtext")]
     lead = first_sentences(description, 160).rstrip(" .") if description.strip() else ""
-    parts = [f"{lead}."] if lead else []
+    parts = [lead + said["system_end"]] if lead else []
+    file_count, module_count = indexed or (len(files), len(modules))
     parts.append(
-        f"{len(files)} files in {len(modules)} module{'s' if len(modules) != 1 else ''}"
-        + (f", mostly {', '.join(code_languages[:3])}" if code_languages else "")
-        + "."
+        _count(said["system_size"], file_count, modules=_count(said["system_modules"], module_count))
+        + (said["system_mostly"].format(languages=listed(code_languages[:3])) if code_languages else "")
+        + said["system_end"]
     )
     if len(layers) > 1:
-        parts.append(f"Entry layer: {', '.join(layers[0][:4])}.")
-        parts.append(f"Foundation: {', '.join(layers[-1][:4])}.")
+        parts.append(said["entry_layer"].format(names=listed(layers[0][:4])))
+        parts.append(said["foundation"].format(names=listed(layers[-1][:4])))
         if len(layers) > 2:
             middle = [m for layer in layers[1:-1] for m in layer]
-            parts.append(f"In between: {', '.join(middle[:4])}.")
+            parts.append(said["in_between"].format(names=listed(middle[:4])))
     elif layers and len(layers[0]) > 1:  # one module depends on nothing, said of itself
-        parts.append(f"Modules without dependencies on each other: {', '.join(layers[0][:5])}.")
+        parts.append(said["independent"].format(names=listed(layers[0][:5])))
     biggest = sorted(modules.values(), key=lambda m: -m.lines)[:1]
     if biggest and not lead:
-        parts.append(f"Largest: {biggest[0].name}: {biggest[0].text}")
+        parts.append(said["largest"].format(name=biggest[0].name, text=biggest[0].text))
     if graph.cycles:
-        parts.append(f"{len(graph.cycles)} dependency cycle(s) between modules.")
+        parts.append(_count(said["cycles"], len(graph.cycles)))
     return SystemSummary(
-        text=clip(" ".join(parts), SYSTEM_PROSE),
+        text=clip(_sentences(parts, said), SYSTEM_PROSE),
         layers=layers,
         cycles=graph.cycles,
         languages=dict(sorted(languages.items())),
