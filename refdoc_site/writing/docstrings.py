@@ -32,15 +32,8 @@ TABLE_SECTIONS = {
     "exceptions": "raises",
 }
 """Section titles (Google and NumPy) whose entries become a table, by the table they fill."""
-BLOCK_SECTIONS = {
-    "example": "examples",
-    "examples": "examples",
-    "note": "notes",
-    "notes": "notes",
-    "warning": "warnings",
-    "warnings": "warnings",
-    "see also": "see_also",
-}
+BLOCK_SECTIONS = {"example": "examples", "examples": "examples", "note": "notes", "notes": "notes",
+                  "warning": "warnings", "warnings": "warnings", "see also": "see_also"}
 """Section titles whose body stays prose and code, under a title."""
 SPHINX_FIELDS = {
     "param": "parameters",
@@ -88,11 +81,13 @@ TABLE_ORDER = ("parameters", "attributes", "returns", "yields", "raises")
 
 GOOGLE_HEADER = re.compile(r"^([A-Za-z][A-Za-z ]*?):\s*$")
 NUMPY_RULE = re.compile(r"^\s*-{3,}\s*$")
-SPHINX_FIELD = re.compile(r"^:(\w+)(?:\s+([^:]*?))?:(?:\s+(.*)|$)")
+SPHINX_FIELD = re.compile(r"^:(\w+)(?:\s([^:]*))?:(?:\s+(.*)|$)")
 JSDOC_TAG = re.compile(r"^@(\w+)\b\s*(.*)$")
 JSDOC_TYPE = re.compile(r"^\{((?:[^{}]|\{[^{}]*\})*)\}\s*")
-GOOGLE_ENTRY = re.compile(r"^(\*{0,2}[\w.\[\]]+)\s*(?:\(((?:[^()]|\([^()]*\))*)\))?\s*:\s*(.*)$")
-NUMPY_ENTRY = re.compile(r"^(\*{0,2}[\w., *\[\]]+?)\s*:\s*(.*)$")
+GOOGLE_ENTRY = re.compile(r"^(\*{0,2}[\w.\[\]]+)\s*(?:\(((?:[^()]|\([^()]*\))*)\)\s*)?:\s*(.*)$")
+NUMPY_NAME = re.compile(r"\*{0,2}[\w., *\[\]]+")
+"""The `name` of a numpy entry's `name : type`, matched on the text before its first colon,
+blanks stripped (an expression reading the blanks and the colon too re-read the blanks)."""
 TYPE_LIKE = re.compile(r"^[\w.\[\], |]+$")
 DIRECTIVE = re.compile(r"^\.\.\s+([\w:-]+)::\s*(.*)$")
 """A reST directive: `.. versionchanged:: 8.0`, `.. code-block:: python`, `.. note::`."""
@@ -108,7 +103,7 @@ INLINE_CODE = re.compile(
 )
 TEXT_ROLES = frozenset({"ref", "doc", "term", "abbr", "numref"})
 """reST roles that cite a place in the docs, not a name in the code: their title is text."""
-MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
+MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+(.*)$")
 """A Markdown heading in a doc comment (rustdoc's `# Examples`)."""
 ROLE_TITLE = re.compile(r"^(.*?)(?<!\s)\s*<([^<>]+)>$")
 """A role with an explicit title: `:class:`the context <click.Context>``. The title ends
@@ -288,9 +283,9 @@ def _blocks(lines: list[str], tables: dict[str, FieldTable]) -> list[Block]:
             else:
                 blocks.append(Directive(name, argument, _blocks(body.split("\n"), tables)))
             continue
-        if (heading := MARKDOWN_HEADING.match(stripped)) and heading[1].lower() in BLOCK_SECTIONS:
+        if (heading := MARKDOWN_HEADING.match(stripped)) and _title(heading[1]) in BLOCK_SECTIONS:
             flush()
-            blocks.append(Title(BLOCK_SECTIONS[heading[1].lower()]))
+            blocks.append(Title(BLOCK_SECTIONS[_title(heading[1])]))
             index += 1
             continue
         header = _section_header(lines, index)
@@ -395,10 +390,16 @@ def _fill_table(table: FieldTable, body: list[str], numpy: bool) -> None:
         table.rows.append(_numpy_row(table.key, head, " ".join(more)) if numpy else _google_row(table.key, head, " ".join(more)))
 
 
+def _title(heading: str) -> str:
+    """A heading's text, closing hashes off (an expression re-read blanks)."""
+    return heading.rstrip().rstrip("#").rstrip().lower()
+
+
 def _numpy_row(key: str, head: str, more: str) -> FieldRow:
     """`name : type` (or a bare name) for parameters; `type` or `name : type` for the others."""
-    if entry := NUMPY_ENTRY.match(head):
-        return FieldRow(name=entry[1].strip(), type=entry[2].strip(), description=inline_parts(more))
+    name, colon, kind = head.partition(":")
+    if colon and NUMPY_NAME.fullmatch(name.rstrip()):
+        return FieldRow(name=name.strip(), type=kind.strip(), description=inline_parts(more))
     if key in ("parameters", "attributes"):
         return FieldRow(name=head, description=inline_parts(more))
     return FieldRow(type=head, description=inline_parts(more))
