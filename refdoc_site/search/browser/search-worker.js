@@ -12,6 +12,10 @@
  * is only read costs no search data. The keyword side (Lunr index and chunk table) loads
  * first and answers at once; the vectors and the model follow, and the answer on screen
  * is then re-ranked below the results the user is reading (see settle).
+ * A large site (config.json names `shards`) is fetched piece by piece instead
+ * (refdoc-shards.js): each query first fetches its term shards and the rows of its
+ * results, answers by keyword, then fetches its word pieces' model rows and nearest
+ * vector clusters and settles; the state goes back to "keyword" for each new query.
  * Everything is fetched from the site itself, relative to this script, so the site works
  * under any sub-path.
  */
@@ -31,6 +35,7 @@
 
   var dataUrl = new URL("../../search/refdoc/", self.location.href);
   var keyword = null;
+  var sharded = null;
   var latest = "";
   var shown = null;
 
@@ -70,16 +75,33 @@
     });
   }
 
+  function fetchPiece(name, as) {
+    return fetched(name).then(function (response) {
+      return as === "json" ? response.json() : as === "text" ? response.text() : response.arrayBuffer();
+    });
+  }
+
   /* The keyword searcher; once it works, the vectors and the model start loading. */
   function loadKeyword() {
     if (keyword) {
       return keyword;
     }
     // The data is on its way while the scripts load (importScripts waits for each).
-    var data = Promise.all([fetchJson("config.json"), fetchJson("index.json"), fetchJson("chunks.json")]);
+    var config = fetchJson("config.json");
+    var data = config.then(function (config) {
+      return config.shards ? [config] : Promise.all([config, fetchJson("index.json"), fetchJson("chunks.json")]);
+    });
     importRanking();
     keyword = data.then(function (parts) {
       var config = parts[0];
+      if (config.shards) {
+        importScripts("refdoc-embed.js", "refdoc-shards.js");
+        sharded = new RefdocShards.ShardedData(self.lunr, config, fetchPiece);
+        return sharded.file("meta.bin", "bytes").then(function () {
+          self.postMessage({ type: STATE, data: "keyword" });
+          return sharded.searcher;
+        });
+      }
       var searcher = new RefdocSearch.Searcher(self.lunr, {
         index: RefdocKeyword.load(self.lunr, parts[1]),
         chunks: parts[2],
@@ -143,6 +165,86 @@
     post(searcher, shown.text, kept.concat(below).slice(0, TOP), true);
   }
 
+  /* A large site's query: its keyword pieces and rows, the answer, then (once no other
+     query came for DENSE_QUIET_MS) its dense pieces and the settled answer, as settle does.
+     One query's keyword pieces load at a time: the queries typed meanwhile (Material
+     sends one a keystroke) collapse into the latest, so the pieces of "d", "de", "del"
+     are not fetched on the way to "delete". */
+  var DENSE_QUIET_MS = 250;
+  var answering = false;
+
+  function answerSharded(searcher) {
+    if (answering || !latest) {
+      return;
+    }
+    var text = latest;
+    answering = true;
+    self.postMessage({ type: STATE, data: "keyword" });
+    sharded
+      .prepare(text)
+      .then(function () {
+        return text === latest ? rankedHits(text, TOP) : null;
+      })
+      .then(function (hits) {
+        if (hits && text === latest) {
+          post(searcher, text, hits, false);
+          setTimeout(function () {
+            settleSharded(searcher, text);
+          }, DENSE_QUIET_MS);
+        }
+      })
+      .catch(function (error) {
+        console.error("refdoc-site search could not load its data: " + error.message);
+      })
+      .then(function () {
+        answering = false;
+        if (latest && latest !== text) {
+          answerSharded(searcher);
+        }
+      });
+  }
+
+  function settleSharded(searcher, text) {
+    if (text !== latest) {
+      return;
+    }
+    sharded
+      .prepareDense(text)
+      .then(function () {
+        if (text !== latest || !shown || shown.text !== text) {
+          return;
+        }
+        var kept = shown.hits.slice(0, KEPT_ON_SETTLE);
+        var keys = Object.create(null);
+        kept.forEach(function (hit) {
+          keys[hitKey(hit)] = true;
+        });
+        return rankedHits(text, TOP + kept.length).then(function (below) {
+          if (text === latest) {
+            below = below.filter(function (hit) {
+              return !keys[hitKey(hit)];
+            });
+            post(searcher, text, kept.concat(below).slice(0, TOP), true);
+            self.postMessage({ type: STATE, data: "settled" });
+          }
+        });
+      })
+      .catch(function (error) {
+        console.error("refdoc-site search answers by keyword only: " + error.message);
+        self.postMessage({ type: STATE, data: "settled" });
+      });
+  }
+
+  /* The hits of `text` with their rows fetched. */
+  function rankedHits(text, top) {
+    var ranked = sharded.rank(text, top, "fused");
+    return sharded
+      .prepareRows(ranked.map(function (hit) { return hit.position; }))
+      .then(function () {
+        return ranked.map(function (hit) { return sharded.searcher.hit(hit); });
+      });
+  }
+
   function hitKey(hit) {
     return hit.path + "\u0000" + hit.symbol;
   }
@@ -153,7 +255,7 @@
     RefdocSearch.queryTerms(searcher.expand(text), searcher.stopWords).forEach(function (term) {
       terms[term] = true;
     });
-    var items = toItems(hits, searcher.chunks, terms);
+    var items = toItems(hits, searcher.table, terms);
     self.postMessage({ type: RESULT, data: { items: items, total: items.length, settles: Boolean(settles) } });
   }
 
@@ -174,9 +276,9 @@
      '#' in its location: the file's path, or a prose page's title) followed by its
      sections (the chunk, with its signature and summary; a prose section, with its heading
      and the start of its text); equal scores keep the section out of the "more" fold. */
-  function toItems(hits, chunks, terms) {
+  function toItems(hits, table, terms) {
     return hits.map(function (hit) {
-      var chunk = chunks[hit.position];
+      var chunk = table.row(hit.position);
       if (chunk.kind === "page") {
         return [
           { location: chunk.page, title: escapeHtml(chunk.title || hit.path), text: "", score: hit.score, terms: terms },
@@ -219,7 +321,11 @@
         return;
       }
       loadKeyword().then(function (searcher) {
-        post(searcher, text, searcher.search(text, TOP, "fused"), false);
+        if (sharded) {
+          answerSharded(searcher);
+        } else {
+          post(searcher, text, searcher.search(text, TOP, "fused"), false);
+        }
       });
     }
   });
