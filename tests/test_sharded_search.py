@@ -68,6 +68,28 @@ def test_the_site_is_written_in_pieces(sharded) -> None:
     assert len(list((data_dir / "rows").iterdir())) == -(-len(python_index.documents) // shards["rowsPerBundle"])
 
 
+def test_every_term_is_in_the_shard_its_longest_key_names(sharded) -> None:
+    """The rule the browser looks a term up by: the longest key the term starts with;
+    a prefix clause reads that key's shard and every key under the prefix."""
+    data_dir, python_index = sharded
+    shards = json.loads((data_dir / "config.json").read_text())["shards"]
+    keys = shards["keys"]
+    found: dict[str, int] = {}
+    for number in range(len(keys)):
+        for entry in json.loads((data_dir / f"terms/{number}.json").read_text()):
+            assert entry[0] not in found, entry[0]
+            found[entry[0]] = number
+    terms = {term for term, _ in python_index.serialized["invertedIndex"]}
+    assert set(found) == terms
+    for term, number in found.items():
+        assert keys[number] == max((key for key in keys if term.startswith(key)), key=len), term
+    typo_lists = {side: [] for side in ("prefix", "suffix")}
+    for side, side_keys in shards["fuzzy"].items():
+        for number in range(len(side_keys)):
+            typo_lists[side] += json.loads((data_dir / f"fuzzy/{side[0]}-{number}.json").read_text())
+    assert set(typo_lists["prefix"]) == set(typo_lists["suffix"]) == {t for t in terms if len(t) >= 4}
+
+
 @needs_node
 def test_sharded_keyword_ranking_is_the_python_ranking(sharded) -> None:
     """Exact, score for score: the terms a query's clauses reach are all fetched (typos at
