@@ -289,9 +289,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="cold visits per measure; the median is shown (default 3)")
     parser.add_argument("--keep", action="store_true", help="keep each corpus's store and site")
     parser.add_argument("--work", type=Path, help="build into WORK/NAME and keep it (a second run rebuilds incrementally)")
+    parser.add_argument("--site", action="append", default=[], metavar="NAME=WORK", help="measure a site built already into WORK (by --work): no build")
     parser.add_argument("--no-recall", action="store_true", help="skip the approximate vectors' recall on a site in pieces")
     args = parser.parse_args(argv)
-    corpora = dict(item.split("=", 1) for item in args.corpus) or {"click": str(DEFAULT_CACHE / "corpus-click")}
+    built = {name: Path(folder) for name, folder in (item.split("=", 1) for item in args.site)}
+    corpora = dict(item.split("=", 1) for item in args.corpus) or ({} if built else {"click": str(DEFAULT_CACHE / "corpus-click")})
+    corpora.update(dict.fromkeys(built, ""))
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"browser_bench: needs Debian's chromium at {CHROMIUM} (scripts/test.sh installs it)")
     if MERMAID.is_file():
@@ -304,10 +307,13 @@ def main(argv: list[str] | None = None) -> int:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             for name, folder in corpora.items():
-                work = args.work / name if args.work else Path(tempfile.mkdtemp(prefix=f"browser-bench-{name}-"))
-                started = time.perf_counter()
-                build_site(Path(folder).resolve(), work)
-                print(f"{name}: built in {time.perf_counter() - started:.1f}s ({work})", flush=True)
+                if name in built:
+                    work = built[name]
+                else:
+                    work = args.work / name if args.work else Path(tempfile.mkdtemp(prefix=f"browser-bench-{name}-"))
+                    started = time.perf_counter()
+                    build_site(Path(folder).resolve(), work)
+                    print(f"{name}: built in {time.perf_counter() - started:.1f}s ({work})", flush=True)
                 with Server(work / "served") as server:
                     result = bench(name, work / "served" / SUB_PATH, server.origin, browser, args.runs)
                 print_result(name, result)
@@ -318,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
                     site = settings()["shards"]
                     print_rows(name, recall(work / "store", [(site["chunks_per_cluster"], site["probe"])], labelled_queries()))
                 foreign += result["foreign"]
-                if not args.keep and not args.work:
+                if not args.keep and not args.work and name not in built:
                     shutil.rmtree(work, ignore_errors=True)
         finally:
             browser.close()

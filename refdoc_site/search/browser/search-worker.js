@@ -39,19 +39,53 @@
   var latest = "";
   var shown = null;
 
+  var SCRIPTS = ["refdoc-search.js", "refdoc-keyword.js", "refdoc-embed.js", "refdoc-shards.js"];
+
   /* lunr.js 2.3.9 ships inside Material's own search worker, which exposes it as
      self.lunr. Load it from there for lunr alone: the message listener that script
-     registers is swallowed, so only this worker answers. */
+     registers is swallowed, so only this worker answers. The scripts are fetched all at
+     once and run in order from their text (importScripts fetches one after the other, a
+     round trip each: 0.45 s of django's first answer on a 40 ms link, under load). */
   function importRanking() {
-    var materialWorker = new URL(self.location.href).searchParams.get("material");
-    var addListener = self.addEventListener;
-    self.addEventListener = function () {};
+    var urls = [new URL(self.location.href).searchParams.get("material")].concat(
+      SCRIPTS.map(function (name) {
+        return new URL(name, self.location.href).href;
+      })
+    );
+    return Promise.all(
+      urls.map(function (url) {
+        return fetch(url).then(function (response) {
+          if (!response.ok) {
+            throw new Error(url + ": HTTP " + response.status);
+          }
+          return response.text();
+        });
+      })
+    ).then(function (texts) {
+      var addListener = self.addEventListener;
+      self.addEventListener = function () {};
+      try {
+        run(urls[0], texts[0]);
+      } finally {
+        self.addEventListener = addListener;
+      }
+      for (var i = 1; i < urls.length; i++) {
+        run(urls[i], texts[i]);
+      }
+    });
+  }
+
+  /* A script of this site, fetched already, run as importScripts would run it; where a
+     Content-Security-Policy forbids that, imported again from its URL. */
+  function run(url, text) {
     try {
-      importScripts(materialWorker);
-    } finally {
-      self.addEventListener = addListener;
+      (0, eval)(text + "\n//# sourceURL=" + url);
+    } catch (error) {
+      if (!(error instanceof EvalError)) {
+        throw error;
+      }
+      importScripts(url);
     }
-    importScripts("refdoc-search.js", "refdoc-keyword.js");
   }
 
   function fetched(name) {
@@ -86,16 +120,15 @@
     if (keyword) {
       return keyword;
     }
-    // The data is on its way while the scripts load (importScripts waits for each).
+    // The data and the scripts are on their way together.
     var config = fetchJson("config.json");
     var data = config.then(function (config) {
       return config.shards ? [config] : Promise.all([config, fetchJson("index.json"), fetchJson("chunks.json")]);
     });
-    importRanking();
-    keyword = data.then(function (parts) {
+    keyword = Promise.all([data, importRanking()]).then(function (loaded) {
+      var parts = loaded[0];
       var config = parts[0];
       if (config.shards) {
-        importScripts("refdoc-embed.js", "refdoc-shards.js");
         sharded = new RefdocShards.ShardedData(self.lunr, config, fetchPiece);
         return sharded.file("meta.bin", "bytes").then(function () {
           self.postMessage({ type: STATE, data: "keyword" });
@@ -127,7 +160,6 @@
       self.postMessage({ type: STATE, data: "settled" });
       return;
     }
-    importScripts("refdoc-embed.js");
     Promise.all([
       fetchBytes(config.model.file),
       fetched(config.model.vocab).then(function (response) {
