@@ -30,6 +30,29 @@
   var FUZZY_KEY = 2;
   var ASCII = /^[\x00-\x7f]*$/;
 
+  // Lunr keeps no metadata per posting here: one empty object serves them all (as in
+  // refdoc-keyword.js; lunr only copies its keys).
+  var NO_METADATA = Object.freeze({});
+
+  /* [term number, weight, ...] in term number order, as lunr.Vector's dot product needs. */
+  function byTermNumber(flat) {
+    if (flat.length <= 2) {
+      return flat;
+    }
+    var order = [];
+    for (var i = 0; i < flat.length; i += 2) {
+      order.push(i);
+    }
+    order.sort(function (a, b) {
+      return flat[a] - flat[b];
+    });
+    var sorted = [];
+    order.forEach(function (i) {
+      sorted.push(flat[i], flat[i + 1]);
+    });
+    return sorted;
+  }
+
   function byString(x, y) {
     return x < y ? -1 : x > y ? 1 : 0;
   }
@@ -258,8 +281,19 @@
     });
   };
 
-  /* Fetches what the keyword ranking of `text` reads; resolves to the searcher. */
+  /* Fetches what the keyword ranking of `text` reads and makes its index; resolves to
+     the searcher. */
   ShardedData.prototype.prepare = function (text) {
+    var self = this;
+    return this.fetch(text).then(function () {
+      self.buildIndex();
+      return self.searcher;
+    });
+  };
+
+  /* Fetches what the keyword ranking of `text` reads (rank makes the index of it: a
+     query superseded before its pieces arrive costs no CPU). */
+  ShardedData.prototype.fetch = function (text) {
     var self = this;
     var searcher = this.searcher;
     var lunr = this.lunr;
@@ -310,10 +344,7 @@
         }
       }));
     }
-    return Promise.all(needs).then(function () {
-      self.buildIndex();
-      return searcher;
-    });
+    return Promise.all(needs);
   };
 
   /* The Lunr index of the terms fetched so far: what lunr.Index.load makes of the whole
@@ -339,9 +370,14 @@
           var position = -1;
           for (var i = 0; i < list.length; i += 2) {
             position += list[i];
-            documents[position] = {};
+            documents[position] = NO_METADATA;
             var ref = fields[f] + "/" + position;
-            (elements[ref] = elements[ref] || []).push([entry[1], list[i + 1] / scale]);
+            var flat = elements[ref];
+            if (flat === undefined) {
+              elements[ref] = [entry[1], list[i + 1] / scale];
+            } else {
+              flat.push(entry[1], list[i + 1] / scale);
+            }
           }
           posting[fields[f]] = documents;
         });
@@ -350,11 +386,7 @@
     });
     var fieldVectors = Object.create(null);
     Object.keys(elements).forEach(function (ref) {
-      var flat = [];
-      elements[ref].sort(function (a, b) { return a[0] - b[0]; }).forEach(function (pair) {
-        flat.push(pair[0], pair[1]);
-      });
-      fieldVectors[ref] = new lunr.Vector(flat);
+      fieldVectors[ref] = new lunr.Vector(byTermNumber(elements[ref]));
     });
     terms.sort(byString);
     var builder = new lunr.TokenSet.Builder();
@@ -441,6 +473,7 @@
      prepared for this text (else the keyword side alone, as before the vectors arrive). */
   ShardedData.prototype.rank = function (text, top, mode) {
     var searcher = this.searcher;
+    this.buildIndex();
     var dense = this.denseFor !== null && this.denseFor === searcher.expand(text);
     searcher.embedder = dense ? this.embedder : null;
     searcher.vectors = dense ? new ClusterVectors(this) : null;

@@ -197,43 +197,40 @@
     post(searcher, shown.text, kept.concat(below).slice(0, TOP), true);
   }
 
-  /* A large site's query: its keyword pieces and rows, the answer, then (once no other
-     query came for DENSE_QUIET_MS) its dense pieces and the settled answer, as settle does.
-     One query's keyword pieces load at a time: the queries typed meanwhile (Material
-     sends one a keystroke) collapse into the latest, so the pieces of "d", "de", "del"
-     are not fetched on the way to "delete". */
+  /* A large site's query: once no other query came for KEYWORD_QUIET_MS (Material sends
+     one a keystroke: "d", "de", "del" on the way to "delete" fetch nothing of their own
+     when typed in a burst), its keyword pieces and rows, the answer, then (once no other
+     query came for DENSE_QUIET_MS) its dense pieces and the settled answer, as settle
+     does. A query's pieces load while an earlier one's still do; only the latest query
+     is ranked and shown. */
+  var KEYWORD_QUIET_MS = 40;
   var DENSE_QUIET_MS = 250;
-  var answering = false;
+  var waiting = null;
 
-  function answerSharded(searcher) {
-    if (answering || !latest) {
-      return;
-    }
-    var text = latest;
-    answering = true;
-    self.postMessage({ type: STATE, data: "keyword" });
-    sharded
-      .prepare(text)
-      .then(function () {
-        return text === latest ? rankedHits(text, TOP) : null;
-      })
-      .then(function (hits) {
-        if (hits && text === latest) {
-          post(searcher, text, hits, false);
-          setTimeout(function () {
-            settleSharded(searcher, text);
-          }, DENSE_QUIET_MS);
-        }
-      })
-      .catch(function (error) {
-        console.error("refdoc-site search could not load its data: " + error.message);
-      })
-      .then(function () {
-        answering = false;
-        if (latest && latest !== text) {
-          answerSharded(searcher);
-        }
-      });
+  function answerSharded(searcher, text) {
+    clearTimeout(waiting);
+    waiting = setTimeout(function () {
+      if (text !== latest) {
+        return;
+      }
+      self.postMessage({ type: STATE, data: "keyword" });
+      sharded
+        .fetch(text)
+        .then(function () {
+          return text === latest ? rankedHits(text, TOP) : null;
+        })
+        .then(function (hits) {
+          if (hits && text === latest) {
+            post(searcher, text, hits, false);
+            setTimeout(function () {
+              settleSharded(searcher, text);
+            }, DENSE_QUIET_MS);
+          }
+        })
+        .catch(function (error) {
+          console.error("refdoc-site search could not load its data: " + error.message);
+        });
+    }, KEYWORD_QUIET_MS);
   }
 
   function settleSharded(searcher, text) {
@@ -354,7 +351,7 @@
       }
       loadKeyword().then(function (searcher) {
         if (sharded) {
-          answerSharded(searcher);
+          answerSharded(searcher, text);
         } else {
           post(searcher, text, searcher.search(text, TOP, "fused"), false);
         }
