@@ -43,8 +43,9 @@ def labelled_queries() -> list[str]:
     return queries
 
 
-def recall(store_dir: Path, settings: list[tuple[int, int]], queries: list[str]) -> list[dict]:
-    """Per (chunks per cluster, probe): dense recall@10, fused overlap@10, vector bytes a query."""
+def recall(store_dir: Path, settings: list[tuple[int, int]], queries: list[str], fused: bool = True) -> list[dict]:
+    """Per (chunks per cluster, probe): dense recall@10, fused overlap@10 (None without
+    `fused`: Lunr in Python takes minutes on 100k chunks), vector bytes a query."""
     from refdoc_site.core.store import Store
     from refdoc_site.search.embed import matching_embedder
     from refdoc_site.search.ranking import SearchIndex
@@ -61,25 +62,33 @@ def recall(store_dir: Path, settings: list[tuple[int, int]], queries: list[str])
     embedder = matching_embedder(state)
     if embedder is None:
         raise SystemExit(f"ann_recall: {store_dir} has no vectors of the shipped model; index it with the defaults")
-    index = SearchIndex.build(state.documents)
+    if fused:
+        index = SearchIndex.build(state.documents)
+    else:  # the vectors alone, as SearchIndex.build keeps them, without Lunr's index
+        from refdoc_site.core.records import ChunkKind
+        from refdoc_site.search.ranking import quantize_rows
+
+        kept = [d for d in state.documents if d.chunk.kind is not ChunkKind.MODULE or d.chunk.content.strip()]
+        index = SearchIndex(kept, {}, *quantize_rows([d.embedding for d in kept]))
     vectors = embedder.embed(queries)
     exhaustive_dense = [exhaustive_dense_scores(index.rows, index.scales, v, 10) for v in vectors]
-    exhaustive_fused = [[(h.path, h.symbol) for h in index.search(q, 10, "fused", embedder)] for q in queries]
+    exhaustive_fused = [[(h.path, h.symbol) for h in index.search(q, 10, "fused", embedder)] if fused else [] for q in queries]
     dim = index.rows.shape[1]
     rows = []
     for per_cluster, probe in settings:
         part = partition(index.rows, index.scales, cluster_count(len(index.documents), per_cluster))
         dense_recall, fused_overlap, read = [], [], []
-        approximate = SearchIndex(index.documents, index.serialized, index.rows, index.scales, index.fields)
-        approximate._lunr_index = index.lunr_index
-        approximate.dense_probe = approximate_probe(index, part, probe)
+        if fused:
+            approximate = SearchIndex(index.documents, index.serialized, index.rows, index.scales, index.fields)
+            approximate._lunr_index = index.lunr_index
+            approximate.dense_probe = approximate_probe(index, part, probe)
         sizes = [len(part.members(c)) for c in range(part.clusters)]
-        for query, vector, dense, fused in zip(queries, vectors, exhaustive_dense, exhaustive_fused):
+        for query, vector, dense, expected in zip(queries, vectors, exhaustive_dense, exhaustive_fused):
             near = approximate_dense_scores(index.rows, index.scales, part, vector, probe, 10)
             dense_recall.append(len(set(near) & set(dense)) / max(len(dense), 1))
-            shown = [(h.path, h.symbol) for h in approximate.search(query, 10, "fused", embedder)]
-            if fused:
-                fused_overlap.append(len(set(shown) & set(fused)) / len(fused))
+            if expected:
+                shown = [(h.path, h.symbol) for h in approximate.search(query, 10, "fused", embedder)]
+                fused_overlap.append(len(set(shown) & set(expected)) / len(expected))
             probed = probed_clusters(part, vector, probe)
             read.append(part.clusters * (dim + 4) + sum(sizes[c] * (dim + 8) for c in probed))
         rows.append({
@@ -88,7 +97,7 @@ def recall(store_dir: Path, settings: list[tuple[int, int]], queries: list[str])
             "clusters": part.clusters,
             "probe": probe,
             "dense_recall": statistics.mean(dense_recall),
-            "fused_overlap": statistics.mean(fused_overlap) if fused_overlap else 1.0,
+            "fused_overlap": statistics.mean(fused_overlap) if fused_overlap else None,
             "vector_kb": statistics.median(read) / 1000,
             "queries": len(queries),
         })
@@ -97,7 +106,14 @@ def recall(store_dir: Path, settings: list[tuple[int, int]], queries: list[str])
 
 def print_rows(label: str, rows: list[dict]) -> None:
     table = [
-        [f"{r['per_cluster']}", f"{r['clusters']}", f"{r['probe']}", f"{r['dense_recall']:.3f}", f"{r['fused_overlap']:.3f}", f"{r['vector_kb']:.0f} KB"]
+        [
+            f"{r['per_cluster']}",
+            f"{r['clusters']}",
+            f"{r['probe']}",
+            f"{r['dense_recall']:.3f}",
+            "-" if r["fused_overlap"] is None else f"{r['fused_overlap']:.3f}",
+            f"{r['vector_kb']:.0f} KB",
+        ]
         for r in rows
     ]
     print(f"\n{label}: approximate dense search against exhaustive ({rows[0]['chunks']} chunks, {rows[0]['queries']} labelled queries)")
@@ -109,12 +125,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("store", type=Path, help="a store folder (refdoc-site index with the defaults)")
     parser.add_argument("--probe", type=int, action="append", help="clusters a query reads (default: the site's)")
     parser.add_argument("--per-cluster", type=int, action="append", help="chunks a cluster (default: the site's)")
+    parser.add_argument("--dense-only", action="store_true", help="skip the fused overlap (Lunr in Python: minutes on 100k chunks)")
     args = parser.parse_args(argv)
     from refdoc_site.search.ranking import settings
 
     site = settings()["shards"]
     grid = [(c, p) for c in (args.per_cluster or [site["chunks_per_cluster"]]) for p in (args.probe or [site["probe"]])]
-    print_rows(str(args.store), recall(args.store, grid, labelled_queries()))
+    print_rows(str(args.store), recall(args.store, grid, labelled_queries(), fused=not args.dense_only))
     return 0
 
 

@@ -55,6 +55,8 @@ THROTTLE = {"offline": False, "latency": 40, "downloadThroughput": 10e6 / 8, "up
 PHONE = {"width": 390, "height": 844}
 CPU_SLOWDOWN = 4
 """Lighthouse's mobile run slows the CPU 4×."""
+QUERY_OVERRIDE = ""
+"""--query: the query typed instead of search_bench's for the corpus."""
 IDLE_MS = 1500
 """A visit counts as done when no request was in flight for this long."""
 TARGETS = {
@@ -226,7 +228,7 @@ def bench(name: str, site: Path, origin: str, browser, runs: int) -> dict:
     file_page = file_page_without_diagram(site)
     home = [idle_visit(browser, base) for _ in range(runs)]
     files = [idle_visit(browser, base + file_page) for _ in range(runs)]
-    query = FIRST_QUERY.get(name, "read the configuration")
+    query = QUERY_OVERRIDE or FIRST_QUERY.get(name.split("-")[0], "read the configuration")
     typed = [typed_visit(browser, base, query) for _ in range(runs)]
     phone = [phone_visit(browser, base) for _ in range(runs)]
     drawn = [p["map_ms"] for p in phone if p["map_ms"] is not None]
@@ -290,8 +292,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep each corpus's store and site")
     parser.add_argument("--work", type=Path, help="build into WORK/NAME and keep it (a second run rebuilds incrementally)")
     parser.add_argument("--site", action="append", default=[], metavar="NAME=WORK", help="measure a site built already into WORK (by --work): no build")
+    parser.add_argument("--dense-recall-only", action="store_true", help="recall of the dense side alone (the fused one runs Lunr in Python: long on 100k chunks)")
+    parser.add_argument("--query", default="", help="the query typed (default: search_bench's FIRST_QUERY for the corpus)")
     parser.add_argument("--no-recall", action="store_true", help="skip the approximate vectors' recall on a site in pieces")
     args = parser.parse_args(argv)
+    global QUERY_OVERRIDE
+    QUERY_OVERRIDE = args.query
     built = {name: Path(folder) for name, folder in (item.split("=", 1) for item in args.site)}
     corpora = dict(item.split("=", 1) for item in args.corpus) or ({} if built else {"click": str(DEFAULT_CACHE / "corpus-click")})
     corpora.update(dict.fromkeys(built, ""))
@@ -322,7 +328,8 @@ def main(argv: list[str] | None = None) -> int:
                     from refdoc_site.search.ranking import settings
 
                     site = settings()["shards"]
-                    print_rows(name, recall(work / "store", [(site["chunks_per_cluster"], site["probe"])], labelled_queries()))
+                    grid = [(site["chunks_per_cluster"], site["probe"])]
+                    print_rows(name, recall(work / "store", grid, labelled_queries(), fused=not args.dense_recall_only))
                 foreign += result["foreign"]
                 if not args.keep and not args.work and name not in built:
                     shutil.rmtree(work, ignore_errors=True)
