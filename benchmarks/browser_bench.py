@@ -15,14 +15,20 @@ a fresh browser context per visit (nothing cached), measures:
    Network.emulateNetworkConditions): the home page is loaded, the search box clicked and
    the query typed right after the load event; the time from the click to the first
    result in the list, and to the list settled (vectors and model in, the re-ranked list
-   shown), and the bytes of the whole visit;
+   shown), the bytes of the whole visit, and the bytes of the query: every request made
+   from the click on (search data, scripts, model; on a large site, the pieces of
+   refdoc-shards.js the query fetched), with how many of them were search data files;
 3. the home page on a phone (390×844, that link, the CPU slowed 4× as Lighthouse's mobile
    run does): time to interactive, taken as the later of DOMContentLoaded and the end of
    the last long task (> 50 ms, Chromium's `longtask` entries) before the network idles,
    and when its map was drawn (an SVG laid out at build time is there on arrival; a
    Mermaid diagram once its script ran).
 
-Any request that does not go to 127.0.0.1 fails the run. See benchmarks/README.md.
+Any request that does not go to 127.0.0.1 fails the run. On a site whose search data is
+in pieces (past `shards.min_chunks` chunks), it also prints the recall@10 of the site's
+approximate dense search against the exhaustive one over the labelled sets' queries
+(ann_recall.py; `--no-recall` skips it). `--work DIR` builds into DIR and keeps it: a
+second run reuses the store (an incremental build). See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -49,11 +55,14 @@ THROTTLE = {"offline": False, "latency": 40, "downloadThroughput": 10e6 / 8, "up
 PHONE = {"width": 390, "height": 844}
 CPU_SLOWDOWN = 4
 """Lighthouse's mobile run slows the CPU 4×."""
+QUERY_OVERRIDE = ""
+"""--query: the query typed instead of search_bench's for the corpus."""
 IDLE_MS = 1500
 """A visit counts as done when no request was in flight for this long."""
 TARGETS = {
     "click": {"home_kb": 600, "file_kb": 200, "first_result_ms": 1000},
-    "django": {"home_kb": None, "file_kb": 200, "first_result_ms": 3000},
+    "django": {"home_kb": None, "file_kb": 200, "first_result_ms": 1000},
+    "homeassistant": {"home_kb": None, "file_kb": None, "first_result_ms": 1500, "query_kb": 1000},
 }
 """The issue's targets (KB = 1000 bytes); django's home page has none."""
 TIMEOUT_MS = 120_000
@@ -95,6 +104,7 @@ class Visit:
         self.context.on("requestfinished", self._ended)
         self.context.on("requestfailed", self._ended)
         self.finished: list = []
+        self.started: dict[str, float] = {}
         if throttled:
             session = self.context.new_cdp_session(self.page)
             session.send("Network.enable")
@@ -104,6 +114,7 @@ class Visit:
 
     def _started(self, request) -> None:
         self.urls.append(request.url)
+        self.started[request.url] = time.monotonic()
         self.in_flight += 1
         self.last_change = time.monotonic()
 
@@ -128,6 +139,17 @@ class Visit:
             sizes = request.sizes()
             total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
         return total
+
+    def transferred_since(self, moment: float) -> tuple[int, int]:
+        """(bytes, search data files) of the requests started at `moment` or later."""
+        total = files = 0
+        for request in self.finished:
+            if request.failure is not None or self.started.get(request.url, 0) < moment:
+                continue
+            sizes = request.sizes()
+            total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+            files += "/search/refdoc/" in request.url
+        return total, files
 
     def foreign(self) -> list[str]:
         return [u for u in self.urls if urlsplit(u).scheme in ("http", "https") and urlsplit(u).hostname != "127.0.0.1"]
@@ -174,6 +196,7 @@ def typed_visit(browser, url: str, query: str) -> dict:
     visit = Visit(browser, throttled=True)
     try:
         visit.page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
+        clicked = time.monotonic()  # requests from here on are the query's
         visit.page.click(".md-search__input")
         visit.page.keyboard.type(query)
         visit.page.wait_for_selector(".md-search-result__item", timeout=TIMEOUT_MS)
@@ -184,10 +207,13 @@ def typed_visit(browser, url: str, query: str) -> dict:
             visit.page.wait_for_selector("html[data-refdoc-search=settled]", timeout=TIMEOUT_MS, state="attached")
             settled = visit.page.evaluate("() => window.__lightBench.settled") - marks["click"]
         visit.wait_idle()
+        query_bytes, query_files = visit.transferred_since(clicked)
         return {
             "first_result_ms": marks["firstResult"] - marks["click"],
             "settled_ms": settled,
             "bytes": visit.transferred(),
+            "query_bytes": query_bytes,
+            "query_files": query_files,
             "foreign": visit.foreign(),
         }
     finally:
@@ -202,7 +228,7 @@ def bench(name: str, site: Path, origin: str, browser, runs: int) -> dict:
     file_page = file_page_without_diagram(site)
     home = [idle_visit(browser, base) for _ in range(runs)]
     files = [idle_visit(browser, base + file_page) for _ in range(runs)]
-    query = FIRST_QUERY.get(name, "read the configuration")
+    query = QUERY_OVERRIDE or FIRST_QUERY.get(name.split("-")[0], "read the configuration")
     typed = [typed_visit(browser, base, query) for _ in range(runs)]
     phone = [phone_visit(browser, base) for _ in range(runs)]
     drawn = [p["map_ms"] for p in phone if p["map_ms"] is not None]
@@ -217,6 +243,8 @@ def bench(name: str, site: Path, origin: str, browser, runs: int) -> dict:
         "first_result_ms": statistics.median(t["first_result_ms"] for t in typed),
         "settled_ms": statistics.median(t["settled_ms"] for t in typed) if all(t["settled_ms"] for t in typed) else None,
         "typed_bytes": statistics.median(t["bytes"] for t in typed),
+        "query_bytes": statistics.median(t["query_bytes"] for t in typed),
+        "query_files": statistics.median(t["query_files"] for t in typed),
         "tti_ms": statistics.median(p["tti_ms"] for p in phone),
         "map_ms": statistics.median(drawn) if len(drawn) == len(phone) else None,
         "foreign": foreign,
@@ -238,6 +266,11 @@ def print_result(name: str, result: dict) -> None:
         [f"typing {result['query']!r} → first result", f"{result['first_result_ms']:.0f} ms", _verdict(result["first_result_ms"], target.get("first_result_ms"))],
         ["typing → list settled (vectors in)", f"{settled} ms", "-"],
         ["bytes of the typed visit", f"{result['typed_bytes'] / 1000:.0f} KB", "-"],
+        [
+            "bytes of the query (from the click on)",
+            f"{result['query_bytes'] / 1000:.0f} KB ({result['query_files']:.0f} search data files)",
+            _verdict(result["query_bytes"] / 1000, target.get("query_kb")),
+        ],
         ["home page on a phone: time to interactive", f"{result['tti_ms']:.0f} ms", "-"],
         ["home page on a phone: map drawn", f"{result['map_ms']:.0f} ms" if result["map_ms"] is not None else "no map", "-"],
     ]
@@ -245,13 +278,29 @@ def print_result(name: str, result: dict) -> None:
     print(_table(["measure", "value", "target"], rows, right_from=1))
 
 
+def sharded(site: Path) -> bool:
+    """Whether the site's search data is in pieces (site_shards.py)."""
+    import json
+
+    return bool(json.loads((site / "search" / "refdoc" / "config.json").read_text(encoding="utf-8")).get("shards"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", action="append", default=[], metavar="NAME=DIR", help="a corpus folder (default: click in benchmarks/.cache)")
     parser.add_argument("--runs", type=int, default=3, help="cold visits per measure; the median is shown (default 3)")
     parser.add_argument("--keep", action="store_true", help="keep each corpus's store and site")
+    parser.add_argument("--work", type=Path, help="build into WORK/NAME and keep it (a second run rebuilds incrementally)")
+    parser.add_argument("--site", action="append", default=[], metavar="NAME=WORK", help="measure a site built already into WORK (by --work): no build")
+    parser.add_argument("--dense-recall-only", action="store_true", help="recall of the dense side alone (the fused one runs Lunr in Python: long on 100k chunks)")
+    parser.add_argument("--query", default="", help="the query typed (default: search_bench's FIRST_QUERY for the corpus)")
+    parser.add_argument("--no-recall", action="store_true", help="skip the approximate vectors' recall on a site in pieces")
     args = parser.parse_args(argv)
-    corpora = dict(item.split("=", 1) for item in args.corpus) or {"click": str(DEFAULT_CACHE / "corpus-click")}
+    global QUERY_OVERRIDE
+    QUERY_OVERRIDE = args.query
+    built = {name: Path(folder) for name, folder in (item.split("=", 1) for item in args.site)}
+    corpora = dict(item.split("=", 1) for item in args.corpus) or ({} if built else {"click": str(DEFAULT_CACHE / "corpus-click")})
+    corpora.update(dict.fromkeys(built, ""))
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"browser_bench: needs Debian's chromium at {CHROMIUM} (scripts/test.sh installs it)")
     if MERMAID.is_file():
@@ -264,15 +313,25 @@ def main(argv: list[str] | None = None) -> int:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             for name, folder in corpora.items():
-                work = Path(tempfile.mkdtemp(prefix=f"browser-bench-{name}-"))
-                started = time.perf_counter()
-                build_site(Path(folder).resolve(), work)
-                print(f"{name}: built in {time.perf_counter() - started:.1f}s ({work})", flush=True)
+                if name in built:
+                    work = built[name]
+                else:
+                    work = args.work / name if args.work else Path(tempfile.mkdtemp(prefix=f"browser-bench-{name}-"))
+                    started = time.perf_counter()
+                    build_site(Path(folder).resolve(), work)
+                    print(f"{name}: built in {time.perf_counter() - started:.1f}s ({work})", flush=True)
                 with Server(work / "served") as server:
                     result = bench(name, work / "served" / SUB_PATH, server.origin, browser, args.runs)
                 print_result(name, result)
+                if not args.no_recall and sharded(work / "served" / SUB_PATH):
+                    from ann_recall import labelled_queries, print_rows, recall
+                    from refdoc_site.search.ranking import settings
+
+                    site = settings()["shards"]
+                    grid = [(site["chunks_per_cluster"], site["probe"])]
+                    print_rows(name, recall(work / "store", grid, labelled_queries(), fused=not args.dense_recall_only))
                 foreign += result["foreign"]
-                if not args.keep:
+                if not args.keep and not args.work and name not in built:
                     shutil.rmtree(work, ignore_errors=True)
         finally:
             browser.close()

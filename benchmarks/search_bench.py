@@ -532,6 +532,11 @@ def bench_corpus(name: str, repo: Path, browser, queries: list[str], runs: int, 
         result["build_seconds"] = dict(report.seconds)
         result["build_s"] = time.perf_counter() - started
         site = workspace.out_dir
+        if json.loads((site / DATA_DIR / "config.json").read_text(encoding="utf-8")).get("shards"):
+            raise SystemExit(
+                f"search_bench: {name}'s search data is in pieces (past shards.min_chunks in settings.json), "
+                "which this benchmark of the one-index payload does not read; measure it with browser_bench.py"
+            )
         chunks_table = json.loads((site / DATA_DIR / "chunks.json").read_text(encoding="utf-8"))
         chunks = len(chunks_table)
         del chunks_table

@@ -41,9 +41,9 @@ log = logging.getLogger("refdoc_site")
 TOOL_NAME = "refdoc-site"
 LEGACY_SIGNATURE = (f"{DATA_DIR}/chunks.json", "assets/refdoc/search-worker.js")
 """Files only a refdoc-site site holds: a site published before the marker existed."""
-SITE_FILES = ("index.html", "404.html", f"{DATA_DIR}/index.json", f"{DATA_DIR}/chunks.json", f"{DATA_DIR}/config.json")
+SITE_FILES = ("index.html", "404.html", f"{DATA_DIR}/config.json")
 """What every published site has besides its pages: the home page, the page for a wrong
-address, and the search data."""
+address, and the search data (its config names the rest, one file or many pieces)."""
 DEFAULT_OUT_NAME = "public"
 
 

@@ -76,18 +76,9 @@ def serialized_index(
     stats = term_statistics(rows, boosts)
     fields = stats.fields
     index_of = {term: number for number, term in enumerate(stats.postings)}
-    idf = {term: stats.idf(stats.posting_count(term)) for term in stats.postings}
-    means = {f: sum(stats.lengths[f]) / stats.count if stats.count else 0 for f in fields}
     per_vector: dict[tuple[int, str], list[tuple[int, float]]] = {(p, f): [] for p in range(stats.count) for f in fields}
-    for term, posting in stats.postings.items():
-        for field in fields:
-            boost, mean = stats.boosts[field], means[field]
-            for position, tf in posting[field].items():
-                length = stats.lengths[field][position]
-                # The same operations in the same order as Lunr, so the rounding agrees too.
-                norm = K1 * (1 - B + B * (length / mean)) if mean else K1 * (1 - B)
-                weight = round(idf[term] * ((K1 + 1) * tf) / (norm + tf) * boost, decimals)
-                per_vector[position, field].append((index_of[term], weight))
+    for term, field, position, weight in posting_weights(stats, decimals):
+        per_vector[position, field].append((index_of[term], weight))
     vectors = [
         [f"{field}/{position}", [value for pair in sorted(per_vector[position, field]) for value in pair]]
         for position in range(stats.count)
@@ -98,6 +89,21 @@ def serialized_index(
         for term in sorted(stats.postings)
     ]
     return {"version": LUNR_VERSION, "fields": fields, "fieldVectors": vectors, "invertedIndex": inverted, "pipeline": list(search_pipeline)}
+
+
+def posting_weights(stats: TermStatistics, decimals: int):
+    """(term, field, position, weight) of every posting, terms in `_index` order, fields
+    in order, documents in order: the weights Lunr stores, rounded to `decimals`."""
+    idf = {term: stats.idf(stats.posting_count(term)) for term in stats.postings}
+    means = {f: sum(stats.lengths[f]) / stats.count if stats.count else 0 for f in stats.fields}
+    for term, posting in stats.postings.items():
+        for field in stats.fields:
+            boost, mean = stats.boosts[field], means[field]
+            for position, tf in posting[field].items():
+                length = stats.lengths[field][position]
+                # The same operations in the same order as Lunr, so the rounding agrees too.
+                norm = K1 * (1 - B + B * (length / mean)) if mean else K1 * (1 - B)
+                yield term, field, position, round(idf[term] * ((K1 + 1) * tf) / (norm + tf) * boost, decimals)
 
 
 def compact_index(

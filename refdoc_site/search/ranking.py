@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -251,6 +251,7 @@ class SearchIndex:
     _terms: list[dict[str, list[str]]] | None = field(default=None, repr=False)
     _posting_counts: dict[str, int] | None = field(default=None, repr=False)
     """Each term's postings over the fields: the site's index has them without the serialised form."""
+    dense_probe: Callable[[np.ndarray, int], dict[int, float]] | None = field(default=None, repr=False)
 
     @cached_property
     def serialized(self) -> dict:
@@ -319,10 +320,6 @@ class SearchIndex:
             gc.freeze()
         return self._lunr_index
 
-    def serialize(self) -> dict:
-        """The Lunr index as the CLI loads it (the site ships it compact, see `compact`)."""
-        return self.serialized
-
     @property
     def has_vectors(self) -> bool:
         return self.rows is not None
@@ -357,7 +354,6 @@ class SearchIndex:
         # word and too short to expand, are not counted.
         expand = sum(term.isascii() for term in wanted) <= boosts["expand_max_terms"]
         words = self._coverage_words(wanted, phrase_text or text, alternatives or [])
-
         phrases = [p for p in phrase_terms(phrase_text or text)] if "phrases" in self.fields else []
 
         def build(query: Query) -> None:
@@ -396,6 +392,15 @@ class SearchIndex:
         rows, scales = (self.rows, self.scales) if positions is None else (self.rows[positions], self.scales[positions])
         return (rows.astype(np.float64) @ np.asarray(query_vector, dtype=np.float64)) * scales.astype(np.float64)
 
+    def dense_candidates(self, query_vector: np.ndarray) -> dict[int, float]:
+        """The dense side's best chunks, {position: cosine}: of all, or of the clusters a
+        large site's query reads (`dense_probe`, see vector_partition)."""
+        count = settings()["fusion"]["dense_candidates"]
+        if self.dense_probe is not None:
+            return self.dense_probe(query_vector, count)
+        scores = self.dense_scores(query_vector)
+        return {int(i): float(scores[i]) for i in np.lexsort((np.arange(len(scores)), -scores))[:count]}
+
     def search(self, text: str, top: int = 10, mode: str = "fused", embedder: QueryEmbedder | None = None) -> list[Hit]:
         """Ranked hits, one per symbol; `mode` is `sparse`, `dense` or `fused`."""
         original, alternatives = text, glossary_words(text, self.loanwords)
@@ -404,9 +409,7 @@ class SearchIndex:
         sparse = matches.scores
         dense: dict[int, float] = {}
         if mode in ("dense", "fused") and embedder is not None and self.rows is not None:
-            scores = self.dense_scores(embedder.embed([text])[0])
-            candidates = np.lexsort((np.arange(len(scores)), -scores))[: settings()["fusion"]["dense_candidates"]]
-            dense = {int(i): float(scores[i]) for i in candidates}
+            dense = self.dense_candidates(embedder.embed([text])[0])
         if mode == "fused":
             weights = dict(settings()["fusion"])
             sparse = matches.covered(weights["coverage_power"])

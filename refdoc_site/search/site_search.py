@@ -19,6 +19,7 @@ import orjson
 
 from ..core.pages import chunk_anchor, file_page, page_url
 from ..core.records import ChunkKind, Document
+from . import site_shards
 from .embed import MODEL_FILE, VOCAB_FILE
 from .japanese import glossary
 from .loanwords import rules as loanword_rules
@@ -28,28 +29,30 @@ from .ranking import ASSETS, SearchIndex, settings, stop_words
 DATA_DIR = "search/refdoc"
 SCRIPTS_DIR = "assets/refdoc"
 VECTORS_MAGIC = b"RDVEC\x00\x01\x00"
-SCRIPTS = ("search-worker.js", "refdoc-search.js", "refdoc-keyword.js", "refdoc-embed.js")
+SCRIPTS = ("search-worker.js", "refdoc-search.js", "refdoc-keyword.js", "refdoc-embed.js", "refdoc-shards.js")
 CODE_FIELDS = ("body", "phrases")
 """Sparse fields made of the code's own words, left out when the source is not published."""
 
 
 def write_search_data(
-    documents: list[Document], docs_dir: Path, embedder_directory: Path | None = None, publish_source: bool = True
+    documents: list[Document],
+    docs_dir: Path,
+    embedder_directory: Path | None = None,
+    publish_source: bool = True,
+    shard_min_chunks: int | None = None,
 ) -> dict[str, int]:
     """Write the search data and scripts; returns the bytes written per file.
 
     Vectors ship only with the model that made them (`embedder_directory`), since the
     browser must embed the query with that same model. Without `publish_source`, the
     index has no field of the code's words (the browser ranks with the fields it finds).
+    From `shard_min_chunks` chunks (default: settings' `shards.min_chunks`) the data is
+    written in pieces a query fetches one by one (`site_shards.py`).
     """
     fields = {name: boost for name, boost in settings()["fields"].items() if publish_source or name not in CODE_FIELDS}
     index = SearchIndex.build(documents, fields, for_site=True)
     data_dir = docs_dir / DATA_DIR
     data_dir.mkdir(parents=True, exist_ok=True)
-    written = {
-        "index.json": _write_json(data_dir / "index.json", index.compact),
-        "chunks.json": _write_json(data_dir / "chunks.json", [_chunk_row(d) for d in index.documents]),
-    }
     config = {
         "settings": settings(),
         "stopWords": sorted(stop_words()),
@@ -58,16 +61,16 @@ def write_search_data(
         "loanwords": loanword_rules(),
         "model": None,
         "vectors": None,
+        "shards": None,
     }
-    if index.has_vectors and embedder_directory is not None:
-        written["vectors.bin"] = _write_vectors(data_dir / "vectors.bin", index.rows, index.scales)
-        model_dir = data_dir / "model"
-        model_dir.mkdir(exist_ok=True)
-        for name in (MODEL_FILE, VOCAB_FILE):
-            shutil.copyfile(embedder_directory / name, model_dir / name)
-            written[f"model/{name}"] = (model_dir / name).stat().st_size
-        config["model"] = {"file": f"model/{MODEL_FILE}", "vocab": f"model/{VOCAB_FILE}"}
-        config["vectors"] = "vectors.bin"
+    rows = [_chunk_row(d) for d in index.documents]
+    model_dir = embedder_directory if index.has_vectors else None
+    if shard_min_chunks is None:
+        shard_min_chunks = settings()["shards"]["min_chunks"]
+    if len(rows) >= shard_min_chunks:  # a large site: a query fetches only its pieces
+        config["shards"], written = site_shards.write_sharded(index, rows, data_dir, model_dir, _write_json)
+    else:
+        written = _write_whole(index, rows, data_dir, model_dir, config)
     written["config.json"] = _write_json(data_dir / "config.json", config)
     scripts_dir = docs_dir / SCRIPTS_DIR
     scripts_dir.mkdir(parents=True, exist_ok=True)
@@ -75,6 +78,21 @@ def write_search_data(
         source = ASSETS / name
         if source.exists():
             shutil.copyfile(source, scripts_dir / name)
+    return written
+
+
+def _write_whole(index: SearchIndex, rows: list[dict], data_dir: Path, model_dir: Path | None, config: dict) -> dict[str, int]:
+    """A small site's search data: one index, one chunk table, one vector file."""
+    written = {"index.json": _write_json(data_dir / "index.json", index.compact), "chunks.json": _write_json(data_dir / "chunks.json", rows)}
+    if model_dir is not None:
+        written["vectors.bin"] = _write_vectors(data_dir / "vectors.bin", index.rows, index.scales)
+        target = data_dir / "model"
+        target.mkdir(exist_ok=True)
+        for name in (MODEL_FILE, VOCAB_FILE):
+            shutil.copyfile(model_dir / name, target / name)
+            written[f"model/{name}"] = (target / name).stat().st_size
+        config["model"] = {"file": f"model/{MODEL_FILE}", "vocab": f"model/{VOCAB_FILE}"}
+        config["vectors"] = "vectors.bin"
     return written
 
 

@@ -1,7 +1,8 @@
 /* Ranks queries with the site's JavaScript search, as the browser would.
  * Usage: node rank.js DATA_DIR QUERIES_JSON MODE → prints [[{path, symbol, score}, ...], ...]
  * (MODE matches: [{messages: [position, ...], coverage: {position: share} or null}, ...];
- * MODE fuzzy: [[term sent to typo matching, ...], ...])
+ * MODE fuzzy: [[term sent to typo matching, ...], ...]). A large site's data (config.json
+ * names shards) is read piece by piece, as the browser fetches it.
  */
 "use strict";
 const fs = require("fs");
@@ -13,23 +14,37 @@ const RefdocKeyword = require("../../refdoc_site/search/browser/refdoc-keyword.j
 
 const [dataDir, queriesFile, mode] = process.argv.slice(2);
 const read = (name) => JSON.parse(fs.readFileSync(path.join(dataDir, name), "utf-8"));
-const config = read("config.json");
-const data = {
-  index: RefdocKeyword.load(lunr, read("index.json")),
-  chunks: read("chunks.json"),
-  settings: config.settings,
-  stopWords: config.stopWords,
-  commonTerms: config.commonTerms,
-  glossary: config.glossary,
-  loanwords: config.loanwords,
+const bytes = (name) => {
+  const buffer = fs.readFileSync(path.join(dataDir, name));
+  return buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength);
 };
-if (config.model) {
-  const bytes = (name) => {
-    const buffer = fs.readFileSync(path.join(dataDir, name));
-    return buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength);
+const config = read("config.json");
+// A large site's pieces (refdoc-shards.js): each query fetches, here from the disk, what
+// it reads; `fetched` lists the files every query asked for.
+const fetched = [];
+let sharded = null;
+const loadPiece = (name, as) => {
+  fetched.push(name);
+  return Promise.resolve(as === "json" ? read(name) : as === "text" ? fs.readFileSync(path.join(dataDir, name), "utf-8") : bytes(name));
+};
+let data = null;
+if (config.shards) {
+  const RefdocShards = require("../../refdoc_site/search/browser/refdoc-shards.js");
+  sharded = new RefdocShards.ShardedData(lunr, config, loadPiece);
+} else {
+  data = {
+    index: RefdocKeyword.load(lunr, read("index.json")),
+    chunks: read("chunks.json"),
+    settings: config.settings,
+    stopWords: config.stopWords,
+    commonTerms: config.commonTerms,
+    glossary: config.glossary,
+    loanwords: config.loanwords,
   };
-  data.embedder = RefdocEmbed.StaticEmbedder.fromBytes(bytes(config.model.file), fs.readFileSync(path.join(dataDir, config.model.vocab), "utf-8"));
-  data.vectors = RefdocEmbed.VectorTable.fromBytes(bytes(config.vectors));
+  if (config.model) {
+    data.embedder = RefdocEmbed.StaticEmbedder.fromBytes(bytes(config.model.file), fs.readFileSync(path.join(dataDir, config.model.vocab), "utf-8"));
+    data.vectors = RefdocEmbed.VectorTable.fromBytes(bytes(config.vectors));
+  }
 }
 // mode "fuzzy": the terms each query sent to Lunr's typo matching (editDistance clauses).
 const fuzzed = [];
@@ -42,24 +57,40 @@ if (mode === "fuzzy") {
     return term.call(this, value, options);
   };
 }
-const fuzzyTerms = (query) => {
+const fuzzyTerms = async (query) => {
   fuzzed.length = 0;
-  searcher.search(query, 10, "sparse");
+  await search(query, "sparse");
   return Array.from(new Set(fuzzed)).sort();
 };
-const searcher = new RefdocSearch.Searcher(lunr, data);
+const searcher = sharded ? sharded.searcher : new RefdocSearch.Searcher(lunr, data);
+const search = (query, mode) => (sharded ? sharded.search(query, 10, mode) : Promise.resolve(searcher.search(query, 10, mode)));
 const queries = JSON.parse(fs.readFileSync(queriesFile, "utf-8"));
 // mode "matches": what the sparse side read of each query's matches (sparseMatches).
-const matches = (query) => {
+const matches = async (query) => {
+  if (sharded) {
+    await sharded.prepare(query);
+  }
   const alternatives = searcher.glossaryWords(query);
   const found = searcher.sparseMatches(searcher.expand(query), query, alternatives);
   return { messages: Array.from(found.messages).sort((a, b) => a - b), coverage: found.coverage };
 };
-const ranked = queries.map((query) =>
-  mode === "matches"
-    ? matches(query)
-    : mode === "fuzzy"
-      ? fuzzyTerms(query)
-      : searcher.search(query, 10, mode).map((hit) => ({ path: hit.path, symbol: hit.symbol, score: hit.score }))
-);
-process.stdout.write(JSON.stringify(ranked));
+(async () => {
+  const ranked = [];
+  const files = [];
+  for (const query of queries) {
+    fetched.length = 0;
+    ranked.push(
+      mode === "matches"
+        ? await matches(query)
+        : mode === "fuzzy"
+          ? await fuzzyTerms(query)
+          : (await search(query, mode)).map((hit) => ({ path: hit.path, symbol: hit.symbol, score: hit.score }))
+    );
+    files.push(Array.from(new Set(fetched)).sort());
+  }
+  // FETCHED=1: also the files each query read (a large site's pieces).
+  process.stdout.write(JSON.stringify(process.env.FETCHED ? { ranked, files } : ranked));
+})().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

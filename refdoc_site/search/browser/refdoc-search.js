@@ -435,14 +435,55 @@
     return 0;
   }
 
-  /* data: {index (a lunr.Index), chunks, settings, stopWords, commonTerms (arrays),
-     glossary?, loanwords?, vectors?, embedder?}. Common terms are stemmed and left out of
+  /* What the ranking reads of the chunks, from the whole chunk table (a small site):
+     a chunk's kind, whether its name is public, the symbol it belongs to (the collapse
+     keeps one chunk a symbol), the definitions by the key of their name, and its row.
+     A large site's table (refdoc-shards.js) reads the same from the pieces it fetched. */
+  function ChunkTable(chunks) {
+    this.chunks = chunks;
+    this.names = null;
+  }
+
+  ChunkTable.prototype.kind = function (position) {
+    return this.chunks[position].kind;
+  };
+
+  ChunkTable.prototype.isPublic = function (position) {
+    return isPublic(this.chunks[position].symbol);
+  };
+
+  ChunkTable.prototype.group = function (position) {
+    var chunk = this.chunks[position];
+    return chunk.path + "\u0000" + chunk.symbol;
+  };
+
+  ChunkTable.prototype.row = function (position) {
+    return this.chunks[position];
+  };
+
+  /* [{position, symbol, path, kind}] of the chunks whose own (last) name has `key`. */
+  ChunkTable.prototype.named = function (key) {
+    if (!this.names) {
+      var table = Object.create(null);
+      this.chunks.forEach(function (chunk, position) {
+        var parts = chunk.symbol.split(".");
+        var name = nameKey(parts[parts.length - 1]);
+        (table[name] = table[name] || []).push({ position: position, symbol: chunk.symbol, path: chunk.path, kind: chunk.kind });
+      });
+      this.names = table;
+    }
+    return this.names[key] || [];
+  };
+
+  /* data: {index (a lunr.Index), chunks or table (a ChunkTable or one like it), settings,
+     stopWords, commonTerms (arrays), glossary?, loanwords?, vectors?, embedder?}. Common terms are stemmed and left out of
      the sparse query; the glossary maps Japanese terms to English words; loanwords holds
      the rules that read other katakana words as the index's English terms. */
   function Searcher(lunr, data) {
     this.lunr = lunr;
     this.index = data.index;
-    this.chunks = data.chunks;
+    this.chunks = data.chunks || null;
+    this.table = data.table || new ChunkTable(data.chunks);
     this.settings = data.settings;
     this.stopWords = Object.create(null);
     var stop = this.stopWords;
@@ -554,6 +595,10 @@
       return dense;
     }
     var query = this.embedder.embed(text);
+    if (this.vectors.candidates) {
+      // A large site's vectors: the chunks of the clusters nearest the query (refdoc-shards.js).
+      return this.vectors.candidates(query, this.settings.fusion.dense_candidates);
+    }
     var all = this.vectors.scores(query);
     var order = Array.prototype.map
       .call(all, function (_, i) {
@@ -631,9 +676,9 @@
         });
       }
     });
-    var chunks = this.chunks;
+    var table = this.table;
     Object.keys(scores).forEach(function (key) {
-      var weight = weights[chunks[key].kind];
+      var weight = weights[table.kind(Number(key))];
       if (weight !== undefined) {
         scores[key] = scores[key] * weight;
       }
@@ -643,26 +688,12 @@
 
   /* Positions best first; on equal scores public definitions before private and dunder ones. */
   Searcher.prototype.byScore = function (scores) {
-    var chunks = this.chunks;
+    var table = this.table;
     return Object.keys(scores)
       .map(Number)
       .sort(function (a, b) {
-        return scores[b] - scores[a] || !isPublic(chunks[a].symbol) - !isPublic(chunks[b].symbol) || a - b;
+        return scores[b] - scores[a] || !table.isPublic(a) - !table.isPublic(b) || a - b;
       });
-  };
-
-  /* Positions of each definition's chunks by the key of its own (last) name, built once. */
-  Searcher.prototype.definitionsByName = function () {
-    if (!this.nameTable) {
-      var table = Object.create(null);
-      this.chunks.forEach(function (chunk, position) {
-        var parts = chunk.symbol.split(".");
-        var key = nameKey(parts[parts.length - 1]);
-        (table[key] = table[key] || []).push(position);
-      });
-      this.nameTable = table;
-    }
-    return this.nameTable;
   };
 
   /* order with the definitions a name query names moved to the front; those no side
@@ -672,10 +703,9 @@
     if (!name) {
       return order;
     }
-    var chunks = this.chunks;
     var named = [];
-    (this.definitionsByName()[nameKey(name[name.length - 1])] || []).forEach(function (position) {
-      var chunk = chunks[position];
+    this.table.named(nameKey(name[name.length - 1])).forEach(function (chunk) {
+      var position = chunk.position;
       var rank = matchOrder(name, chunk.symbol, chunk.path, chunk.kind);
       if (rank) {
         if (combined[position] === undefined) {
@@ -698,6 +728,28 @@
 
   /* Ranked hits, one per symbol; mode is "sparse", "dense" or "fused". */
   Searcher.prototype.search = function (text, top, mode) {
+    var self = this;
+    return this.rank(text, top, mode).map(function (ranked) {
+      return self.hit(ranked);
+    });
+  };
+
+  /* A ranked {position, score} with its chunk's row: path, symbol, kind, lines. */
+  Searcher.prototype.hit = function (ranked) {
+    var chunk = this.table.row(ranked.position);
+    return {
+      path: chunk.path,
+      symbol: chunk.symbol,
+      kind: chunk.kind,
+      start_line: chunk.start_line,
+      end_line: chunk.end_line,
+      score: ranked.score,
+      position: ranked.position
+    };
+  };
+
+  /* [{position, score}] best first, one per symbol: what search shows, before the rows. */
+  Searcher.prototype.rank = function (text, top, mode) {
     mode = mode || "fused";
     var original = text;
     var alternatives = this.glossaryWords(original);
@@ -725,21 +777,12 @@
     }
     var seen = Object.create(null);
     var hits = [];
-    var chunks = this.chunks;
+    var table = this.table;
     order.some(function (position) {
-      var chunk = chunks[position];
-      var key = chunk.path + "\u0000" + chunk.symbol;
+      var key = table.group(position);
       if (!seen[key]) {
         seen[key] = true;
-        hits.push({
-          path: chunk.path,
-          symbol: chunk.symbol,
-          kind: chunk.kind,
-          start_line: chunk.start_line,
-          end_line: chunk.end_line,
-          score: combined[position],
-          position: position
-        });
+        hits.push({ score: combined[position], position: position });
       }
       return hits.length === top;
     });
@@ -759,6 +802,9 @@
     Loanwords: Loanwords,
     identifierParts: identifierParts,
     fuse: fuse,
+    nameKey: nameKey,
+    stemOf: stemOf,
+    ChunkTable: ChunkTable,
     Searcher: Searcher
   };
 });

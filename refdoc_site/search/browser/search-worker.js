@@ -12,6 +12,10 @@
  * is only read costs no search data. The keyword side (Lunr index and chunk table) loads
  * first and answers at once; the vectors and the model follow, and the answer on screen
  * is then re-ranked below the results the user is reading (see settle).
+ * A large site (config.json names `shards`) is fetched piece by piece instead
+ * (refdoc-shards.js): each query first fetches its term shards and the rows of its
+ * results, answers by keyword, then fetches its word pieces' model rows and nearest
+ * vector clusters and settles; the state goes back to "keyword" for each new query.
  * Everything is fetched from the site itself, relative to this script, so the site works
  * under any sub-path.
  */
@@ -31,22 +35,57 @@
 
   var dataUrl = new URL("../../search/refdoc/", self.location.href);
   var keyword = null;
+  var sharded = null;
   var latest = "";
   var shown = null;
 
+  var SCRIPTS = ["refdoc-search.js", "refdoc-keyword.js", "refdoc-embed.js", "refdoc-shards.js"];
+
   /* lunr.js 2.3.9 ships inside Material's own search worker, which exposes it as
      self.lunr. Load it from there for lunr alone: the message listener that script
-     registers is swallowed, so only this worker answers. */
+     registers is swallowed, so only this worker answers. The scripts are fetched all at
+     once and run in order from their text (importScripts fetches one after the other, a
+     round trip each: 0.45 s of django's first answer on a 40 ms link, under load). */
   function importRanking() {
-    var materialWorker = new URL(self.location.href).searchParams.get("material");
-    var addListener = self.addEventListener;
-    self.addEventListener = function () {};
+    var urls = [new URL(self.location.href).searchParams.get("material")].concat(
+      SCRIPTS.map(function (name) {
+        return new URL(name, self.location.href).href;
+      })
+    );
+    return Promise.all(
+      urls.map(function (url) {
+        return fetch(url).then(function (response) {
+          if (!response.ok) {
+            throw new Error(url + ": HTTP " + response.status);
+          }
+          return response.text();
+        });
+      })
+    ).then(function (texts) {
+      var addListener = self.addEventListener;
+      self.addEventListener = function () {};
+      try {
+        run(urls[0], texts[0]);
+      } finally {
+        self.addEventListener = addListener;
+      }
+      for (var i = 1; i < urls.length; i++) {
+        run(urls[i], texts[i]);
+      }
+    });
+  }
+
+  /* A script of this site, fetched already, run as importScripts would run it; where a
+     Content-Security-Policy forbids that, imported again from its URL. */
+  function run(url, text) {
     try {
-      importScripts(materialWorker);
-    } finally {
-      self.addEventListener = addListener;
+      (0, eval)(text + "\n//# sourceURL=" + url);
+    } catch (error) {
+      if (!(error instanceof EvalError)) {
+        throw error;
+      }
+      importScripts(url);
     }
-    importScripts("refdoc-search.js", "refdoc-keyword.js");
   }
 
   function fetched(name) {
@@ -70,16 +109,32 @@
     });
   }
 
+  function fetchPiece(name, as) {
+    return fetched(name).then(function (response) {
+      return as === "json" ? response.json() : as === "text" ? response.text() : response.arrayBuffer();
+    });
+  }
+
   /* The keyword searcher; once it works, the vectors and the model start loading. */
   function loadKeyword() {
     if (keyword) {
       return keyword;
     }
-    // The data is on its way while the scripts load (importScripts waits for each).
-    var data = Promise.all([fetchJson("config.json"), fetchJson("index.json"), fetchJson("chunks.json")]);
-    importRanking();
-    keyword = data.then(function (parts) {
+    // The data and the scripts are on their way together.
+    var config = fetchJson("config.json");
+    var data = config.then(function (config) {
+      return config.shards ? [config] : Promise.all([config, fetchJson("index.json"), fetchJson("chunks.json")]);
+    });
+    keyword = Promise.all([data, importRanking()]).then(function (loaded) {
+      var parts = loaded[0];
       var config = parts[0];
+      if (config.shards) {
+        sharded = new RefdocShards.ShardedData(self.lunr, config, fetchPiece);
+        return sharded.file("meta.bin", "bytes").then(function () {
+          self.postMessage({ type: STATE, data: "keyword" });
+          return sharded.searcher;
+        });
+      }
       var searcher = new RefdocSearch.Searcher(self.lunr, {
         index: RefdocKeyword.load(self.lunr, parts[1]),
         chunks: parts[2],
@@ -105,7 +160,6 @@
       self.postMessage({ type: STATE, data: "settled" });
       return;
     }
-    importScripts("refdoc-embed.js");
     Promise.all([
       fetchBytes(config.model.file),
       fetched(config.model.vocab).then(function (response) {
@@ -143,6 +197,83 @@
     post(searcher, shown.text, kept.concat(below).slice(0, TOP), true);
   }
 
+  /* A large site's query: once no other query came for KEYWORD_QUIET_MS (Material sends
+     one a keystroke: "d", "de", "del" on the way to "delete" fetch nothing of their own
+     when typed in a burst), its keyword pieces and rows, the answer, then (once no other
+     query came for DENSE_QUIET_MS) its dense pieces and the settled answer, as settle
+     does. A query's pieces load while an earlier one's still do; only the latest query
+     is ranked and shown. */
+  var KEYWORD_QUIET_MS = 40;
+  var DENSE_QUIET_MS = 250;
+  var waiting = null;
+
+  function answerSharded(searcher, text) {
+    clearTimeout(waiting);
+    waiting = setTimeout(function () {
+      if (text !== latest) {
+        return;
+      }
+      self.postMessage({ type: STATE, data: "keyword" });
+      sharded
+        .fetch(text)
+        .then(function () {
+          return text === latest ? rankedHits(text, TOP) : null;
+        })
+        .then(function (hits) {
+          if (hits && text === latest) {
+            post(searcher, text, hits, false);
+            setTimeout(function () {
+              settleSharded(searcher, text);
+            }, DENSE_QUIET_MS);
+          }
+        })
+        .catch(function (error) {
+          console.error("refdoc-site search could not load its data: " + error.message);
+        });
+    }, KEYWORD_QUIET_MS);
+  }
+
+  function settleSharded(searcher, text) {
+    if (text !== latest) {
+      return;
+    }
+    sharded
+      .prepareDense(text)
+      .then(function () {
+        if (text !== latest || !shown || shown.text !== text) {
+          return;
+        }
+        var kept = shown.hits.slice(0, KEPT_ON_SETTLE);
+        var keys = Object.create(null);
+        kept.forEach(function (hit) {
+          keys[hitKey(hit)] = true;
+        });
+        return rankedHits(text, TOP + kept.length).then(function (below) {
+          if (text === latest) {
+            below = below.filter(function (hit) {
+              return !keys[hitKey(hit)];
+            });
+            post(searcher, text, kept.concat(below).slice(0, TOP), true);
+            self.postMessage({ type: STATE, data: "settled" });
+          }
+        });
+      })
+      .catch(function (error) {
+        console.error("refdoc-site search answers by keyword only: " + error.message);
+        self.postMessage({ type: STATE, data: "settled" });
+      });
+  }
+
+  /* The hits of `text` with their rows fetched. */
+  function rankedHits(text, top) {
+    var ranked = sharded.rank(text, top, "fused");
+    return sharded
+      .prepareRows(ranked.map(function (hit) { return hit.position; }))
+      .then(function () {
+        return ranked.map(function (hit) { return sharded.searcher.hit(hit); });
+      });
+  }
+
   function hitKey(hit) {
     return hit.path + "\u0000" + hit.symbol;
   }
@@ -153,7 +284,7 @@
     RefdocSearch.queryTerms(searcher.expand(text), searcher.stopWords).forEach(function (term) {
       terms[term] = true;
     });
-    var items = toItems(hits, searcher.chunks, terms);
+    var items = toItems(hits, searcher.table, terms);
     self.postMessage({ type: RESULT, data: { items: items, total: items.length, settles: Boolean(settles) } });
   }
 
@@ -174,9 +305,9 @@
      '#' in its location: the file's path, or a prose page's title) followed by its
      sections (the chunk, with its signature and summary; a prose section, with its heading
      and the start of its text); equal scores keep the section out of the "more" fold. */
-  function toItems(hits, chunks, terms) {
+  function toItems(hits, table, terms) {
     return hits.map(function (hit) {
-      var chunk = chunks[hit.position];
+      var chunk = table.row(hit.position);
       if (chunk.kind === "page") {
         return [
           { location: chunk.page, title: escapeHtml(chunk.title || hit.path), text: "", score: hit.score, terms: terms },
@@ -219,7 +350,11 @@
         return;
       }
       loadKeyword().then(function (searcher) {
-        post(searcher, text, searcher.search(text, TOP, "fused"), false);
+        if (sharded) {
+          answerSharded(searcher, text);
+        } else {
+          post(searcher, text, searcher.search(text, TOP, "fused"), false);
+        }
       });
     }
   });

@@ -1,0 +1,500 @@
+/* refdoc-site search on a large site: fetches the pieces a query needs, then ranks with
+ * refdoc-search.js as a small site does.
+ *
+ * refdoc_site/search/site_shards.py writes the pieces and says what each holds. For a
+ * query this fetches: the term shards of its exact, prefix and typo clauses (the typo
+ * clause's terms found in the word lists by first and by last two letters), so that the
+ * Lunr index made of them scores the query exactly as the whole index would; the name
+ * bucket of a query that is a name; the rows of the results shown; and, for the dense
+ * side, the model rows of the query's word pieces, the centroids, and the chunks of the
+ * `probe` nearest clusters (the one approximate step: vector_partition.py does the same
+ * in Python, and the recall against all chunks is measured).
+ *
+ * `load(name, as)` fetches a file of the data folder as "json", "bytes" or "text" and
+ * returns a promise: the worker fetches over HTTP, the parity tests read the disk.
+ * Runs in the site's search worker and under node.
+ */
+(function (root, factory) {
+  if (typeof module === "object" && module.exports) {
+    module.exports = factory(require("./refdoc-search.js"), require("./refdoc-embed.js"));
+  } else {
+    root.RefdocShards = factory(root.RefdocSearch, root.RefdocEmbed);
+  }
+})(typeof self !== "undefined" ? self : this, function (RefdocSearch, RefdocEmbed) {
+  "use strict";
+
+  var FORMAT = "refdoc-shards/1";
+  var PRIVATE_BIT = 0x10;
+  var CONTINUES_BIT = 0x20;
+  var KIND_BITS = 0x0f;
+  var FUZZY_KEY = 2;
+  var ASCII = /^[\x00-\x7f]*$/;
+
+  // Lunr keeps no metadata per posting here: one empty object serves them all (as in
+  // refdoc-keyword.js; lunr only copies its keys).
+  var NO_METADATA = Object.freeze({});
+
+  /* [term number, weight, ...] in term number order, as lunr.Vector's dot product needs. */
+  function byTermNumber(flat) {
+    if (flat.length <= 2) {
+      return flat;
+    }
+    var order = [];
+    for (var i = 0; i < flat.length; i += 2) {
+      order.push(i);
+    }
+    order.sort(function (a, b) {
+      return flat[a] - flat[b];
+    });
+    var sorted = [];
+    order.forEach(function (i) {
+      sorted.push(flat[i], flat[i + 1]);
+    });
+    return sorted;
+  }
+
+  function byString(x, y) {
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+
+  /* FNV-1a over UTF-16 code units: site_shards.name_bucket. */
+  function nameBucket(key, buckets) {
+    var value = 0x811c9dc5;
+    for (var i = 0; i < key.length; i++) {
+      value = Math.imul(value ^ key.charCodeAt(i), 0x01000193) >>> 0;
+    }
+    return value % buckets;
+  }
+
+  /* Whether a and b are at most one edit apart (an insertion, a deletion, a substitution
+     or two neighbours swapped): every term Lunr's editDistance 1 can reach. */
+  function withinOneEdit(a, b) {
+    if (Math.abs(a.length - b.length) > 1) {
+      return false;
+    }
+    var start = 0;
+    while (start < a.length && start < b.length && a.charAt(start) === b.charAt(start)) {
+      start++;
+    }
+    var ea = a.length;
+    var eb = b.length;
+    while (ea > start && eb > start && a.charAt(ea - 1) === b.charAt(eb - 1)) {
+      ea--;
+      eb--;
+    }
+    var left = ea - start;
+    var right = eb - start;
+    if (left <= 1 && right <= 1) {
+      return true;
+    }
+    return left === 2 && right === 2 && a.charAt(start) === b.charAt(start + 1) && a.charAt(start + 1) === b.charAt(start);
+  }
+
+  /* What the ranking reads of the chunks (refdoc-search.js ChunkTable), from meta.bin,
+     the name buckets and the row bundles fetched so far. */
+  function ShardTable(shards) {
+    this.shards = shards;
+  }
+
+  ShardTable.prototype.kind = function (position) {
+    return this.shards.manifest.kinds[this.shards.meta[position] & KIND_BITS];
+  };
+
+  ShardTable.prototype.isPublic = function (position) {
+    return !(this.shards.meta[position] & PRIVATE_BIT);
+  };
+
+  ShardTable.prototype.group = function (position) {
+    var meta = this.shards.meta;
+    while (position > 0 && meta[position] & CONTINUES_BIT) {
+      position--;
+    }
+    var first = this.shards.manifest.groups[position];
+    return first === undefined ? position : first;
+  };
+
+  ShardTable.prototype.row = function (position) {
+    var bundle = this.shards.rows.get(Math.floor(position / this.shards.manifest.rowsPerBundle));
+    return bundle ? bundle[position % this.shards.manifest.rowsPerBundle] : null;
+  };
+
+  ShardTable.prototype.named = function (key) {
+    var bucket = this.shards.names.get(nameBucket(key, this.shards.manifest.nameBuckets));
+    return (bucket && bucket.get(key)) || [];
+  };
+
+  /* The chunks of the probed clusters, scored as VectorTable.scores scores every chunk. */
+  function ClusterVectors(shards) {
+    this.shards = shards;
+  }
+
+  ClusterVectors.prototype.probed = function (query) {
+    var scores = this.shards.centroids.scores(query);
+    var order = [];
+    for (var i = 0; i < scores.length; i++) {
+      order.push(i);
+    }
+    order.sort(function (a, b) {
+      return scores[b] - scores[a] || a - b;
+    });
+    return order.slice(0, this.shards.manifest.vectors.probe);
+  };
+
+  /* {position: score} of the `count` best chunks of the probed clusters. */
+  ClusterVectors.prototype.candidates = function (query, count) {
+    var shards = this.shards;
+    var scored = [];
+    this.probed(query).forEach(function (cluster) {
+      var table = shards.clusters.get(cluster);
+      var all = table.vectors.scores(query);
+      for (var i = 0; i < table.positions.length; i++) {
+        scored.push([table.positions[i], all[i]]);
+      }
+    });
+    scored.sort(function (a, b) {
+      return b[1] - a[1] || a[0] - b[0];
+    });
+    var dense = {};
+    scored.slice(0, count).forEach(function (pair) {
+      dense[pair[0]] = pair[1];
+    });
+    return dense;
+  };
+
+  function readCluster(bytes) {
+    var view = new DataView(bytes);
+    var count = view.getUint32(8, true);
+    var dim = view.getUint32(12, true);
+    var positions = new Uint32Array(bytes.slice(16, 16 + 4 * count));
+    var scales = new Float32Array(bytes.slice(16 + 4 * count, 16 + 8 * count));
+    var matrix = new Int8Array(bytes, 16 + 8 * count, count * dim);
+    return { positions: positions, vectors: new RefdocEmbed.VectorTable(count, dim, scales, matrix) };
+  }
+
+  /* config: config.json; load(name, as) → promise. */
+  function ShardedData(lunr, config, load) {
+    if (!config.shards || config.shards.format !== FORMAT) {
+      throw new Error("config.json: expected " + FORMAT + " search data; rebuild the site");
+    }
+    this.lunr = lunr;
+    this.config = config;
+    this.manifest = config.shards;
+    this.load = load;
+    this.keyNumber = new Map();
+    var self = this;
+    this.manifest.keys.forEach(function (key, number) {
+      self.keyNumber.set(key, number);
+    });
+    this.fuzzyNumber = { prefix: new Map(), suffix: new Map() };
+    ["prefix", "suffix"].forEach(function (side) {
+      self.manifest.fuzzy[side].forEach(function (key, number) {
+        self.fuzzyNumber[side].set(key, number);
+      });
+    });
+    this.files = new Map();
+    this.entries = new Map();
+    this.built = -1;
+    this.meta = null;
+    this.rows = new Map();
+    this.names = new Map();
+    this.clusters = new Map();
+    this.centroids = null;
+    this.embedder = null;
+    this.modelRows = new Set();
+    this.denseFor = null;
+    this.searcher = new RefdocSearch.Searcher(lunr, {
+      index: null,
+      table: new ShardTable(this),
+      settings: config.settings,
+      stopWords: config.stopWords,
+      commonTerms: config.commonTerms,
+      glossary: config.glossary,
+      loanwords: config.loanwords
+    });
+  }
+
+  /* A file of the data folder, fetched once. */
+  ShardedData.prototype.file = function (name, as) {
+    if (!this.files.has(name)) {
+      var promise = this.load(name, as);
+      this.files.set(name, promise);
+      promise.catch(function () {});
+    }
+    return this.files.get(name);
+  };
+
+  /* The number of the shard holding `term`: the longest key it starts with. */
+  ShardedData.prototype.shardOf = function (term) {
+    for (var length = term.length; length >= 0; length--) {
+      var number = this.keyNumber.get(term.slice(0, length));
+      if (number !== undefined) {
+        return number;
+      }
+    }
+    return -1;
+  };
+
+  /* The shards a prefix clause reads: the prefix's own and every key under it. */
+  ShardedData.prototype.shardsUnder = function (prefix) {
+    var out = [this.shardOf(prefix)];
+    this.manifest.keys.forEach(function (key, number) {
+      if (key.length > prefix.length && key.slice(0, prefix.length) === prefix) {
+        out.push(number);
+      }
+    });
+    return out;
+  };
+
+  ShardedData.prototype.fetchShards = function (numbers) {
+    var self = this;
+    return Promise.all(
+      Array.from(new Set(numbers)).filter(function (n) { return n >= 0; }).map(function (number) {
+        return self.file("terms/" + number + ".json", "json").then(function (entries) {
+          if (!self.entries.has(number)) {
+            self.entries.set(number, entries);
+          }
+        });
+      })
+    );
+  };
+
+  /* The terms one edit from `term` (five letters or more), found by its first and by its
+     last two letters, and the shards that hold them. */
+  ShardedData.prototype.typoShards = function (term) {
+    var self = this;
+    var lists = [["prefix", term.slice(0, FUZZY_KEY)], ["suffix", term.slice(-FUZZY_KEY)]];
+    return Promise.all(
+      lists.map(function (pair) {
+        var number = self.fuzzyNumber[pair[0]].get(pair[1]);
+        return number === undefined ? Promise.resolve([]) : self.file("fuzzy/" + pair[0].charAt(0) + "-" + number + ".json", "json");
+      })
+    ).then(function (found) {
+      var shards = [];
+      found.forEach(function (terms) {
+        terms.forEach(function (candidate) {
+          if (withinOneEdit(term, candidate)) {
+            shards.push(self.shardOf(candidate));
+          }
+        });
+      });
+      return shards;
+    });
+  };
+
+  /* Fetches what the keyword ranking of `text` reads and makes its index; resolves to
+     the searcher. */
+  ShardedData.prototype.prepare = function (text) {
+    var self = this;
+    return this.fetch(text).then(function () {
+      self.buildIndex();
+      return self.searcher;
+    });
+  };
+
+  /* Fetches what the keyword ranking of `text` reads (rank makes the index of it: a
+     query superseded before its pieces arrive costs no CPU). */
+  ShardedData.prototype.fetch = function (text) {
+    var self = this;
+    var searcher = this.searcher;
+    var lunr = this.lunr;
+    var needs = [this.file("meta.bin", "bytes").then(function (bytes) { self.meta = new Uint8Array(bytes); })];
+    var words = ASCII.test(text) || !searcher.loanwordRules || searcher.loanwords
+      ? Promise.resolve()
+      : this.file("vocabulary.json", "json").then(function (vocabulary) {
+          searcher.loanwords = searcher.loanwords || new RefdocSearch.Loanwords(searcher.loanwordRules, vocabulary);
+        });
+    needs.push(words.then(function () {
+      var expanded = searcher.expand(text);
+      var clauses = searcher.settings.clauses;
+      var wanted = RefdocSearch.queryTerms(expanded, searcher.stopWords).filter(function (term) {
+        return !searcher.commonTerms.has(RefdocSearch.stemOf(lunr, term));
+      });
+      var expand = wanted.filter(function (term) { return ASCII.test(term); }).length <= clauses.expand_max_terms;
+      var shards = [];
+      var typos = [];
+      if (self.manifest.fields.indexOf("phrases") >= 0) {
+        RefdocSearch.phraseTerms(text, searcher.stopWords).forEach(function (pair) {
+          shards.push(self.shardOf(pair));
+        });
+      }
+      wanted.forEach(function (term) {
+        shards.push(self.shardOf(RefdocSearch.stemOf(lunr, term)));
+        if (expand && term.length >= clauses.prefix_min_length) {
+          shards.push.apply(shards, self.shardsUnder(term));
+        }
+        if (expand && term.length >= clauses.fuzzy_min_length && term.length <= clauses.fuzzy_max_length) {
+          typos.push(self.typoShards(term));
+        }
+      });
+      return Promise.all(typos).then(function (found) {
+        found.forEach(function (more) {
+          shards.push.apply(shards, more);
+        });
+        return self.fetchShards(shards);
+      });
+    }));
+    var name = RefdocSearch.queryName(text);
+    if (name) {
+      var bucket = nameBucket(RefdocSearch.nameKey(name[name.length - 1]), this.manifest.nameBuckets);
+      needs.push(this.file("names/" + bucket + ".json", "json").then(function (entries) {
+        if (!self.names.has(bucket)) {
+          self.names.set(bucket, new Map(entries.map(function (entry) {
+            return [entry[0], entry[1].map(function (c) { return { position: c[0], symbol: c[1], path: c[2], kind: c[3] }; })];
+          })));
+        }
+      }));
+    }
+    return Promise.all(needs);
+  };
+
+  /* The Lunr index of the terms fetched so far: what lunr.Index.load makes of the whole
+     index, less the terms no fetched clause can reach (a query's score reads only the
+     weights of the terms it matched, and the query vector's own length). */
+  ShardedData.prototype.buildIndex = function () {
+    if (this.built === this.entries.size) {
+      return;
+    }
+    var lunr = this.lunr;
+    var fields = this.manifest.fields;
+    var scale = Math.pow(10, this.manifest.decimals);
+    var inverted = Object.create(null);
+    var elements = Object.create(null);
+    var terms = [];
+    this.entries.forEach(function (entries) {
+      entries.forEach(function (entry) {
+        var term = entry[0];
+        var posting = { _index: entry[1] };
+        terms.push(term);
+        entry[2].forEach(function (list, f) {
+          var documents = {};
+          var position = -1;
+          for (var i = 0; i < list.length; i += 2) {
+            position += list[i];
+            documents[position] = NO_METADATA;
+            var ref = fields[f] + "/" + position;
+            var flat = elements[ref];
+            if (flat === undefined) {
+              elements[ref] = [entry[1], list[i + 1] / scale];
+            } else {
+              flat.push(entry[1], list[i + 1] / scale);
+            }
+          }
+          posting[fields[f]] = documents;
+        });
+        inverted[term] = posting;
+      });
+    });
+    var fieldVectors = Object.create(null);
+    Object.keys(elements).forEach(function (ref) {
+      fieldVectors[ref] = new lunr.Vector(byTermNumber(elements[ref]));
+    });
+    terms.sort(byString);
+    var builder = new lunr.TokenSet.Builder();
+    terms.forEach(function (term) {
+      builder.insert(term);
+    });
+    builder.finish();
+    this.searcher.index = new lunr.Index({
+      fields: fields,
+      fieldVectors: fieldVectors,
+      invertedIndex: inverted,
+      tokenSet: builder.root,
+      pipeline: lunr.Pipeline.load(this.manifest.pipeline)
+    });
+    this.built = this.entries.size;
+  };
+
+  /* Fetches the rows of `positions` (the results to show). */
+  ShardedData.prototype.prepareRows = function (positions) {
+    var self = this;
+    var per = this.manifest.rowsPerBundle;
+    return Promise.all(Array.from(new Set(positions.map(function (p) { return Math.floor(p / per); }))).map(function (bundle) {
+      return self.file("rows/" + bundle + ".json", "json").then(function (rows) {
+        self.rows.set(bundle, rows);
+      });
+    }));
+  };
+
+  /* Fetches what the dense side of `text` reads: the model rows of its word pieces, the
+     centroids, the probed clusters. Resolves false when the site has no vectors. */
+  ShardedData.prototype.prepareDense = function (text) {
+    var vectors = this.manifest.vectors;
+    var model = this.manifest.model;
+    if (!vectors || !model) {
+      return Promise.resolve(false);
+    }
+    var self = this;
+    var searcher = this.searcher;
+    var expanded = searcher.expand(text);
+    var embedder = this.file(model.vocab, "text").then(function (vocab) {
+      if (!self.embedder) {
+        var header = model.header;
+        var tokenizer = RefdocEmbed.WordPieceTokenizer.fromText(vocab);
+        var scales = new Float32Array(header.vocab_size);
+        var matrix = new Int8Array(header.vocab_size * header.dim);
+        self.embedder = new RefdocEmbed.StaticEmbedder(header, scales, matrix, tokenizer);
+      }
+      var blocks = new Set(self.embedder.tokenIds(expanded).map(function (id) { return Math.floor(id / model.rowsPerBlock); }));
+      return Promise.all(Array.from(blocks).map(function (block) {
+        return self.file("model/blocks/" + block + ".bin", "bytes").then(function (bytes) {
+          if (self.modelRows.has(block)) {
+            return;
+          }
+          var view = new DataView(bytes);
+          var count = view.getUint32(8, true);
+          var dim = view.getUint32(12, true);
+          var start = block * model.rowsPerBlock;
+          self.embedder.scales.set(new Float32Array(bytes.slice(16, 16 + 4 * count)), start);
+          self.embedder.matrix.set(new Int8Array(bytes, 16 + 4 * count, count * dim), start * dim);
+          self.modelRows.add(block);
+        });
+      }));
+    });
+    var centroids = this.file("centroids.bin", "bytes").then(function (bytes) {
+      self.centroids = self.centroids || RefdocEmbed.VectorTable.fromBytes(bytes);
+    });
+    return Promise.all([embedder, centroids]).then(function () {
+      var clusters = new ClusterVectors(self);
+      var probed = clusters.probed(self.embedder.embed(expanded));
+      return Promise.all(probed.map(function (cluster) {
+        return self.file("clusters/" + cluster + ".bin", "bytes").then(function (bytes) {
+          if (!self.clusters.has(cluster)) {
+            self.clusters.set(cluster, readCluster(bytes));
+          }
+        });
+      })).then(function () {
+        self.denseFor = expanded;
+        return true;
+      });
+    });
+  };
+
+  /* The ranked hits of `text` ({position, score}), with the dense side when it was
+     prepared for this text (else the keyword side alone, as before the vectors arrive). */
+  ShardedData.prototype.rank = function (text, top, mode) {
+    var searcher = this.searcher;
+    this.buildIndex();
+    var dense = this.denseFor !== null && this.denseFor === searcher.expand(text);
+    searcher.embedder = dense ? this.embedder : null;
+    searcher.vectors = dense ? new ClusterVectors(this) : null;
+    return searcher.rank(text, top, mode);
+  };
+
+  /* Everything search(text) needs, fetched, then the hits with their rows. */
+  ShardedData.prototype.search = function (text, top, mode) {
+    var self = this;
+    var dense = mode === "sparse" ? Promise.resolve(false) : null;
+    return this.prepare(text)
+      .then(function () {
+        return dense || self.prepareDense(text);
+      })
+      .then(function () {
+        var ranked = self.rank(text, top, mode);
+        return self.prepareRows(ranked.map(function (hit) { return hit.position; })).then(function () {
+          return ranked.map(function (hit) { return self.searcher.hit(hit); });
+        });
+      });
+  };
+
+  return { ShardedData: ShardedData, nameBucket: nameBucket, withinOneEdit: withinOneEdit };
+});

@@ -1,0 +1,264 @@
+"""A large site's search data in pieces, so a query fetches what it needs and no more.
+
+A small site ships one Lunr index, one chunk table and one vector file (`site_search.py`);
+past `shards.min_chunks` chunks that costs every first query the whole site (27 MB gzipped
+on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`) fetches:
+
+- `terms/N.json`, the postings of the terms that share a prefix: `keys[N]`, the longest
+  key a term starts with, a prefix split further while its shard is over
+  `term_shard_bytes`. An entry is `[term, term number, per field [gap, weight · 10^d, …]]`,
+  the weight Lunr's own index holds (`lunr_index.posting_weights`), so what the browser
+  scores a fetched term with is exact. A query's exact clause reads its stem's shard, a
+  prefix clause every shard under the prefix;
+- `fuzzy/p-N.json`, `fuzzy/s-N.json`: the terms of four letters or more by their first and
+  by their last two letters. A term one edit from a query term of five letters or more
+  (the typo clause) keeps the first two letters when the edit is at the third letter or
+  later, and the last two when it is at the first or second, so the two lists name every
+  such term, and the browser then fetches those terms' shards;
+- `meta.bin`: a byte per chunk (its kind, whether its name is private, whether it belongs
+  to the symbol of the chunk before): what the fusion and the collapse read of any chunk;
+- `names/N.json`: the definitions by the key of their name (`names.name_key`), hashed into
+  buckets, for a query that is a name;
+- `rows/N.json`: the chunk table's rows, `rows_per_bundle` at a time, for the results shown;
+- `centroids.bin` and `clusters/N.bin` (vector_partition): the query's `probe` nearest
+  clusters of chunk vectors;
+- `model/vocab.txt` and `model/blocks/N.bin`: the word pieces, and the embedding model's
+  rows `model_rows_per_block` at a time, for the query's word pieces only;
+- `vocabulary.json`: the index's plain English terms, for a Japanese query's loanwords only.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+from ..core.records import ChunkKind
+from .embed import read_model
+from .loanwords import rules as loanword_rules
+from .lunr_index import posting_weights, term_statistics
+from .names import is_public, name_key
+from .ranking import SCORE_DECIMALS, SearchIndex, settings
+from .vector_partition import VectorPartition, approximate_dense_scores, cluster_count, partition
+
+FORMAT = "refdoc-shards/1"
+CLUSTER_MAGIC = b"RDCLU\x00\x01\x00"
+MODEL_BLOCK_MAGIC = b"RDMBK\x00\x01\x00"
+KINDS = [kind.value for kind in ChunkKind]
+PRIVATE_BIT = 0x10
+CONTINUES_BIT = 0x20
+FUZZY_KEY = 2
+FUZZY_MIN_TERM = 4
+"""A typo clause needs five letters; the terms one edit away have four or more."""
+
+
+def name_bucket(key: str, buckets: int) -> int:
+    """FNV-1a over the key's UTF-16 code units (what JavaScript's charCodeAt reads)."""
+    value = 0x811C9DC5
+    units = key.encode("utf-16-le")
+    for i in range(0, len(units), 2):
+        value = ((value ^ (units[i] | units[i + 1] << 8)) * 0x01000193) & 0xFFFFFFFF
+    return value % buckets
+
+
+def write_sharded(
+    index: SearchIndex, rows: list[dict], data_dir: Path, model_dir: Path | None, write_json: Callable[[Path, object], int]
+) -> tuple[dict, dict[str, int]]:
+    """Write the pieces; returns the `shards` entry of config.json and the bytes per file."""
+    options = settings()["shards"]
+    written: dict[str, int] = {}
+
+    def put(name: str, data: object) -> None:
+        path = data_dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        written[name] = write_json(path, data)
+
+    def put_bytes(name: str, data: bytes) -> None:
+        path = data_dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        written[name] = len(data)
+
+    stats = term_statistics(index._terms or [], index.fields)
+    entries = _term_entries(stats)
+    keys = _term_shards(entries, options["term_shard_bytes"])
+    for number, (key, terms) in enumerate(keys):
+        put(f"terms/{number}.json", [entries[term] for term in terms])
+    fuzzy = {"prefix": _fuzzy_lists(stats.postings, lambda t: t[:FUZZY_KEY]), "suffix": _fuzzy_lists(stats.postings, lambda t: t[-FUZZY_KEY:])}
+    for side, lists in fuzzy.items():
+        for number, terms in enumerate(lists.values()):
+            put(f"fuzzy/{side[0]}-{number}.json", terms)
+    put_bytes("meta.bin", _meta(index))
+    buckets = max(1, -(-len(index.documents) // options["names_per_bucket"]))
+    for number, bucket in enumerate(_name_buckets(index, rows, buckets)):
+        put(f"names/{number}.json", bucket)
+    per_bundle = options["rows_per_bundle"]
+    for start in range(0, len(rows), per_bundle):
+        put(f"rows/{start // per_bundle}.json", rows[start : start + per_bundle])
+    rules = loanword_rules()
+    put("vocabulary.json", sorted(t for t in stats.postings if t.isascii() and t.isalpha() and t.islower() and len(t) >= rules["min_term_length"]))
+    manifest = {
+        "format": FORMAT,
+        "fields": stats.fields,
+        "pipeline": ["stemmer"],
+        "decimals": SCORE_DECIMALS,
+        "documents": stats.count,
+        "keys": [key for key, _ in keys],
+        "fuzzy": {side: list(lists) for side, lists in fuzzy.items()},
+        "kinds": KINDS,
+        "groups": _group_exceptions(index),
+        "nameBuckets": buckets,
+        "rowsPerBundle": per_bundle,
+        "vectors": None,
+        "model": None,
+    }
+    if index.has_vectors and model_dir is not None:
+        manifest["vectors"] = _write_vectors(index, options, put_bytes)
+        manifest["model"] = _write_model(model_dir, options["model_rows_per_block"], put_bytes)
+    return manifest, written
+
+
+def _term_entries(stats) -> dict[str, list]:
+    """Each term's shard entry: [term, term number, per field [gap, weight · 10^d, …]]."""
+    scale = 10**SCORE_DECIMALS
+    number = {term: n for n, term in enumerate(stats.postings)}
+    lists: dict[str, list[list[int]]] = {term: [[] for _ in stats.fields] for term in stats.postings}
+    previous: dict[tuple[str, int], int] = {}
+    field_number = {field: f for f, field in enumerate(stats.fields)}
+    for term, field, position, weight in posting_weights(stats, SCORE_DECIMALS):
+        f = field_number[field]
+        last = previous.get((term, f), -1)
+        lists[term][f] += [position - last, round(weight * scale)]
+        previous[term, f] = position
+    return {term: [term, number[term], lists[term]] for term in stats.postings}
+
+
+def _term_shards(entries: dict[str, list], limit: int) -> list[tuple[str, list[str]]]:
+    """(key, terms) per shard, keys in order: a term's shard is the longest key it starts
+    with. A prefix whose terms weigh more than `limit` bytes is split by the next letter;
+    the split prefix stays a key (for its own term and the small groups merged back)."""
+    size = {term: len(orjson.dumps(entry)) for term, entry in entries.items()}
+    shards: list[tuple[str, list[str]]] = []
+
+    def split(prefix: str, terms: list[str]) -> None:
+        if sum(size[t] for t in terms) <= limit or all(len(t) <= len(prefix) for t in terms):
+            shards.append((prefix, terms))
+            return
+        groups: dict[str, list[str]] = {}
+        kept = []
+        for term in terms:
+            if len(term) <= len(prefix):
+                kept.append(term)
+            else:
+                groups.setdefault(term[: len(prefix) + 1], []).append(term)
+        children = []
+        for child, members in groups.items():
+            if sum(size[t] for t in members) * 4 < limit:
+                kept.extend(members)  # small: back into the prefix's own shard
+            else:
+                children.append((child, members))
+        if prefix or kept:
+            shards.append((prefix, kept))
+        for child, members in children:
+            split(child, members)
+
+    split("", sorted(entries))
+    return sorted(shards)
+
+
+def _fuzzy_lists(terms, key_of) -> dict[str, list[str]]:
+    lists: dict[str, list[str]] = {}
+    for term in sorted(terms):
+        if len(term) >= FUZZY_MIN_TERM:
+            lists.setdefault(key_of(term), []).append(term)
+    return dict(sorted(lists.items()))
+
+
+def _symbol_keys(index: SearchIndex) -> list[tuple[str, str]]:
+    return [(d.chunk.path, d.chunk.symbol) for d in index.documents]
+
+
+def _meta(index: SearchIndex) -> bytes:
+    """One byte a chunk: kind number, PRIVATE_BIT, CONTINUES_BIT (same symbol as the one before)."""
+    out = bytearray()
+    keys = _symbol_keys(index)
+    for position, document in enumerate(index.documents):
+        value = KINDS.index(document.chunk.kind.value)
+        if not is_public(document.chunk.symbol):
+            value |= PRIVATE_BIT
+        if position and keys[position] == keys[position - 1]:
+            value |= CONTINUES_BIT
+        out.append(value)
+    return bytes(out)
+
+
+def _group_exceptions(index: SearchIndex) -> dict[str, int]:
+    """{position: first position of its symbol} for a run of a symbol's chunks that does
+    not follow that symbol's first run (rare: the collapse reads one group per symbol)."""
+    first: dict[tuple[str, str], int] = {}
+    exceptions: dict[str, int] = {}
+    keys = _symbol_keys(index)
+    for position, key in enumerate(keys):
+        if position and key == keys[position - 1]:
+            continue
+        if key in first:
+            exceptions[str(position)] = first[key]
+        else:
+            first[key] = position
+    return exceptions
+
+
+def _name_buckets(index: SearchIndex, rows: list[dict], buckets: int) -> list[list]:
+    """Per bucket, [name key, [[position, symbol, path, kind], …]] in key order."""
+    tables: list[dict[str, list]] = [{} for _ in range(buckets)]
+    for position, document in enumerate(index.documents):
+        key = name_key(document.chunk.symbol.rsplit(".", 1)[-1])
+        row = rows[position]
+        tables[name_bucket(key, buckets)].setdefault(key, []).append([position, row["symbol"], row["path"], row["kind"]])
+    return [sorted(table.items()) for table in tables]
+
+
+def _write_vectors(index: SearchIndex, options: dict, put_bytes) -> dict:
+    part = partition(index.rows, index.scales, cluster_count(len(index.documents), options["chunks_per_cluster"]))
+    count, dim = part.centroid_rows.shape
+    put_bytes("centroids.bin", b"RDVEC\x00\x01\x00" + struct.pack("<II", count, dim) + part.centroid_scales.astype("<f4").tobytes() + part.centroid_rows.tobytes())
+    for cluster in range(part.clusters):
+        members = part.members(cluster)
+        data = CLUSTER_MAGIC + struct.pack("<II", len(members), dim) + members.astype("<u4").tobytes()
+        data += index.scales[members].astype("<f4").tobytes() + index.rows[members].astype(np.int8).tobytes()
+        put_bytes(f"clusters/{cluster}.bin", data)
+    return {"clusters": part.clusters, "dim": dim, "probe": min(options["probe"], part.clusters)}
+
+
+def _write_model(model_dir: Path, per_block: int, put_bytes) -> dict:
+    """The model's rows in blocks of `per_block` (scales, then int8 rows), and its vocabulary."""
+    model = read_model(model_dir)
+    vocab = (model_dir / "vocab.txt").read_bytes()
+    put_bytes("model/vocab.txt", vocab)
+    for start in range(0, len(model.matrix), per_block):
+        block = model.matrix[start : start + per_block]
+        data = MODEL_BLOCK_MAGIC + struct.pack("<II", len(block), block.shape[1])
+        put_bytes(f"model/blocks/{start // per_block}.bin", data + model.scales[start : start + per_block].astype("<f4").tobytes() + block.astype(np.int8).tobytes())
+    header = {k: model.header[k] for k in ("dim", "max_tokens", "special_tokens", "vocab_size") if k in model.header}
+    return {"vocab": "model/vocab.txt", "rowsPerBlock": per_block, "header": header}
+
+
+def read_partition(data_dir: Path, manifest: dict) -> VectorPartition:
+    """The clusters a site's vectors were written in, read back (tests, recall benchmark)."""
+    data = (data_dir / "centroids.bin").read_bytes()
+    count, dim = struct.unpack_from("<II", data, 8)
+    scales = np.frombuffer(data, "<f4", count, 16).astype(np.float32)
+    rows = np.frombuffer(data, np.int8, count * dim, 16 + 4 * count).reshape(count, dim)
+    assignment = np.zeros(manifest["documents"], dtype=np.int64)
+    for cluster in range(count):
+        members = (data_dir / f"clusters/{cluster}.bin").read_bytes()
+        assignment[np.frombuffer(members, "<u4", struct.unpack_from("<I", members, 8)[0], 16)] = cluster
+    return VectorPartition(assignment, rows, scales)
+
+
+def approximate_probe(index: SearchIndex, part: VectorPartition, probe: int) -> Callable[[np.ndarray, int], dict[int, float]]:
+    """`SearchIndex.dense_probe` ranking as the site does: the `probe` nearest clusters."""
+    return lambda query, count: approximate_dense_scores(index.rows, index.scales, part, query, probe, count)
