@@ -21,19 +21,14 @@ from pathlib import Path
 
 from . import __version__
 from .asking.answer import Turn, ask
-from .asking.conversation import (
-    absolute_links,
-    closing_lines,
-    load_history,
-    questions,
-    save_history,
-)
+from .asking.conversation import absolute_links, closing_lines, load_history, questions, save_history
 from .asking.library import Library
 from .asking.mcp_server import LibraryTools, check_sdk, serve_stdio
 from .core.config import ENGINES, Config, with_embedder, with_overrides
 from .core.errors import RefdocError
 from .core.processes import Terminated, terminated_on_sigterm
 from .core.serial import to_json
+from .core.shards import Shard
 from .core.store import store_lock
 from .core.store_origin import check_operators_store, operators_store
 from .core.terminal import log_to_terminal, say
@@ -41,19 +36,7 @@ from .core.text import terminal_text
 from .core.trust import TRUST_FLAG, TRUST_VARIABLE, check_default_store, load_repository_config, trusted_by_operator
 from .indexing.stats import chunk_stats, format_stats, see_stats
 from .llm import HOW_TO_TURN_ON, open_session
-from .pipeline import (
-    FACTS_NAME,
-    Base,
-    Workspace,
-    build,
-    changes,
-    index,
-    plan,
-    publish,
-    render,
-    skipped_by_reason,
-    summarize,
-)
+from .pipeline import FACTS_NAME, Base, Workspace, build, changes, index, plan, publish, render, skipped_by_reason, summarize
 from .rendering.changes import comment_markdown, summary_line
 from .rendering.init_files import PAGES_SETTING, init_files, write_init_files
 from .rendering.outputs import check_out_dir, check_store_dir
@@ -118,8 +101,10 @@ def _parser() -> argparse.ArgumentParser:
     build_command.add_argument("--dry-run", action="store_true", help="estimate the LLM's requests, tokens and cost; send nothing, build no site")
     build_command.add_argument("--max-cost", type=float, metavar="USD", help="stop sending LLM requests at this cost; the rest is extractive (overrides llm: max_cost)")
     index_command = command("index", _index, "Discover, chunk, analyze and summarize changed files into the store.")
+    index_command.add_argument("--shard", metavar="K/N", help="index only shard K of N of the files (split by the hash of their path) into the store, for a CI matrix whose last job merges them with --from-shards")
     for indexing in (build_command, index_command):
         _add_lsp_options(indexing)
+        indexing.add_argument("--from-shards", nargs="+", type=Path, default=(), metavar="DIR", help="stores written by `index --shard K/N`: their files count as indexed (the merged store is the one a single job builds)")
         _add_embedder_option(indexing, None, "api: also store API vectors for query --embedder api (default: refdoc.yml's embedding)")
     summarize_command = command("summarize", _summarize, "Build the file, module and system summaries from the store.")
     planning = command("plan", _plan, "Write plans/{request}.md: how to carry out a request, from the code the search finds for it.", out=True, first=("request", "what to change, e.g. \"add rate limiting to the API\""))
@@ -251,7 +236,7 @@ def _build(args: argparse.Namespace) -> int:
             summarize(workspace, llm)
             say("dry run: no request sent, no site built")
             return 0
-        report = build(workspace, llm=llm, base=_base(args))
+        report = build(workspace, llm=llm, base=_base(args), from_shards=args.from_shards)
         _print_index(report.index)
         timings = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in report.seconds.items())
         say(f"site: {report.pages} pages built in {timings}")
@@ -294,9 +279,10 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _index(args: argparse.Namespace) -> int:
+    shard = Shard.parse(args.shard) if args.shard is not None else None
     workspace = _workspace(args)
     with _llm_session(args, workspace) as llm:
-        _print_index(index(workspace, llm=llm))
+        _print_index(index(workspace, llm=llm, shard=shard, from_shards=args.from_shards))
     return 0
 
 
@@ -488,8 +474,9 @@ def _eval(args: argparse.Namespace) -> int:
 
 def _print_index(report) -> None:
     skipped = sum(report.skipped.values())
+    merged = f", {report.merged} of them from shards" if report.merged else ""
     say(
-        f"index: {report.files} files ({report.reprocessed} processed, {report.reused} unchanged, "
+        f"index: {report.files} files ({report.reprocessed} processed, {report.reused} unchanged{merged}, "
         f"{report.removed} removed), {report.chunks} chunks, {skipped} skipped"
         + (f", {len(report.failed)} failed" if report.failed else "")
     )

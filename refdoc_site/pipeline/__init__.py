@@ -12,7 +12,7 @@ the offline ones. The phases call either the same way.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -20,6 +20,7 @@ from typing import TypeVar
 from ..core.kill_points import kill_point
 from ..core.pages import plan_page
 from ..core.records import Hierarchy
+from ..core.shards import Shard
 from ..core.workspace import (
     DECISIONS_NAME,
     DISCOVERY_NAME,
@@ -73,11 +74,13 @@ def build(
     site: bool = True,
     llm: LlmSession | None = None,
     base: Base | None = None,
+    from_shards: Sequence[Path] = (),
 ) -> BuildReport:
     """The whole product: index the code, summarize it, render the pages, build the site.
 
     With an LLM session (llm/), the model writes the summaries and pages; without, they are
-    offline. With a `base`, the site has a "What changed" page (diff_phase.py).
+    offline. With a `base`, the site has a "What changed" page (diff_phase.py). With the
+    stores of shards (`from_shards`, core/shards.py), their files count as indexed.
     """
     summarizer, writer = summarizer_for(llm), writer_for(llm, workspace)
     seconds: dict[str, float] = {}
@@ -90,7 +93,7 @@ def build(
         return result
 
     remove_leftovers(workspace.out_dir)  # before discovery: an interrupted publish's folders are no source
-    report = timed("index", lambda: index_phase.index(workspace, summarizer, analyzer))
+    report = timed("index", lambda: index_phase.index(workspace, summarizer, analyzer, from_shards=from_shards))
     timed("summarize", lambda: summarize_phase.summarize(workspace, summarizer, writer))
     store_change_map(workspace, timed("diff", lambda: change_map(workspace, base)) if base else None)
     rendered = timed("render", lambda: render_phase.render_report(workspace))
@@ -120,9 +123,12 @@ def index(
     embedder: Embedder | None = None,
     api_embedder: OpenAIEmbedder | None = None,
     llm: LlmSession | None = None,
+    shard: Shard | None = None,
+    from_shards: Sequence[Path] = (),
 ) -> IndexReport:
-    """Phase 1 (index_phase.py): discover, chunk, analyze, summarize and embed changed files."""
-    return index_phase.index(workspace, summarizer_for(llm), analyzer, embedder, api_embedder)
+    """Phase 1 (index_phase.py): discover, chunk, analyze, summarize and embed changed files
+    (with `shard`, only its files, into a shard's store; `from_shards`: finished by shards)."""
+    return index_phase.index(workspace, summarizer_for(llm), analyzer, embedder, api_embedder, shard, from_shards)
 
 
 @holding_store_lock

@@ -2,12 +2,16 @@
 every document.
 
 A file whose content hash and the index fingerprint (reuse.py) are unchanged keeps its
-stored documents; the others are processed, on several cores in forked workers.
+stored documents; the others are processed, on several cores in forked workers. With a
+shard (core/shards.py), only that shard's files are indexed, into a store of their own;
+with the stores of shards, their files count as processed here.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,7 +24,8 @@ from ..core.records import Document, SourceFile
 from ..core.redact import Redactor
 from ..core.reuse import fingerprint
 from ..core.serial import to_json
-from ..core.store import FileEntry, StoreState
+from ..core.shards import SHARD_NAME, Shard, ShardRecord, missing_shards, read_shard_record, write_shard_record
+from ..core.store import FileEntry, Store, StoreState
 from ..core.workspace import DISCOVERY_NAME, Workspace
 from ..indexing.analyze import Analyzer
 from ..indexing.chunk import chunk_file
@@ -47,6 +52,8 @@ class IndexReport:
     reused: int = 0
     resumed: int = 0
     """Of the `reused` files, those an interrupted run had finished (its journal kept them)."""
+    merged: int = 0
+    """Of the `reused` files, those a shard's store brought (`--from-shards`)."""
     removed: int = 0
     chunks: int = 0
     source_bytes: int = 0
@@ -67,8 +74,15 @@ def index(
     analyzer: Analyzer | None = None,
     embedder: Embedder | None = None,
     api_embedder: OpenAIEmbedder | None = None,
+    shard: Shard | None = None,
+    from_shards: Sequence[Path] = (),
 ) -> IndexReport:
     """Index the changed files with `summarizer`; reuse the stored documents of the others.
+
+    With `shard`, only the files it holds are indexed and stored, and `shard.json` records
+    what failed in them; the summarizer's revision, which reads other files, waits for the
+    merge. `from_shards` names the stores of shards whose files count as processed here
+    (where their content and the settings are the same): the merge of a CI matrix.
 
     A summarizer that `revises` (the LLM) rewrites the chunk summaries after the workers,
     and the documents are embedded after it. With an API embedder (given, or configured by
@@ -92,22 +106,25 @@ def index(
     found = discover(workspace.repo, config, (workspace.store_dir, workspace.out_dir), workspace.tracked_files())
     if not found.files:
         raise NothingToIndexError(_nothing_found(workspace.repo, found.skip_counts()))
-    report = IndexReport(files=len(found.files), skipped=found.skip_counts(), warnings=list(found.warnings))
     for warning in found.warnings:
         log.warning(warning)
     state = StoreState(fingerprint=shape, embedder=embedder.name if embedder is not None else "")
     journal = IndexJournal(store.directory, shape)
     resumed = _still_valid(journal, found.files)
-    changed: list[SourceFile] = []
-    for source in found.files:
-        report.source_bytes += source.size
-        old = previous.files.get(source.path) if reusable else None
-        if source.path not in resumed and (old is None or old.sha256 != source.sha256 or old.deferred):
-            changed.append(source)
+    carried = _from_shards(from_shards, shape, found.files)
+    finished = carried | resumed
+    changed = [
+        source for source in found.files
+        if source.path not in finished and _needs_work(previous.files.get(source.path) if reusable else None, source)
+    ]
     share_repository(analyzer, workspace.repo, found.files, changed, previous_documents, config.chunk_settings(), workspace.redactor)
+    sources = found.files if shard is None else [source for source in found.files if shard.holds(source.path)]
+    changed = changed if shard is None else [source for source in changed if shard.holds(source.path)]
+    report = IndexReport(files=len(sources), skipped=found.skip_counts(), warnings=list(found.warnings))
+    report.source_bytes = sum(source.size for source in sources)
     embeds_late = summarizer.revises  # summaries still change: embed them once, after
     job = FileJob(
-        workspace.repo, config.chunk_settings(), analyzer, summarizer, datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        workspace.repo, config.chunk_settings(), analyzer, summarizer, indexing_time(),
         None if embeds_late else embedder, workspace.redactor,
     )
     parallel = len(changed) >= PARALLEL_MIN_FILES and getattr(analyzer, "parallel", False)  # language servers stay here
@@ -118,9 +135,10 @@ def index(
     finally:
         journal.close()
     processed = dict(zip((s.path for s in changed), results))
-    processed |= {path: FileResult(j.documents, j.entry, j.failed) for path, j in resumed.items()}
+    processed |= {path: FileResult(j.documents, j.entry, j.failed) for path, j in finished.items()}
     fresh: list[Document] = []
-    for source in found.files:
+    failed_by_file: dict[str, list[str]] = {}
+    for source in sources:
         result = processed.get(source.path)
         if result is None:
             state.files[source.path] = previous.files[source.path]
@@ -128,24 +146,27 @@ def index(
             report.reused += 1
             continue
         report.failed += result.failed
+        if result.failed:
+            failed_by_file[source.path] = result.failed
         if result.entry is None:
             continue
         state.documents.extend(result.documents)
         fresh.extend(result.documents)  # resumed ones too: the late embedder has not seen them
         state.files[source.path] = result.entry
-        if source.path in resumed:
+        if source.path in finished:
             report.reused += 1
-            report.resumed += 1
+            report.resumed += source.path in resumed
+            report.merged += source.path not in resumed
         else:
             report.reprocessed += 1
     if owns_analyzer:
         analyzer.close()  # stops its language servers
-    if not state.files:  # nothing to document: the previous store stays as it was
+    if not state.files and sources:  # nothing to document: the previous store stays as it was
         raise NothingToIndexError(
-            f"{workspace.repo}: nothing indexed: all {len(found.files)} source files failed ({report.failed[0]}); "
+            f"{workspace.repo}: nothing indexed: all {len(sources)} source files failed ({report.failed[0]}); "
             "nothing was written to the store"
         )
-    revised = summarizer.revise(state.documents)
+    revised = summarizer.revise(state.documents) if shard is None else []  # it reads other files: at the merge
     if embeds_late and embedder is not None:
         fresh_ids = {id(d) for d in fresh}
         late = fresh + [d for d in revised if id(d) not in fresh_ids]
@@ -157,9 +178,16 @@ def index(
     for line in report.failed:
         log.warning(line)
     workspace.indexed(state)
-    unchanged = reusable and not report.reprocessed and not report.resumed and not report.removed and not revised and store.exists()
+    unchanged = (
+        reusable and not report.reprocessed and not report.resumed and not report.merged and not report.removed
+        and not revised and store.exists()
+    )
     if not unchanged:
         store.save(state)
+    if shard is not None:
+        write_shard_record(store, ShardRecord(shard, failed_by_file))
+    else:  # the store holds every file now: no longer a shard
+        (store.directory / SHARD_NAME).unlink(missing_ok=True)
     journal.remove()  # the store holds all it kept
     if api_embedder is not None:  # after the save: a key rejected now loses nothing built
         report.failed += store_api_vectors(state.documents, store.directory, api_embedder)
@@ -185,6 +213,52 @@ def _still_valid(journal: IndexJournal, files: list[SourceFile]) -> dict[str, Jo
         for path, journaled in journal.finished().items()
         if hashes.get(path) == journaled.entry.sha256 and not journaled.entry.deferred
     }
+
+
+def _needs_work(stored: FileEntry | None, source: SourceFile) -> bool:
+    """Whether `source` must be processed again, given what the store has of it."""
+    return stored is None or stored.sha256 != source.sha256 or stored.deferred
+
+
+def _from_shards(directories: Sequence[Path], shape: str, files: list[SourceFile]) -> dict[str, JournaledFile]:
+    """The files the shards' stores in `directories` finished, by path: those indexed under
+    the same settings (`shape`) from the same content. A store of other settings, or a
+    missing shard, is said in one line, and its files are indexed here."""
+    hashes = {source.path: source.sha256 for source in files}
+    carried: dict[str, JournaledFile] = {}
+    records: list[ShardRecord] = []
+    for directory in directories:
+        record = read_shard_record(directory)
+        state = Store(directory).load()
+        if state.fingerprint != shape:
+            log.warning(
+                f"{directory}: {'holds no index' if not state.fingerprint else 'indexed with other settings than this build'}; "
+                "its files are indexed here (run each shard's index with the same refdoc-site and refdoc.yml)"
+            )
+            continue
+        records += [record] if record is not None else []
+        failed = record.failed if record is not None else {}
+        documents = state.documents_by_path()
+        for path, entry in state.files.items():
+            if hashes.get(path) == entry.sha256 and not entry.deferred:
+                carried[path] = JournaledFile(entry, documents.get(path, []), failed.get(path, []))
+    if missing := missing_shards(records):
+        log.warning(f"--from-shards: {', '.join(missing)} not given; the files of what is missing are indexed here")
+    return carried
+
+
+def indexing_time() -> str:
+    """When the documents are dated as indexed: now, or, where `SOURCE_DATE_EPOCH` is set
+    (the reproducible-builds convention), that moment, so that the jobs of a CI matrix and
+    one machine building the same commit store the same bytes."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    when = datetime.now(timezone.utc)
+    if epoch:
+        try:
+            when = datetime.fromtimestamp(int(epoch), timezone.utc)
+        except (ValueError, OverflowError, OSError):
+            log.warning(f"SOURCE_DATE_EPOCH={epoch!r}: not a count of seconds since 1970; documents are dated now")
+    return when.isoformat(timespec="seconds")
 
 
 def _journal(journal: IndexJournal, result: FileResult) -> None:
