@@ -26,3 +26,12 @@ def test_the_parent_keeps_its_own_blas_threads():
     before = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
     forked_map(blas_threads, list(range(16)), "threads")
     assert [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"] == before
+
+
+def test_work_done_in_this_process_runs_blas_on_one_thread_and_gives_the_pool_back():
+    """Too few files for a pool (or language servers that stay in the process): the same
+    limit as a worker's while the work runs, numpy's own pool after."""
+    np.ones((4, 4)) @ np.ones((4, 4))
+    before = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert forked_map(blas_threads, [1, 2], "threads", parallel=False) == [[1]] * 2
+    assert [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"] == before
