@@ -39,7 +39,7 @@ import numpy as np
 
 from ..core.progress import progress
 from .members import member_sentences, members_text
-from .model_words import nearest_words, word_table
+from .model_words import nearest_words, word_scores, word_table
 from .ranking import code_words
 from .wordpiece import WordPieceTokenizer
 
@@ -272,6 +272,7 @@ def embed_documents(
             vectors = embed_with_members(embedder, texts, members)
         except Exception:
             vectors = None
+        scores = word_scores(table, vectors) if table is not None and vectors is not None else None
         for offset, document in enumerate(batch):
             try:
                 one = slice(offset, offset + 1)
@@ -281,7 +282,8 @@ def embed_documents(
                 continue
             document.embedding = np.round(vector.astype(np.float64), VECTOR_DECIMALS).tolist()
             if table is not None:
-                document.model_words = nearest_words(table, vector, texts[offset] + "\n" + members[offset])
+                row = scores[offset] if scores is not None else None
+                document.model_words = nearest_words(table, vector, texts[offset] + "\n" + members[offset], scores=row)
     return failed
 
 

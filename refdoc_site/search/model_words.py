@@ -19,16 +19,20 @@ its vector, so with its members' sentences in it they name what the class's meth
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
-from .ranking import stop_words, terms
+from .ranking import stop_words, term_set
 
 MODEL_WORDS = 15
 """Words kept per chunk: 10, 15, 20, 30 and 60 ranked within 0.02 of each other on the
 tuned sets; fewer words make a smaller index (15 add about 16 % to click's)."""
 MIN_WORD_LENGTH = 3
+SCORE_DECIMALS = 9
+"""Scores are rounded to this many decimals (far below what the int8 model resolves), so
+that the last bits of a product, which vary with how many vectors it is computed with,
+never reorder two words."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,12 @@ class WordTable:
 
     words: tuple[str, ...]
     vectors: np.ndarray
+
+    @cached_property
+    def transposed(self) -> np.ndarray:
+        """The vectors as float64 columns: a product with them is exact to far more digits
+        than are kept."""
+        return np.ascontiguousarray(self.vectors.T, dtype=np.float64)
 
 
 @lru_cache(maxsize=2)
@@ -53,9 +63,19 @@ def word_table(embedder) -> WordTable:
     return WordTable(words, embedder.embed(list(words)) if words else np.zeros((0, embedder.dim), dtype=np.float32))
 
 
-def nearest_words(table: WordTable, vector: np.ndarray, text: str, count: int = MODEL_WORDS) -> list[str]:
+def word_scores(table: WordTable, vectors: np.ndarray) -> np.ndarray:
+    """Each word's score for each of `vectors` (rows), `(len(vectors), len(table.words))`:
+    one product for a batch of vectors, not one per vector (which cost more than the rest
+    of `nearest_words` on django), and the same scores for a vector whatever its batch."""
+    rows = np.asarray(vectors, dtype=np.float64).reshape(-1, table.vectors.shape[1])
+    return np.round(rows @ table.transposed, SCORE_DECIMALS)
+
+
+def nearest_words(
+    table: WordTable, vector: np.ndarray, text: str, count: int = MODEL_WORDS, scores: np.ndarray | None = None
+) -> list[str]:
     """The `count` words nearest `vector` that `text` does not contain, nearest first (ties
-    by the table's order).
+    by the table's order); `scores` are the vector's `word_scores` when already computed.
 
     At most one word per term of `text` is skipped, so the words kept lie among the
     `count + len(present)` best scores: only those (and any tied with the last of them) are
@@ -63,8 +83,8 @@ def nearest_words(table: WordTable, vector: np.ndarray, text: str, count: int = 
     """
     if not table.words or not np.any(vector):
         return []
-    present = set(terms(text))
-    scores = table.vectors @ np.asarray(vector, dtype=np.float32)
+    present = term_set(text)
+    scores = word_scores(table, vector)[0] if scores is None else scores
     candidates = _best_rows(scores, count + len(present))
     found: list[str] = []
     for row in candidates[np.lexsort((candidates, -scores[candidates]))]:

@@ -32,6 +32,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import Callable, Protocol
 
@@ -83,10 +84,12 @@ def identifier_parts(word: str) -> list[str]:
 def terms(text: str) -> list[str]:
     """Words of a text as the index sees them: each identifier whole and split, lower-cased;
     Japanese as character pairs."""
-    out: list[str] = []
-    for word in WORD_RE.findall(text):
-        out.extend(_word_terms(word))
-    return out
+    return list(chain.from_iterable(map(_word_terms, WORD_RE.findall(text))))
+
+
+def term_set(text: str) -> set[str]:
+    """`set(terms(text))`, each distinct word split once: a chunk's text repeats its words."""
+    return set(chain.from_iterable(map(_word_terms, set(WORD_RE.findall(text)))))
 
 
 @lru_cache(maxsize=200_000)
