@@ -8,6 +8,7 @@ emptied first, so prose is not read as code.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..core.records import Chunk, ChunkKind
 from ..languages import language_named, patterns
@@ -63,10 +64,17 @@ def strip_strings_and_comments(text: str, language: str) -> str:
 
     Quotes stay (emptied), so patterns that look for a string argument still see one.
     """
-    prefixes = language_named(language).line_comment
-    if prefixes:
-        text = re.sub(r"(?m)(?:^|\s)(?:" + "|".join(re.escape(p) for p in prefixes) + r").*$", "", text)
+    line_comment = _line_comment(language)
+    if line_comment is not None:
+        text = line_comment.sub("", text)
     return STRING_OR_COMMENT.sub(lambda m: m.group(0)[0] * 2 if m.group(0)[0] in "\"'`" else " ", text)
+
+
+@lru_cache(maxsize=None)
+def _line_comment(language: str) -> re.Pattern | None:
+    """A line comment of `language` to its line's end, or None where it has none."""
+    prefixes = language_named(language).line_comment
+    return re.compile(r"(?m)(?:^|\s)(?:" + "|".join(re.escape(p) for p in prefixes) + r").*$") if prefixes else None
 
 
 def calls_in(body: str, language: str = "") -> list[str]:

@@ -184,7 +184,7 @@ class StaticEmbedder:
 
     def token_ids(self, text: str) -> list[int]:
         """The rows summed for `text`: its word pieces (truncated) and the special tokens."""
-        pieces = self.tokenizer.encode(text)[: self.max_tokens]
+        pieces = self.tokenizer.encode(text, self.max_tokens)
         return pieces + self.special_ids if pieces else []
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

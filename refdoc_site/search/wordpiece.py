@@ -27,6 +27,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import chain, islice
 from pathlib import Path
 
 UNK = "[UNK]"
@@ -169,12 +170,11 @@ class WordPieceTokenizer:
     def tokenize(self, text: str) -> list[str]:
         return [self.tokens[i] for i in self.encode(text)]
 
-    def encode(self, text: str) -> list[int]:
-        """Token ids of `text`, without special tokens."""
-        ids: list[int] = []
-        for word in words(text):
-            ids.extend(self._word_ids(word))
-        return ids
+    def encode(self, text: str, limit: int | None = None) -> list[int]:
+        """Token ids of `text`, without special tokens; the first `limit` of them only, when
+        given (the words past them are not looked up: a static model reads 256 pieces, and
+        a chunk's text often has more)."""
+        return list(islice(chain.from_iterable(map(self._word_ids, words(text))), limit))
 
 
 _ASCII_CLEAN = str.maketrans(
