@@ -7,6 +7,7 @@ Layout of the store directory:
   settings fingerprint that decides whether an unchanged file may be reused;
 - `graph.json`, `summaries/hierarchy.json`, `evidence.json`: written by later phases.
 - `api_vectors.npz`: the optional API embedder's vectors (`search/api_vectors.py`).
+- `shard.json`: in the store of one shard of the files only (`core/shards.py`).
 - `lock`: present while a command writes the store (`store_lock`): who holds it and since when.
 
 Every write goes to a temporary file in the same directory and is renamed over the old
