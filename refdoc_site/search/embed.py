@@ -219,7 +219,7 @@ def document_text(document) -> str:
     (click), 0.44 to 0.63 (requests) and 0.46 to 0.58 (koa).
     """
     chunk, summary = document.chunk, document.summary
-    words = " ".join(code_words(document)[:CODE_WORDS])
+    words = " ".join(code_words(document, CODE_WORDS))
     return f"{chunk_text(chunk.signature, summary.responsibility, summary.inputOutput)}\n{chunk.symbol}\n{chunk.docstring}\n{words}"
 
 

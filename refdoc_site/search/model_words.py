@@ -23,7 +23,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from .ranking import stop_words, term_set
+from .ranking import stop_words, terms
 
 MODEL_WORDS = 15
 """Words kept per chunk: 10, 15, 20, 30 and 60 ranked within 0.02 of each other on the
@@ -61,6 +61,12 @@ def word_table(embedder) -> WordTable:
         if rows[row] and token.isascii() and token.isalpha() and len(token) >= MIN_WORD_LENGTH and token not in stop
     )
     return WordTable(words, embedder.embed(list(words)) if words else np.zeros((0, embedder.dim), dtype=np.float32))
+
+
+def term_set(text: str) -> set[str]:
+    """`set(terms(text))`, each distinct piece of the text between spaces read once (no term
+    spans a space): a chunk's text repeats its words."""
+    return set(terms(" ".join(set(text.split()))))
 
 
 def word_scores(table: WordTable, vectors: np.ndarray) -> np.ndarray:

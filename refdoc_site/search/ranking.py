@@ -32,7 +32,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 from typing import Callable, Protocol
 
@@ -85,11 +85,6 @@ def terms(text: str) -> list[str]:
     """Words of a text as the index sees them: each identifier whole and split, lower-cased;
     Japanese as character pairs."""
     return list(chain.from_iterable(map(_word_terms, WORD_RE.findall(text))))
-
-
-def term_set(text: str) -> set[str]:
-    """`set(terms(text))`, each distinct word split once: a chunk's text repeats its words."""
-    return set(chain.from_iterable(map(_word_terms, set(WORD_RE.findall(text)))))
 
 
 @lru_cache(maxsize=200_000)
@@ -187,10 +182,12 @@ def _body_words(document: Document) -> str:
     return " ".join(dict.fromkeys(WORD_RE.findall(document.chunk.content)))
 
 
-def code_words(document: Document) -> list[str]:
-    """The code's identifiers and string words, split into index terms, first use first
-    (no Japanese pairs: the embedding model reads these words, not the index)."""
-    return [term for term in terms(_body_words(document)) if term.isascii()]
+def code_words(document: Document, limit: int | None = None) -> list[str]:
+    """The terms of `_body_words`, first use first, the first `limit` only (none past them is
+    split), without Japanese pairs: the embedding model reads these words, not the index."""
+    found = WORD_RE.findall(document.chunk.content)
+    words = found if document.chunk.kind in TEXT_KINDS else dict.fromkeys(found)
+    return list(islice((term for term in chain.from_iterable(map(_word_terms, words)) if term.isascii()), limit))
 
 
 # --- the index ----------------------------------------------------------------------------
