@@ -10,6 +10,7 @@ when the rendered pages are and the published site is still whole.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 from collections import defaultdict
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from ..core.errors import StoreError
 from ..core.findings import Decision, Facts, Milestone
 from ..core.pages import module_page, plan_page
 from ..core.processes import alongside
+from ..core.progress import heartbeat
 from ..core.records import Document, Hierarchy
 from ..core.resources import mkdocs_template, templates_dir
 from ..core.reuse import code_digest, digest, files_digest
@@ -160,7 +162,9 @@ def render_report(workspace: Workspace) -> RenderReport:
     with reading_once(store.directory / DOC_BLOCKS_DIR):  # the reST sections the index read
         prose = job.prose()
         searched = data.documents + searched_sections(prose, query_embedder, store)
-        with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
+        with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel), heartbeat(
+            "render", lambda: f"{job.rendered} pages rendered"
+        ):
             result = job.write(prose, lambda record: page_record.save(site, pages=record))
             write_hierarchy(data, docs_dir)
     keep_only(store.directory / DOC_BLOCKS_DIR, _rst_texts(data.documents))
@@ -186,6 +190,7 @@ def render_report(workspace: Workspace) -> RenderReport:
         build_stamp=build_stamp(page_labels(data.language), data.commit, data.stats.commit_date, data.repo_url),
         commit_date=data.stats.commit_date[:10],
         engine=workspace.config.engine,
+        hierarchy=data.hierarchy,
     )
     written = {*pages, LLMS_TXT, LLMS_FULL_TXT, HIERARCHY_JSON}
     for removed in remove_unwritten(docs_dir, written):
@@ -308,9 +313,14 @@ def publish(workspace: Workspace) -> Path:
     published.forget()
     check_out_dir(out, workspace.repo, workspace.store_dir)
     remove_leftovers(out)
-    with staging_folder(out) as staging:
+    with staging_folder(out) as staging, heartbeat(workspace.config.engine, lambda: f"{_pages_in(staging)} of {len(pages)} pages written"):
         build_site(workspace.project_dir / "mkdocs.yml", staging, workspace.config.engine)
         raise_if_incomplete(staging, pages, out)
         swap_in(staging, out)
     published.save(inputs)
     return out
+
+
+def _pages_in(site: Path) -> int:
+    """How many HTML pages the engine has written into `site` so far (its progress: it reports none)."""
+    return sum(name.endswith(".html") for _, _, names in os.walk(site) for name in names)

@@ -22,6 +22,7 @@ from jinja2 import Environment, StrictUndefined
 
 from ..core.config import ENGINES
 from ..core.errors import SiteBuildError
+from ..core.records import Hierarchy
 from ..core.resources import mkdocs_template, templates_dir
 from ..core.trust import is_inside
 from .assets import classic_refusal, module_chunk_refusal, module_entry_refusal, repository_file_refusal
@@ -122,6 +123,7 @@ def write_project(
     build_stamp: str = "",
     commit_date: str = "",
     engine: str = "mkdocs",
+    hierarchy: Hierarchy | None = None,
 ) -> Path:
     """Write `mkdocs.yml` (and local assets) next to the rendered `docs/`.
 
@@ -129,6 +131,7 @@ def write_project(
     `site_dir` is written relative to the project (MkDocs reads it so), and `build_stamp`
     (stamp.py) is the footer: no path or time of the building machine is in the file.
     The file is the same for both engines; `overrides/` holds the `engine`'s theme override.
+    `hierarchy`'s components group a folder of too many modules in the navigation (nav.py).
     """
     docs_dir = project_dir / "docs"
     overrides = project_dir / "overrides"
@@ -159,7 +162,7 @@ def write_project(
             site_dir=os.path.relpath(site_dir.resolve(), project_dir.resolve()),
             language=language,
             t=labels,
-            module_nav=module_nav_yaml(modules, labels, indent=4),
+            module_nav=module_nav_yaml(modules, labels, indent=4, hierarchy=hierarchy),
             plans=plans,
             changes_page=changes_page,
             mermaid_asset=mermaid_asset,
