@@ -1,6 +1,7 @@
 """Benchmark refdoc-site on real code: wall time per phase, throughput, peak memory.
 
     python benchmarks/run.py [--corpora click,httpx,django] [--cache DIR] [--no-mkdocs]
+    python benchmarks/run.py --corpora click,httpx,django,homeassistant --no-rebuild   # the scaling table
 
 Each corpus is a published wheel fetched with `pip download --no-deps` into the cache
 folder and unpacked there. For each corpus the benchmark runs, in a fresh temporary store
@@ -8,6 +9,9 @@ and output folder, a full build and then a no-change rebuild against the same st
 of the two runs is its own child process, so its peak resident memory is that process's
 own (read from the kernel's rusage of that child) and the rebuild starts as cold as a
 second `refdoc-site build` would.
+
+Each build's log is read line by line as it comes, so the longest interval without a
+progress line is measured too (a CI runner takes a silent job for a hung one).
 
 See benchmarks/README.md for how to read the tables.
 """
@@ -30,7 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from site_weight import SiteWeight, describe, site_weight  # noqa: E402
+from site_weight import SiteWeight, describe, describe_kinds, site_weight  # noqa: E402
 
 DEFAULT_CACHE = HERE / ".cache"
 
@@ -49,13 +53,33 @@ class Corpus:
     requirement: str
     fallback: str | None = None
     """Tried when the pinned requirement cannot be downloaded."""
+    sha256: str = ""
+    """When set, the wheel must have this digest (a wheel already in the cache is used as it is)."""
+    pip_options: tuple[str, ...] = ()
+    drop: tuple[str, ...] = ()
+    """Files of the wheel left out of the corpus (relative paths)."""
+    git: bool = False
+    """Committed once into a fresh git repository, as a team's checkout would be."""
 
 
 CORPORA = {
     "click": Corpus("click", "click==8.1.7"),
     "httpx": Corpus("httpx", "httpx==0.27.2"),
     "django": Corpus("django", "django==5.1.4", fallback="django>=5,<6"),
+    # A monorepo: 58,144 files, 10,913 of them Python, ~1,400 integrations in one folder.
+    "homeassistant": Corpus(
+        "homeassistant", "homeassistant==2026.11.0",
+        sha256="7ca5fbde9dea879ac7723949fc84347aac5182e6309c357b2e4973fd391b00f7",
+        pip_options=("--python-version", "3.14.2"),
+        drop=("homeassistant-2026.11.0.dist-info/RECORD",),
+        git=True,
+    ),
 }
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid", "GIT_AUTHOR_DATE": "2026-11-05T00:00:00Z",
+    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid", "GIT_COMMITTER_DATE": "2026-11-05T00:00:00Z",
+}
+"""A fixed author and date: the commit, and so the site's build stamp, is the same on every machine."""
 
 
 # --- fetching -------------------------------------------------------------------------------
@@ -78,11 +102,17 @@ def fetch_corpus(corpus: Corpus, cache: Path) -> dict:
         info["cached"] = True
         return info
     wheels = cache / f"wheels-{corpus.name}"
-    if wheels.exists():
-        shutil.rmtree(wheels)
-    wheels.mkdir(parents=True)
     requirement = corpus.requirement
-    if not _pip_download(requirement, wheels) and corpus.fallback:
+    # A wheel already in the cache with the pinned digest (homeassistant's is 65 MB) is used as it is.
+    pinned = [w for w in sorted(wheels.glob("*.whl")) if corpus.sha256 and sha256_of(w) == corpus.sha256][:1]
+    if not pinned and wheels.exists():
+        shutil.rmtree(wheels)
+    wheels.mkdir(parents=True, exist_ok=True)
+    for other in set(wheels.glob("*.whl")) - set(pinned):
+        other.unlink()
+    if pinned:
+        print(f"  using {pinned[0]} (sha256 as pinned)", flush=True)
+    elif not _pip_download(requirement, wheels, corpus.pip_options) and corpus.fallback:
         print(f"  {requirement} could not be downloaded; trying {corpus.fallback}", flush=True)
         requirement = corpus.fallback
         if not _pip_download(requirement, wheels):
@@ -97,8 +127,17 @@ def fetch_corpus(corpus: Corpus, cache: Path) -> dict:
     staging = cache / f"corpus-{corpus.name}.unpacking"
     if staging.exists():
         shutil.rmtree(staging)
+    if corpus.sha256 and sha256_of(wheel) != corpus.sha256:
+        raise SystemExit(f"benchmark: {wheel} has sha256 {sha256_of(wheel)}, not the pinned {corpus.sha256}")
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(staging)
+    for dropped in corpus.drop:
+        (staging / dropped).unlink(missing_ok=True)
+    if corpus.git:
+        git = ["git", "-C", str(staging), "-c", "core.autocrlf=false"]
+        environment = {**os.environ, **GIT_IDENTITY}
+        for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", f"{wheel.name}, unpacked"]):
+            subprocess.run(git + command, check=True, env=environment)
     if target.exists():
         shutil.rmtree(target)
     staging.rename(target)
@@ -115,12 +154,12 @@ def fetch_corpus(corpus: Corpus, cache: Path) -> dict:
     return info
 
 
-def _pip_download(requirement: str, dest: Path) -> bool:
+def _pip_download(requirement: str, dest: Path, options: tuple[str, ...] = ()) -> bool:
     command = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-        "--disable-pip-version-check", "--quiet", "-d", str(dest), requirement,
+        "--disable-pip-version-check", "--quiet", *options, "-d", str(dest), requirement,
     ]
-    print(f"  $ pip download --no-deps --only-binary :all: -d {dest} '{requirement}'", flush=True)
+    print(f"  $ pip download --no-deps --only-binary :all: {' '.join(options)} -d {dest} '{requirement}'", flush=True)
     result = subprocess.run(command, check=False)
     return result.returncode == 0 and any(dest.glob("*.whl"))
 

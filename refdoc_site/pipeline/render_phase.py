@@ -46,7 +46,7 @@ from ..core.workspace import (
 from ..indexing.doc_cache import DOC_BLOCKS_DIR, keep_only, reading_once
 from ..rendering.changes import CHANGES_PAGE, changes_page
 from ..rendering.incremental import PAGES_NAME, IncrementalRender
-from ..rendering.llms import LLMS_FULL_TXT, LLMS_TXT, llms_full_txt, llms_txt
+from ..rendering.llms import LLMS_FULL_TXT, LLMS_TXT, copies_wanted, llms_full_txt, llms_txt
 from ..rendering.outputs import (
     check_out_dir,
     is_refdoc_output,
@@ -130,7 +130,7 @@ def render_report(workspace: Workspace) -> RenderReport:
     written = sorted((store.directory / WRITTEN_DIR).rglob("*.json")) + sorted(store.directory.glob(CHANGES_NAME))
     inputs = workspace.inputs_digest(
         "render", workspace.record(FACTS_NAME).inputs(), templates_digest(), files_digest(written, named=True), str(mermaid),
-        workspace.config.engine,
+        workspace.config.engine, workspace.config.markdown_copies,
     )
     docs_dir = workspace.project_dir / "docs"
     recorded = _recorded_files(workspace)
@@ -175,8 +175,9 @@ def render_report(workspace: Workspace) -> RenderReport:
         pages.append(CHANGES_PAGE)
     else:
         (docs_dir / CHANGES_PAGE).unlink(missing_ok=True)
-    (docs_dir / LLMS_TXT).write_text(llms_txt(data, pages), encoding="utf-8")
-    (docs_dir / LLMS_FULL_TXT).write_text(llms_full_txt(data), encoding="utf-8")
+    copies = copies_wanted(workspace.config.markdown_copies, docs_dir, pages)
+    (docs_dir / LLMS_TXT).write_text(llms_txt(data, pages, copies), encoding="utf-8")
+    (docs_dir / LLMS_FULL_TXT).write_text(llms_full_txt(data, copies), encoding="utf-8")
     write_project(
         workspace.project_dir,
         workspace.project_dir / "site",  # where a hand-run `mkdocs build` writes; publish picks its own folder
@@ -191,6 +192,7 @@ def render_report(workspace: Workspace) -> RenderReport:
         commit_date=data.stats.commit_date[:10],
         engine=workspace.config.engine,
         hierarchy=data.hierarchy,
+        markdown_copies=copies,
     )
     written = {*pages, LLMS_TXT, LLMS_FULL_TXT, HIERARCHY_JSON}
     for removed in remove_unwritten(docs_dir, written):

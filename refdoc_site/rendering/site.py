@@ -26,6 +26,7 @@ from ..core.records import Hierarchy
 from ..core.resources import mkdocs_template, templates_dir
 from ..core.trust import is_inside
 from .assets import classic_refusal, module_chunk_refusal, module_entry_refusal, repository_file_refusal
+from .llms import MARKDOWN_COPIES_KEY
 from .nav import module_nav_yaml
 from .page_weight import HOOK_SOURCE
 from .render import html_text, page_labels, yaml_string
@@ -124,6 +125,7 @@ def write_project(
     commit_date: str = "",
     engine: str = "mkdocs",
     hierarchy: Hierarchy | None = None,
+    markdown_copies: bool = True,
 ) -> Path:
     """Write `mkdocs.yml` (and local assets) next to the rendered `docs/`.
 
@@ -131,7 +133,8 @@ def write_project(
     `site_dir` is written relative to the project (MkDocs reads it so), and `build_stamp`
     (stamp.py) is the footer: no path or time of the building machine is in the file.
     The file is the same for both engines; `overrides/` holds the `engine`'s theme override.
-    `hierarchy`'s components group a folder of too many modules in the navigation (nav.py).
+    `hierarchy`'s components group a folder of too many modules in the navigation (nav.py);
+    `markdown_copies` says whether the hook writes the pages' Markdown copies (llms.py).
     """
     docs_dir = project_dir / "docs"
     overrides = project_dir / "overrides"
@@ -170,6 +173,8 @@ def write_project(
             build_stamp=build_stamp,
             commit_date=commit_date,
             commit_date_key=COMMIT_DATE_KEY,
+            markdown_copies=markdown_copies,
+            markdown_copies_key=MARKDOWN_COPIES_KEY,
         ),
         encoding="utf-8",
     )
