@@ -52,15 +52,23 @@ def test_a_silent_block_gets_a_line_every_so_often_with_its_status(quick_heartbe
     assert max(b - a for a, b in zip(times, times[1:])) < 1.0
 
 
-def test_nested_the_innermost_speaks_and_a_progress_line_resets_the_silence(quick_heartbeat) -> None:
+def test_nested_the_innermost_speaks(quick_heartbeat) -> None:
     stream = StampedStream()
     with heartbeat("render", stream=stream):
         with heartbeat("pages", lambda: "3 rendered", stream):
             time.sleep(0.6)
-        for _ in progress.progress(range(3), 3, "count", stream=stream):
-            time.sleep(0.01)
-    labels = {line.split(":")[0] for _, line in stream.lines}
-    assert labels == {"pages"}, stream.lines
+        inner_done = time.monotonic()
+    during = {line.split(":")[0] for at, line in stream.lines if at < inner_done}
+    assert during == {"pages"}, stream.lines
+
+
+def test_progress_lines_keep_the_heartbeat_quiet(quick_heartbeat, monkeypatch) -> None:
+    monkeypatch.setattr(progress, "PLAIN_INTERVAL", 0.05)
+    stream = StampedStream()
+    with heartbeat("index", stream=stream):
+        for _ in progress.progress(range(20), 20, "index", stream=stream):
+            time.sleep(0.03)
+    assert stream.lines and all(re.match(r"index: \d+/20 files", line) for _, line in stream.lines), stream.lines
 
 
 def test_a_failing_status_does_not_stop_the_phase(quick_heartbeat) -> None:

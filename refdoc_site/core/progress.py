@@ -21,9 +21,10 @@ from typing import TextIO, TypeVar
 T = TypeVar("T")
 PLAIN_INTERVAL = 10.0
 """Seconds between two plain progress lines."""
-HEARTBEAT_SILENCE = 8.0
-"""Seconds without a progress line after which the heartbeat prints one: under
-`PLAIN_INTERVAL`, so that a loaded machine's late wake-up still keeps every gap within it."""
+HEARTBEAT_SILENCE = 5.0
+"""Seconds without a progress line after which the heartbeat prints one: half of
+`PLAIN_INTERVAL`, so that a loaded machine's late wake-up (or a second's hold of the
+interpreter by a long call into C) still keeps every gap within it."""
 HEARTBEAT_TICK = 0.5
 """How often the heartbeat looks at the clock."""
 

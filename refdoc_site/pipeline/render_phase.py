@@ -269,7 +269,7 @@ def templates_digest() -> str:
     """A hash of the page templates, the theme overrides and their scripts, and the MkDocs
     configuration template."""
     templates = templates_dir()
-    kinds = ("*.jinja2", "*.json", "*.html", "*.js")
+    kinds = ("*.jinja2", "*.json", "*.html", "*.js", "*.css")
     return files_digest([path for kind in kinds for path in sorted(templates.rglob(kind))] + [mkdocs_template()])
 
 

@@ -39,9 +39,11 @@ HOOK_FILE = "hooks/refdoc_pages.py"
 """Relative to the MkDocs project; `mkdocs.yml.template` names it under `hooks:`."""
 MERMAID_ENV = "REFDOC_MERMAID_JS"
 ASK_SCRIPT = "assets/refdoc/refdoc-ask.js"
-"""The Ask panel (templates/shared/refdoc-ask.js), for either engine: the loader both theme
-overrides include (templates/shared/refdoc-ask.html) loads it only on a page that
-`refdoc-site serve` sent."""
+"""The Ask panel (templates/shared/refdoc-ask.js), for either engine: the page script both
+theme overrides load (`PAGE_FILES`) loads it only on a page that `refdoc-site serve` sent."""
+PAGE_FILES = ("assets/refdoc/refdoc-page.js", "assets/refdoc/refdoc-page.css")
+"""What every page runs and draws beyond the theme (templates/shared/): one script and one
+stylesheet the browser fetches once, not 5.5 KB inline on each of a site's pages."""
 MERMAID_ASSET = "assets/javascripts/mermaid.min.js"
 MERMAID_MODULE = Path("mermaid.esm.min.mjs")
 MERMAID_MODULE_CHUNKS = Path("chunks/mermaid.esm.min")
@@ -142,12 +144,12 @@ def write_project(
         shutil.rmtree(overrides)
     for theme in ("shared", THEMES[engine]):
         target = overrides / ("partials" if theme == "shared" else "")
-        shutil.copytree(templates_dir() / theme, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.js"))
+        shutil.copytree(templates_dir() / theme, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.js", "*.css"))
     if engine == ZENSICAL:
         zensical_assets(docs_dir)
-    ask_script = docs_dir / ASK_SCRIPT
-    ask_script.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(templates_dir() / "shared" / ask_script.name, ask_script)
+    for asset in (ASK_SCRIPT, *PAGE_FILES):
+        (docs_dir / asset).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(templates_dir() / "shared" / Path(asset).name, docs_dir / asset)
     hook = project_dir / HOOK_FILE
     shutil.rmtree(hook.parent, ignore_errors=True)  # MkDocs runs the hooks mkdocs.yml names: only ours lie there
     hook.parent.mkdir()
