@@ -92,6 +92,6 @@ def test_the_engine_phase_reports_the_pages_written_so_far(tmp_path: Path, monke
     monkeypatch.setattr("sys.stderr", stream)
     assert main(["build", str(repo), "--out", str(tmp_path / "out")]) == 0
     engine = [line for _, line in stream.lines if line.startswith("mkdocs: ")]
-    assert engine and all(re.fullmatch(r"mkdocs: \d+ of \d+ pages written, \d+s so far", line) for line in engine), stream.lines
-    written, total = map(int, re.match(r"mkdocs: (\d+) of (\d+)", engine[-1]).groups())
-    assert written >= total > 5
+    assert engine and all(re.fullmatch(r"mkdocs: \d+ of \d+ pages converted, \d+ written, \d+s so far", line) for line in engine), stream.lines
+    converted, total, written = map(int, re.match(r"mkdocs: (\d+) of (\d+) pages converted, (\d+) written", engine[-1]).groups())
+    assert converted == written >= total > 5

@@ -57,6 +57,7 @@ from ..rendering.outputs import (
     swap_in,
 )
 from ..rendering.component_map import graphviz
+from ..rendering.page_weight import ENGINE_PROGRESS
 from ..rendering.project_files import (
     FILES_NAME,
     WHOLLY_WRITTEN,
@@ -315,7 +316,8 @@ def publish(workspace: Workspace) -> Path:
     published.forget()
     check_out_dir(out, workspace.repo, workspace.store_dir)
     remove_leftovers(out)
-    with staging_folder(out) as staging, heartbeat(workspace.config.engine, lambda: f"{_pages_in(staging)} of {len(pages)} pages written"):
+    ENGINE_PROGRESS.update(converted=0, written=0)
+    with staging_folder(out) as staging, heartbeat(workspace.config.engine, lambda: _engine_progress(workspace.config.engine, staging, len(pages))):
         build_site(workspace.project_dir / "mkdocs.yml", staging, workspace.config.engine)
         raise_if_incomplete(staging, pages, out)
         swap_in(staging, out)
@@ -323,6 +325,11 @@ def publish(workspace: Workspace) -> Path:
     return out
 
 
-def _pages_in(site: Path) -> int:
-    """How many HTML pages the engine has written into `site` so far (its progress: it reports none)."""
-    return sum(name.endswith(".html") for _, _, names in os.walk(site) for name in names)
+def _engine_progress(engine: str, site: Path, total: int) -> str:
+    """How far the engine is, which reports nothing itself: the pages MkDocs converted and
+    put through the theme (its hooks count them: page_weight.py), or the HTML pages
+    Zensical (in a child process) has written into `site` so far."""
+    if engine == "mkdocs":
+        return f"{ENGINE_PROGRESS['converted']} of {total} pages converted, {ENGINE_PROGRESS['written']} written"
+    written = sum(name.endswith(".html") for _, _, names in os.walk(site) for name in names)
+    return f"{written} of {total} pages written"

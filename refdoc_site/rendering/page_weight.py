@@ -54,11 +54,20 @@ def squeezed_white_space(page: str) -> str:
     return "".join(parts)
 
 
+ENGINE_PROGRESS = {"converted": 0, "written": 0}
+"""Pages MkDocs has converted from Markdown and put through the theme in this process, as
+the hooks below see them: MkDocs prints nothing while it converts every page (minutes on
+a big site) and writes them after, so the build's progress line reads these
+(render_phase.py). A build run by hand counts too; only the phase that reset them reads."""
+
+
 def on_page_content(html: str, **_: object) -> str:
     """MkDocs' hook for a page's HTML, after Markdown and before the theme."""
+    ENGINE_PROGRESS["converted"] += 1
     return unstyled_spans_removed(html)
 
 
 def on_post_page(output: str, **_: object) -> str:
     """MkDocs' hook for the whole page, as the theme wrote it."""
+    ENGINE_PROGRESS["written"] += 1
     return squeezed_white_space(output)
