@@ -65,6 +65,7 @@ def test_nested_the_innermost_speaks(quick_heartbeat) -> None:
 def test_progress_lines_keep_the_heartbeat_quiet(quick_heartbeat, monkeypatch) -> None:
     monkeypatch.setattr(progress, "PLAIN_INTERVAL", 0.05)
     stream = StampedStream()
+    progress._activity.printed()  # the earlier tests' last line was long ago
     with heartbeat("index", stream=stream):
         for _ in progress.progress(range(20), 20, "index", stream=stream):
             time.sleep(0.03)
