@@ -17,8 +17,14 @@ from pathlib import Path
 PRIMARY_NAV = '<nav class="md-nav md-nav--primary"'
 NAV_TAG = re.compile(r"<(/?)nav\b")
 FILE_PAGES = "files"
-FOR_MODELS = ("llms.txt", "llms-full.txt", "md")
 """The folder of the site's file pages (one per source file)."""
+FOR_MODELS = ("llms.txt", "llms-full.txt", "md")
+KINDS = {
+    "files": "file pages", "modules": "module pages", "map": "map pages", "summaries": "summaries",
+    "md": "md copies", "search": "search data", "assets": "assets",
+}
+"""What each top folder of a site holds; the rest (home, decisions, plans, llms.txt) is "other"."""
+OTHER = "other"
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,8 @@ class SiteWeight:
     nav_bytes_max: int
     for_models_bytes: int = 0
     """`llms.txt`, `llms-full.txt` and the pages' Markdown copies under `md/` (rendering/llms.py)."""
+    kinds: dict = None
+    """Per kind (`KINDS`): {"bytes", "files", "pages", "nav_max", "nav_sum"}."""
 
 
 def nav_bytes(page: str) -> int:
@@ -55,14 +63,22 @@ def site_weight(site: Path) -> SiteWeight:
     page_sizes: list[int] = []
     file_page_sizes: list[int] = []
     navs: list[int] = []
+    kinds: dict[str, dict] = {}
     for path in files:
+        top = path.relative_to(site).parts[0]
+        kind = kinds.setdefault(KINDS.get(top, OTHER) if top != path.name else OTHER, dict.fromkeys(("bytes", "files", "pages", "nav_max", "nav_sum"), 0))
+        kind["bytes"] += path.stat().st_size
+        kind["files"] += 1
         if path.suffix != ".html":
             continue
         data = path.read_bytes()
         page_sizes.append(len(data))
-        if path.relative_to(site).parts[0] == FILE_PAGES:
+        if top == FILE_PAGES:
             file_page_sizes.append(len(data))
         navs.append(nav_bytes(data.decode("utf-8", errors="replace")))
+        kind["pages"] += 1
+        kind["nav_max"] = max(kind["nav_max"], navs[-1])
+        kind["nav_sum"] += navs[-1]
     return SiteWeight(
         total_bytes=sum(path.stat().st_size for path in files),
         files=len(files),
@@ -72,6 +88,7 @@ def site_weight(site: Path) -> SiteWeight:
         nav_bytes_mean=_mean(navs),
         nav_bytes_max=max(navs, default=0),
         for_models_bytes=sum(path.stat().st_size for path in files if path.relative_to(site).parts[0] in FOR_MODELS),
+        kinds=dict(sorted(kinds.items(), key=lambda item: -item[1]["bytes"])),
     )
 
 
@@ -88,6 +105,20 @@ def describe(weight: SiteWeight) -> str:
     )
 
 
+def describe_kinds(weight: SiteWeight, indexed_files: int = 0) -> str:
+    """A table: each kind's MB, files, bytes per indexed file, and its pages' navigation (mean, max)."""
+    rows = [("kind", "MB", "files", "bytes/indexed file", "pages", "nav KB mean", "nav KB max")]
+    for name, kind in (weight.kinds or {}).items():
+        per_file = f"{kind['bytes'] / indexed_files:,.0f}" if indexed_files else "-"
+        nav_mean = f"{kind['nav_sum'] / kind['pages'] / 1000:.1f}" if kind["pages"] else "-"
+        nav_max = f"{kind['nav_max'] / 1000:.1f}" if kind["pages"] else "-"
+        rows.append((name, f"{kind['bytes'] / 1e6:.1f}", str(kind["files"]), per_file, str(kind["pages"]), nav_mean, nav_max))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))) for row in rows)
+
+
 if __name__ == "__main__":
     for argument in sys.argv[1:]:
-        print(f"{argument}: {describe(site_weight(Path(argument)))}")
+        weight = site_weight(Path(argument))
+        print(f"{argument}: {describe(weight)}")
+        print(describe_kinds(weight))

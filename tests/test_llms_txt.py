@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin
@@ -12,9 +13,11 @@ from urllib.request import urlopen
 
 import markdown
 import pytest
-from helpers import built_shop, file_summary, hierarchy, served_folder, stored_document
+from helpers import SHOP_FIXTURE, built_shop, file_summary, hierarchy, served_folder, stored_document
 
-from refdoc_site.core.records import FileRole
+from refdoc_site.cli import main
+from refdoc_site.core.records import FileRole, ModuleSummary
+from refdoc_site.rendering import llms
 from refdoc_site.rendering.llms import MAX_FILES, llms_txt
 from refdoc_site.rendering.render import SiteData
 from refdoc_site.understanding.graph import RepoGraph
@@ -205,3 +208,59 @@ def test_an_empty_decision_log_is_left_out_of_the_map(tmp_path: Path) -> None:
     text = llms_txt(data, pages)
     assert "md/decisions.md" not in text
     assert "- [Refactoring plan](md/plans/milestones.md)" in text
+
+
+def copies_site(work: Path, setting: str | None, monkeypatch=None, budget: int | None = None) -> Path:
+    """The golden fixture built with refdoc.yml's `markdown_copies: setting` (None: the default)."""
+    repo = work / "shop"
+    shutil.copytree(SHOP_FIXTURE, repo)
+    if setting is not None:
+        with (repo / "refdoc.yml").open("a", encoding="utf-8") as config:
+            config.write(f"\nmarkdown_copies: {setting}\n")
+    if budget is not None:
+        monkeypatch.setattr(llms, "MARKDOWN_COPIES_BUDGET", budget)
+    assert main(["build", str(repo), "--out", str(work / "out")]) == 0
+    return work / "out"
+
+
+def assert_links_reach_html_pages(site: Path) -> None:
+    for name in ("llms.txt", "llms-full.txt"):
+        targets = link_targets((site / name).read_text(encoding="utf-8"))
+        assert len(targets) > 10
+        for target in targets:
+            assert not target.startswith("md/"), (name, target)
+            page = site / unquote(target.split("#")[0])
+            assert (page / "index.html").is_file() or page.is_file(), (name, target)
+
+
+def test_markdown_copies_none_leaves_them_out_and_links_the_html_pages(tmp_path: Path) -> None:
+    site = copies_site(tmp_path, "none")
+    assert not (site / "md").exists()
+    assert "Each link is the HTML page of the site." in (site / "llms.txt").read_text(encoding="utf-8")
+    assert_links_reach_html_pages(site)
+
+
+def test_by_default_a_site_whose_copies_pass_the_budget_carries_none(tmp_path: Path, monkeypatch) -> None:
+    """`auto`: the copies while they total at most the budget (the golden site's are ~60 KB)."""
+    site = copies_site(tmp_path, None, monkeypatch, budget=1_000)
+    assert not (site / "md").exists()
+    assert_links_reach_html_pages(site)
+
+
+def test_markdown_copies_all_keeps_them_past_the_budget(tmp_path: Path, monkeypatch) -> None:
+    site = copies_site(tmp_path, "all", monkeypatch, budget=1_000)
+    assert (site / "md/files/app/util.py.md").is_file()
+    assert all(target.startswith(("md/", "llms-full")) for target in link_targets((site / "llms.txt").read_text(encoding="utf-8")))
+
+
+def test_llms_full_txt_is_bounded_however_many_modules(monkeypatch) -> None:
+    """3,000 modules of 2,000 characters each would be 6 MB; the file stops at its bound and
+    names where the rest is."""
+    monkeypatch.setattr(llms, "FULL_MAX_CHARS", 200_000)
+    modules = [ModuleSummary(f"pkg/m{n:04}", "word " * 400, [f"pkg/m{n:04}/a.py"], [], [], [], 10) for n in range(3000)]
+    files = [file_summary(f"pkg/m{n:04}/a.py") for n in range(3000)]
+    data = SiteData("big", [], hierarchy(files=files, modules=modules), RepoGraph())
+    text = llms.llms_full_txt(data)
+    assert len(text) < 200_000 * 1.1
+    assert re.search(r"- \[\d+ more modules\]\(md/summaries/modules\.md\)", text)
+    assert re.search(r"- \[\d+ more files\]\(md/summaries/files\.md\)", text)

@@ -164,3 +164,53 @@ def test_the_benchmark_measures_site_and_navigation(sites: dict[int, Path]) -> N
     assert 0 < weight.nav_bytes_mean <= weight.nav_bytes_max < 10_000
     assert weight.file_page_bytes_mean > 0
     assert weight.total_bytes == sum(path.stat().st_size for path in sites[30].rglob("*") if path.is_file())
+
+
+PLUGINS = 100
+"""Sibling modules in one folder (`app/plugins/p0` … `p99`), as homeassistant's ~1,400
+integrations under `homeassistant/components/`."""
+
+
+@pytest.fixture(scope="module")
+def plugin_site(tmp_path_factory) -> Path:
+    """100 sibling plugin modules; every third imports the `sensor` plugin, every fifth `light`."""
+    work = tmp_path_factory.mktemp("plugins")
+    files = {"app/plugins/sensor/base.py": "def reading():\n    return 1\n", "app/plugins/light/base.py": "def glow():\n    return 2\n"}
+    for index in range(PLUGINS):
+        uses = ["from app.plugins.sensor.base import reading"] * (index % 3 == 0) + ["from app.plugins.light.base import glow"] * (index % 5 == 0)
+        files[f"app/plugins/p{index:02d}/work.py"] = "\n".join([*uses, "", f"def step_{index}(value):", f'    """Step {index}."""', f"    return value + {index}", ""])
+    repo = write_repo(work / "repo", files)
+    assert main(["build", str(repo), "--out", str(work / "out")]) == 0
+    return work / "out"
+
+
+def nav_reachable(site: Path) -> set[str]:
+    """The pages reached from the home page by following navigation links only."""
+    seen, queue = {"index.html"}, ["index.html"]
+    while queue:
+        page = queue.pop()
+        for link in nav_links((site / page).read_text(encoding="utf-8")):
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or not parts.path:
+                continue
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(parts.path)))
+            target = target if target.endswith(".html") else posixpath.join(target, "index.html")
+            if target not in seen and (site / target).is_file():
+                seen.add(target)
+                queue.append(target)
+    return seen
+
+
+def test_a_module_among_many_siblings_carries_a_bounded_navigation(plugin_site: Path) -> None:
+    page = page_html(plugin_site, "modules/app/plugins/p42")
+    siblings = {link for link in nav_links(page) if re.search(r"(?:^|/)p\d\d/$", link)}
+    # The groups of the component hierarchy, not the 100 siblings: at most a budget of
+    # entries at the folder's level and another inside the group the page is in.
+    assert 0 < len(siblings) <= 2 * 30, sorted(siblings)
+    assert nav_bytes(page) < 30_000
+    assert "→ " in html.unescape(page[page.index('<nav class="md-nav md-nav--primary"'):])  # the map's groups
+
+
+def test_every_sibling_module_is_still_reached_through_the_navigation(plugin_site: Path) -> None:
+    reached = nav_reachable(plugin_site)
+    assert {f"modules/app/plugins/p{index:02d}/index.html" for index in range(PLUGINS)} <= reached

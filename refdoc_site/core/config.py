@@ -26,6 +26,8 @@ OUTPUT_LANGUAGES = ("en", "ja")
 LSP_MODES = ("off", "on", "only")
 LSP_ASK_POLICIES = ("all", "linkable", "ambiguous")
 ENGINES = ("mkdocs", "zensical")
+MARKDOWN_COPIES = ("auto", "all", "none")
+"""Which pages' Markdown copies the site carries for language models (rendering/llms.py)."""
 """The site builders `engine:` (and `--engine`) may name (rendering/site.py)."""
 EMBEDDING_PROVIDERS = ("openai", "azure")
 LLM_PROVIDERS = ("openai", "azure")
@@ -165,6 +167,11 @@ class Config:
     publish_source: bool = True
     """False leaves the source code out of the site: file pages keep signatures and
     summaries but show no code, and the search data carries no words of the code."""
+    markdown_copies: str = field(default="auto", repr=False)
+    """The pages' Markdown copies under `md/` for language models: `all`, `none`, or `auto`
+    (all while they total at most rendering/llms.py's `MARKDOWN_COPIES_BUDGET`, else none:
+    a big repository's site would carry every page twice). Out of the repr, which keys the
+    summarize and file-page digests: the render phase's digest names it."""
     embedding: EmbeddingConfig | None = field(default=None, repr=False)
     """When set, the index phase also stores API vectors for `query --embedder api`. Out of
     the repr, which keys the summarize and render digests: no page depends on it."""
@@ -377,6 +384,7 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("secrets", _section(SecretsConfig, _secrets_key), lambda value: SecretsConfig(**{k: tuple(v) for k, v in value.items()})),
     _Option("publish_source", _boolean),
     _Option("engine", _one_of(ENGINES)),
+    _Option("markdown_copies", _one_of(MARKDOWN_COPIES)),
 )
 LANGUAGE_KEYS = {"chunk_size": _int_at_least(16), "chunk_overlap": _int_at_least(0)}
 KNOWN_LANGUAGES = {spec.name for spec in LANGUAGES}

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..core.kill_points import kill_point
+from ..core.progress import heartbeat
 from ..core.pages import plan_page
 from ..core.records import Hierarchy
 from ..core.shards import Shard
@@ -87,7 +88,8 @@ def build(
 
     def timed(name: str, phase: Callable[[], T]) -> T:
         started = time.perf_counter()
-        result = phase()
+        with heartbeat(name):  # a line at least every 10 s, in every phase (core/progress.py)
+            result = phase()
         seconds[name] = time.perf_counter() - started
         kill_point(f"{name} phase done")
         return result
@@ -128,25 +130,29 @@ def index(
 ) -> IndexReport:
     """Phase 1 (index_phase.py): discover, chunk, analyze, summarize and embed changed files
     (with `shard`, only its files, into a shard's store; `from_shards`: finished by shards)."""
-    return index_phase.index(workspace, summarizer_for(llm), analyzer, embedder, api_embedder, shard, from_shards)
+    with heartbeat("index"):
+        return index_phase.index(workspace, summarizer_for(llm), analyzer, embedder, api_embedder, shard, from_shards)
 
 
 @holding_store_lock
 def summarize(workspace: Workspace, llm: LlmSession | None = None) -> Hierarchy:
     """Phase 2 (summarize_phase.py): the graphs, the hierarchy of summaries, decisions, plans."""
-    return summarize_phase.summarize(workspace, summarizer_for(llm), writer_for(llm, workspace))
+    with heartbeat("summarize"):
+        return summarize_phase.summarize(workspace, summarizer_for(llm), writer_for(llm, workspace))
 
 
 @holding_store_lock
 def render(workspace: Workspace) -> list[str]:
     """Phase 3 (render_phase.py): every page into the MkDocs project; returns page paths."""
-    return render_phase.render(workspace)
+    with heartbeat("render"):
+        return render_phase.render(workspace)
 
 
 @holding_store_lock
 def publish(workspace: Workspace) -> Path:
     """Phase 4 (render_phase.py): the MkDocs site, built, checked whole, swapped in."""
-    return render_phase.publish(workspace)
+    with heartbeat(workspace.config.engine):
+        return render_phase.publish(workspace)
 
 
 @holding_store_lock

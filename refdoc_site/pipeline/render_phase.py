@@ -10,6 +10,7 @@ when the rendered pages are and the published site is still whole.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 from collections import defaultdict
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from ..core.errors import StoreError
 from ..core.findings import Decision, Facts, Milestone
 from ..core.pages import module_page, plan_page
 from ..core.processes import alongside
+from ..core.progress import heartbeat
 from ..core.records import Document, Hierarchy
 from ..core.resources import mkdocs_template, templates_dir
 from ..core.reuse import code_digest, digest, files_digest
@@ -44,7 +46,7 @@ from ..core.workspace import (
 from ..indexing.doc_cache import DOC_BLOCKS_DIR, keep_only, reading_once
 from ..rendering.changes import CHANGES_PAGE, changes_page
 from ..rendering.incremental import PAGES_NAME, IncrementalRender
-from ..rendering.llms import LLMS_FULL_TXT, LLMS_TXT, llms_full_txt, llms_txt
+from ..rendering.llms import LLMS_FULL_TXT, LLMS_TXT, copies_wanted, llms_full_txt, llms_txt
 from ..rendering.outputs import (
     check_out_dir,
     is_refdoc_output,
@@ -55,6 +57,7 @@ from ..rendering.outputs import (
     swap_in,
 )
 from ..rendering.component_map import graphviz
+from ..rendering.page_weight import ENGINE_PROGRESS
 from ..rendering.project_files import (
     FILES_NAME,
     WHOLLY_WRITTEN,
@@ -128,7 +131,7 @@ def render_report(workspace: Workspace) -> RenderReport:
     written = sorted((store.directory / WRITTEN_DIR).rglob("*.json")) + sorted(store.directory.glob(CHANGES_NAME))
     inputs = workspace.inputs_digest(
         "render", workspace.record(FACTS_NAME).inputs(), templates_digest(), files_digest(written, named=True), str(mermaid),
-        workspace.config.engine,
+        workspace.config.engine, workspace.config.markdown_copies,
     )
     docs_dir = workspace.project_dir / "docs"
     recorded = _recorded_files(workspace)
@@ -160,7 +163,9 @@ def render_report(workspace: Workspace) -> RenderReport:
     with reading_once(store.directory / DOC_BLOCKS_DIR):  # the reST sections the index read
         prose = job.prose()
         searched = data.documents + searched_sections(prose, query_embedder, store)
-        with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel):
+        with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel), heartbeat(
+            "render", lambda: f"{job.rendered} pages rendered"
+        ):
             result = job.write(prose, lambda record: page_record.save(site, pages=record))
             write_hierarchy(data, docs_dir)
     keep_only(store.directory / DOC_BLOCKS_DIR, _rst_texts(data.documents))
@@ -171,8 +176,9 @@ def render_report(workspace: Workspace) -> RenderReport:
         pages.append(CHANGES_PAGE)
     else:
         (docs_dir / CHANGES_PAGE).unlink(missing_ok=True)
-    (docs_dir / LLMS_TXT).write_text(llms_txt(data, pages), encoding="utf-8")
-    (docs_dir / LLMS_FULL_TXT).write_text(llms_full_txt(data), encoding="utf-8")
+    copies = copies_wanted(workspace.config.markdown_copies, docs_dir, pages)
+    (docs_dir / LLMS_TXT).write_text(llms_txt(data, pages, copies), encoding="utf-8")
+    (docs_dir / LLMS_FULL_TXT).write_text(llms_full_txt(data, copies), encoding="utf-8")
     write_project(
         workspace.project_dir,
         workspace.project_dir / "site",  # where a hand-run `mkdocs build` writes; publish picks its own folder
@@ -186,6 +192,8 @@ def render_report(workspace: Workspace) -> RenderReport:
         build_stamp=build_stamp(page_labels(data.language), data.commit, data.stats.commit_date, data.repo_url),
         commit_date=data.stats.commit_date[:10],
         engine=workspace.config.engine,
+        hierarchy=data.hierarchy,
+        markdown_copies=copies,
     )
     written = {*pages, LLMS_TXT, LLMS_FULL_TXT, HIERARCHY_JSON}
     for removed in remove_unwritten(docs_dir, written):
@@ -262,7 +270,7 @@ def templates_digest() -> str:
     """A hash of the page templates, the theme overrides and their scripts, and the MkDocs
     configuration template."""
     templates = templates_dir()
-    kinds = ("*.jinja2", "*.json", "*.html", "*.js")
+    kinds = ("*.jinja2", "*.json", "*.html", "*.js", "*.css")
     return files_digest([path for kind in kinds for path in sorted(templates.rglob(kind))] + [mkdocs_template()])
 
 
@@ -308,9 +316,20 @@ def publish(workspace: Workspace) -> Path:
     published.forget()
     check_out_dir(out, workspace.repo, workspace.store_dir)
     remove_leftovers(out)
-    with staging_folder(out) as staging:
+    ENGINE_PROGRESS.update(converted=0, written=0)
+    with staging_folder(out) as staging, heartbeat(workspace.config.engine, lambda: _engine_progress(workspace.config.engine, staging, len(pages))):
         build_site(workspace.project_dir / "mkdocs.yml", staging, workspace.config.engine)
         raise_if_incomplete(staging, pages, out)
         swap_in(staging, out)
     published.save(inputs)
     return out
+
+
+def _engine_progress(engine: str, site: Path, total: int) -> str:
+    """How far the engine is, which reports nothing itself: the pages MkDocs converted and
+    put through the theme (its hooks count them: page_weight.py), or the HTML pages
+    Zensical (in a child process) has written into `site` so far."""
+    if engine == "mkdocs":
+        return f"{ENGINE_PROGRESS['converted']} of {total} pages converted, {ENGINE_PROGRESS['written']} written"
+    written = sum(name.endswith(".html") for _, _, names in os.walk(site) for name in names)
+    return f"{written} of {total} pages written"

@@ -54,11 +54,27 @@ def squeezed_white_space(page: str) -> str:
     return "".join(parts)
 
 
-def on_page_content(html: str, **_: object) -> str:
-    """MkDocs' hook for a page's HTML, after Markdown and before the theme."""
+ENGINE_PROGRESS = {"converted": 0, "written": 0}
+"""Pages MkDocs has converted from Markdown and put through the theme in this process, as
+the hooks below see them: MkDocs prints nothing while it converts every page (minutes on
+a big site) and writes them after, so the build's progress line reads these
+(render_phase.py). A build run by hand counts too; only the phase that reset them reads."""
+
+
+def on_page_content(html: str, page: object = None, **_: object) -> str:
+    """MkDocs' hook for a page's HTML, after Markdown and before the theme.
+
+    MkDocs converts every page before it writes the first, holding each one's source and
+    HTML until the end; the source is read no more (its title is the front matter's or the
+    rendered heading's), so it is let go here: homeassistant's 13,000 pages' Markdown is
+    about 190 MB of the engine's peak."""
+    ENGINE_PROGRESS["converted"] += 1
+    if page is not None and getattr(page, "markdown", None):
+        page.markdown = ""  # not None: MkDocs reads None as "never read" and titles no page
     return unstyled_spans_removed(html)
 
 
 def on_post_page(output: str, **_: object) -> str:
     """MkDocs' hook for the whole page, as the theme wrote it."""
+    ENGINE_PROGRESS["written"] += 1
     return squeezed_white_space(output)

@@ -120,10 +120,11 @@ HIERARCHY_JSON = "summaries/hierarchy.json"
 
 
 def write_hierarchy(data: SiteData, docs_dir: Path) -> None:
-    """The summaries as JSON beside their pages."""
+    """The summaries as JSON beside their pages, without indentation (for a program; an
+    indented copy was an eighth more: 2.8 MB on django)."""
     hierarchy_json = docs_dir / HIERARCHY_JSON
     hierarchy_json.parent.mkdir(parents=True, exist_ok=True)
-    hierarchy_json.write_text(json.dumps(to_json(data.hierarchy), ensure_ascii=False, indent=1), encoding="utf-8")
+    hierarchy_json.write_text(json.dumps(to_json(data.hierarchy), ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 class _Pages:

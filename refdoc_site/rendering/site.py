@@ -22,9 +22,11 @@ from jinja2 import Environment, StrictUndefined
 
 from ..core.config import ENGINES
 from ..core.errors import SiteBuildError
+from ..core.records import Hierarchy
 from ..core.resources import mkdocs_template, templates_dir
 from ..core.trust import is_inside
 from .assets import classic_refusal, module_chunk_refusal, module_entry_refusal, repository_file_refusal
+from .llms import MARKDOWN_COPIES_KEY
 from .nav import module_nav_yaml
 from .page_weight import HOOK_SOURCE
 from .render import html_text, page_labels, yaml_string
@@ -37,9 +39,11 @@ HOOK_FILE = "hooks/refdoc_pages.py"
 """Relative to the MkDocs project; `mkdocs.yml.template` names it under `hooks:`."""
 MERMAID_ENV = "REFDOC_MERMAID_JS"
 ASK_SCRIPT = "assets/refdoc/refdoc-ask.js"
-"""The Ask panel (templates/shared/refdoc-ask.js), for either engine: the loader both theme
-overrides include (templates/shared/refdoc-ask.html) loads it only on a page that
-`refdoc-site serve` sent."""
+"""The Ask panel (templates/shared/refdoc-ask.js), for either engine: the page script both
+theme overrides load (`PAGE_FILES`) loads it only on a page that `refdoc-site serve` sent."""
+PAGE_FILES = ("assets/refdoc/refdoc-page.js", "assets/refdoc/refdoc-page.css")
+"""What every page runs and draws beyond the theme (templates/shared/): one script and one
+stylesheet the browser fetches once, not 5.5 KB inline on each of a site's pages."""
 MERMAID_ASSET = "assets/javascripts/mermaid.min.js"
 MERMAID_MODULE = Path("mermaid.esm.min.mjs")
 MERMAID_MODULE_CHUNKS = Path("chunks/mermaid.esm.min")
@@ -122,6 +126,8 @@ def write_project(
     build_stamp: str = "",
     commit_date: str = "",
     engine: str = "mkdocs",
+    hierarchy: Hierarchy | None = None,
+    markdown_copies: bool = True,
 ) -> Path:
     """Write `mkdocs.yml` (and local assets) next to the rendered `docs/`.
 
@@ -129,6 +135,8 @@ def write_project(
     `site_dir` is written relative to the project (MkDocs reads it so), and `build_stamp`
     (stamp.py) is the footer: no path or time of the building machine is in the file.
     The file is the same for both engines; `overrides/` holds the `engine`'s theme override.
+    `hierarchy`'s components group a folder of too many modules in the navigation (nav.py);
+    `markdown_copies` says whether the hook writes the pages' Markdown copies (llms.py).
     """
     docs_dir = project_dir / "docs"
     overrides = project_dir / "overrides"
@@ -136,12 +144,12 @@ def write_project(
         shutil.rmtree(overrides)
     for theme in ("shared", THEMES[engine]):
         target = overrides / ("partials" if theme == "shared" else "")
-        shutil.copytree(templates_dir() / theme, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.js"))
+        shutil.copytree(templates_dir() / theme, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.js", "*.css"))
     if engine == ZENSICAL:
         zensical_assets(docs_dir)
-    ask_script = docs_dir / ASK_SCRIPT
-    ask_script.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(templates_dir() / "shared" / ask_script.name, ask_script)
+    for asset in (ASK_SCRIPT, *PAGE_FILES):
+        (docs_dir / asset).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(templates_dir() / "shared" / Path(asset).name, docs_dir / asset)
     hook = project_dir / HOOK_FILE
     shutil.rmtree(hook.parent, ignore_errors=True)  # MkDocs runs the hooks mkdocs.yml names: only ours lie there
     hook.parent.mkdir()
@@ -159,7 +167,7 @@ def write_project(
             site_dir=os.path.relpath(site_dir.resolve(), project_dir.resolve()),
             language=language,
             t=labels,
-            module_nav=module_nav_yaml(modules, labels, indent=4),
+            module_nav=module_nav_yaml(modules, labels, indent=4, hierarchy=hierarchy),
             plans=plans,
             changes_page=changes_page,
             mermaid_asset=mermaid_asset,
@@ -167,6 +175,8 @@ def write_project(
             build_stamp=build_stamp,
             commit_date=commit_date,
             commit_date_key=COMMIT_DATE_KEY,
+            markdown_copies=markdown_copies,
+            markdown_copies_key=MARKDOWN_COPIES_KEY,
         ),
         encoding="utf-8",
     )

@@ -8,7 +8,8 @@ MkDocs build relies on beyond them, so this module supplies each:
   `zensical-search.js` and answered by the same worker as with MkDocs. That worker takes
   lunr.js from Material's search worker, shipped as `assets/refdoc/lunr-host.js`.
 - It runs no MkDocs hooks (`hooks:`): the page-weight post-processing (page_weight.py) is
-  applied here to every page it wrote.
+  applied here to every page it wrote, and the pages' Markdown copies (llms.py) are
+  written here when `mkdocs.yml` asks for them.
 - It writes only inside the project (`site_dir` must be under it) and keeps a cache
   there (`.cache/`), so it builds into the project's `site/`, which stays as it wrote it
   for its next incremental build, and the pages are copied from there into the folder
@@ -31,6 +32,7 @@ import yaml
 
 from ..core.errors import SiteBuildError
 from ..search.ranking import ASSETS
+from .llms import MARKDOWN_COPIES_KEY, write_markdown_copies
 from .page_weight import squeezed_white_space, unstyled_spans_removed
 
 ZENSICAL = "zensical"
@@ -40,6 +42,7 @@ UI_FILES = ("zensical-search.js", "zensical-search.css")
 LUNR_HOST = "lunr-host.js"
 MATERIAL_WORKERS = Path("templates/assets/javascripts/workers")
 SITE_DIR_LINE = re.compile(r"^site_dir:(.*)$", re.M)
+COPIES_LINE = re.compile(r"^\s+" + MARKDOWN_COPIES_KEY + r":\s*(\w+)\s*$", re.M)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 PROBLEM = re.compile(r"^\s*(?:Warning|Error):\s*(.+)$")
 WHERE = re.compile(r"\[\s*([^\]\s]+:\d+(?::\d+)?)\s*\]")
@@ -94,6 +97,9 @@ def build_with_zensical(config_path: Path, site_dir: Path | None = None) -> int:
         shutil.copytree(built, site_dir, dirs_exist_ok=True)
     else:
         site_dir = built
+    copies = COPIES_LINE.search(config_path.read_text(encoding="utf-8"))
+    if copies is None or copies[1] == "true":
+        write_markdown_copies(config_path.parent / "docs", site_dir)
     return lightened(site_dir)
 
 
