@@ -483,7 +483,7 @@ def test_rust():
     assert sigs["Point"] == "pub struct Point<T>"
     assert sigs["Area.area"] == "fn area(&self) -> f64"
     assert sigs["Point.new"] == "pub fn new(x: T, y: T) -> Self"
-    assert sigs["Shape.fmt"] == "fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result"
+    assert sigs["Shape.fmt"] == "impl fmt::Display for Shape: fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result"  # the trait it implements
     assert sigs["parse"] == "pub fn parse<'a>(input: &'a str) -> Result<Shape, String>"
     assert sigs["Unit"] == "pub struct Unit"
     assert sigs["Pair"] == "pub struct Pair(pub i32, pub i32)"

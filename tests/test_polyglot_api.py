@@ -169,6 +169,26 @@ def test_rust_type_aliases_and_macros_are_definitions_and_impl_bodies_are_not_re
     assert "impl Error {" in module  # the impl header no definition holds stays
 
 
+def test_a_rust_trait_impls_methods_say_the_trait_they_implement():
+    """anyhow's `Error.fmt` came twice, Display's and Debug's, with nothing to tell them apart."""
+    chunks, _ = analysed("src/error.rs", "rust", """
+        pub struct Error;
+        impl fmt::Display for Error {
+            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { Ok(()) }
+        }
+        impl<E> From<E> for Error {
+            fn from(error: E) -> Self { Error }
+        }
+        impl Error {
+            pub fn new() -> Self { Error }
+        }
+    """)
+    signatures = {c.symbol: c.signature for c in chunks}
+    assert signatures["Error.fmt"] == "impl fmt::Display for Error: fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result"
+    assert signatures["Error.from"] == "impl From<E> for Error: fn from(error: E) -> Self"
+    assert signatures["Error.new"] == "pub fn new() -> Self"
+
+
 def test_a_rust_file_api_through_the_whole_pipeline(tmp_path: Path):
     repo = write_repo(tmp_path / "repo", {"Cargo.toml": '[package]\nname = "errs"\n', "src/lib.rs": RUST_LIB})
     workspace = Workspace.create(repo, Config(), tmp_path / "store", tmp_path / "site")

@@ -65,6 +65,8 @@ class _Definition:
     parent: str = ""
     is_namespace: bool = False
     """A scope that only names (a Rust inline `mod`): a function inside stays a function."""
+    implements: str = ""
+    """The trait a scope implements (Rust's `impl Display for Error`), and so its methods."""
 
 
 def _chunk_with_grammar(
@@ -146,6 +148,7 @@ def _definitions(matches: list, data: bytes, spec: LanguageSpec) -> list[_Defini
             is_class="definition.class" in captures,
             is_scope="scope" in captures or "scope.namespace" in captures,
             is_namespace="scope.namespace" in captures,
+            implements=_text(captures["implements"][0], data) if "implements" in captures else "",
             name=spec.qualify(name),
             body=body[0] if body else None,
             span_node=span,
@@ -187,6 +190,8 @@ def _qualify(definitions: list[_Definition], spec: LanguageSpec) -> list[_Defini
             continue
         prefix = ".".join(s.name for s in reversed(scopes))
         definition.parent = prefix
+        if scopes and scopes[0].implements and not definition.is_class:
+            definition.implements = scopes[0].implements
         definition.symbol = f"{prefix}.{definition.name}" if prefix else definition.name
         if definition.is_class:
             definition.kind = ChunkKind.CLASS
@@ -217,6 +222,8 @@ def _signature(definition: _Definition, spec: LanguageSpec, data: bytes) -> str:
     text = " ".join(text.split()).rstrip("{:=; ").rstrip()
     if text.endswith("=>"):
         text = text[:-2].rstrip()
+    if definition.implements and not definition.is_scope:
+        text = f"impl {' '.join(definition.implements.split())} for {definition.parent}: {text}"
     if len(text) > SIGNATURE_LIMIT:
         text = text[: SIGNATURE_LIMIT - 1].rstrip() + "…"
     return text

@@ -29,8 +29,10 @@
   body: (declaration_list) @body) @definition.class
 
 ; `impl Foo`, `impl<T> Foo<T>`, `impl Trait for Foo`, `impl fmt::Display for a::Foo`:
-; the block only lends the implementing type's name: methods become Foo.method.
+; the block only lends the implementing type's name: methods become Foo.method, and a
+; trait's impl (@implements) is said in their signature (`Display` and `Debug` both give `fmt`).
 (impl_item
+  trait: (_)? @implements
   type: [(type_identifier) @name
          (generic_type type: (type_identifier) @name)
          (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
