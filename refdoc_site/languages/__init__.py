@@ -297,12 +297,14 @@ string makes its error recovery re-read the rest of the file from each position,
 grows with the square of the size (a 2 MB script: minutes)."""
 PARSE_READ_ALLOWANCE = 1 << 20
 PARSE_SLICE = 1 << 16
-PARSE_CPU_SECONDS = 1.0
-PARSE_CPU_SECONDS_PER_MB = 2.0
+PARSE_CPU_SECONDS = 0.5
+PARSE_CPU_SECONDS_PER_MB = 1.0
 """The last line of defence behind the read budget: CPU seconds a parse may take, for a
 text made to make the parser's error recovery work without re-reading (the read budget
-does not see that). An honest file parses at about 0.1–0.3 s per MB here; CPU time, not
-wall time, so a loaded machine refuses no honest file."""
+does not see that). An honest file parses at about 0.1–0.3 s per MB here (twice that in
+CPU time at a load of 16, the cores' caches shared); CPU time, not wall time, so a loaded
+machine refuses no honest file. With the chunking after it, a refused 1 MB file costs
+about 2 s."""
 PARSE_REFUSED = "too costly to parse: chunked in windows, analysed by regular expressions"
 """Why a file with a grammar has no syntax tree (`parse_refusal`); counted in `stats`."""
 
@@ -319,13 +321,13 @@ def parse(spec: LanguageSpec, text: str):  # -> tree_sitter.Tree | None
 
     The parser reads the text through a callback that counts the bytes it hands out, so
     the bound is the same on every machine; without a tree, a file is chunked in windows
-    and analysed by the regular expressions. A progress callback stops a parse that runs
-    over its CPU time (`parse_seconds`). A tree parsed through a callback holds no
+    and analysed by the regular expressions. A progress callback stops a first pass that
+    runs over half its CPU time (`parse_seconds`). A tree parsed through a callback holds no
     text (and `Node.text` crashes on it), so a second pass from the bytes, reusing every
     node of the first, gives the tree its text."""
     data = text.encode("utf-8")
     budget = PARSE_READ_FACTOR * len(data) + PARSE_READ_ALLOWANCE
-    deadline = time.thread_time() + parse_seconds(len(data))
+    deadline = time.thread_time() + parse_seconds(len(data)) / 2  # the second pass costs about what the first did
     spent = 0
 
     def read(offset: int, _point) -> bytes:
