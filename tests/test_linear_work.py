@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers import dedent, source_file, write_repo
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from refdoc_site.core.config import ChunkSettings
@@ -256,12 +256,16 @@ way (5,000 blanks: 2.8 s), and each `export` without `from` read on to the end o
 text (5,000 lines of `export a`: 44 s)."""
 
 
-def old_imports(language: str, text: str) -> list[str]:
+def old_imports(language: str, text: str) -> list[str] | None:
+    """What the old expressions read; None where one read a `from … import (` whose first
+    line holds nothing, which it gave up on (module and all) and the new one reads on from."""
     found = []
     for index, pattern in enumerate(OLD_IMPORTS[language]):
         for match in pattern.finditer(text):
             if language == "python" and index == 1:
                 module, names = match.group(1), match.group(2)
+                if module and not names.strip() and "(" in match.group(0):
+                    return None
                 if not module or not names.strip():
                     continue  # `from  import x`, `from a import` and nothing: not Python; the new expression skips them
                 members = [imported_name(n) for n in names.replace("\n", " ").split(",")]  # the regexes differ, not this
@@ -287,7 +291,9 @@ JS_IMPORT_PIECES = st.lists(
 @settings(max_examples=800, deadline=None)
 @given(text=PYTHON_IMPORT_PIECES)
 def test_python_imports_read_as_the_old_expressions_read_them(text):
-    assert file_imports("python", text) == old_imports("python", text)
+    expected = old_imports("python", text)
+    assume(expected is not None)
+    assert file_imports("python", text) == expected
 
 
 @settings(max_examples=800, deadline=None)

@@ -454,3 +454,14 @@ def test_a_conditional_inside_an_initializer_list_keeps_the_constructor_and_the_
     # before: the `#if` in the initializer list was an error and the constructor no chunk
     # (in leveldb's whole file, `class Limiter` then spanned every class after it)
     assert {"Limiter", "Limiter.Limiter", "Limiter.Acquire", "PosixEnv", "PosixEnv.Sleep"} <= {c.symbol for c in chunks}
+
+
+def test_c_a_function_like_macro_is_a_definition_but_no_call_target():
+    """cJSON's `buffer_at_offset(b)` is expanded where it stands: clangd lists no call of it,
+    and 26 of cJSON's 169 links went to such macros (precision 0.84 → 0.99 without them)."""
+    graph = graph_of({"cJSON.c": """
+        #define buffer_at_offset(buffer) ((buffer)->content + (buffer)->offset)
+        static int skip(int b) { return b + 1; }
+        static int parse(int b) { return skip(buffer_at_offset(b)); }
+    """})
+    assert callees(graph, "cJSON.c#parse") == ["cJSON.c#skip"]

@@ -29,7 +29,7 @@ def file_imports(language: str, text: str) -> list[str]:
     return list(dict.fromkeys(t for t in found if t and not t.startswith("__future__")))
 
 
-ALIAS = re.compile(r"\sas(?=\s|$)")
+ALIAS = re.compile(r"(?:^|\s)as(?=\s|$)")
 """Where an import's alias starts; fixed width, so a long run of blanks costs one pass."""
 
 

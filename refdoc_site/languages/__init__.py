@@ -351,12 +351,12 @@ def parse(spec: LanguageSpec, text: str):  # -> tree_sitter.Tree | None
     tree = parser.parse(data, old_tree=textless)
     if tree.root_node.has_error and spec.name in C_FAMILY:
         # an `#if` inside an expression breaks the rest of the file: its first branches alone may parse
-        try:
-            alternative = parser.parse(
-                without_annotation_macros(first_branches(text)).encode("utf-8"), progress_callback=over_time
-            )
+        other = without_annotation_macros(first_branches(text)).encode("utf-8")
+        try:  # through a callback, as the first pass: a bytestring parse takes no progress callback
+            textless = parser.parse(lambda offset, _point: other[offset : offset + PARSE_SLICE], progress_callback=over_time)
         except ValueError:  # out of CPU time: the first tree stands
             return tree
+        alternative = parser.parse(other, old_tree=textless)
         if _error_count(alternative.root_node) < _error_count(tree.root_node):
             return alternative
     return tree

@@ -20,6 +20,10 @@ from __future__ import annotations
 
 import re
 
+MACRO_SIGNATURE = re.compile(r"^[ \t]*#[ \t]*define\b")
+"""A function-like macro's signature (`#define buffer_at_offset(buffer)`): a definition of the
+API, but no call target — the preprocessor expands it where it stands, and no precise indexer
+(clangd) lists a use of it as a call."""
 HEADER_SUFFIX = ".h"
 C_SOURCES = (".c",)
 CPP_SOURCES = (".cc", ".cpp", ".cxx", ".c++")

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ..core.records import Chunk, ChunkKind, Document
+from ..languages.c_family import MACRO_SIGNATURE
 from ..languages.receivers import ReceiverRules, receiver_rules
 from .declared_types import EXTENSION, DeclaredTypes, _definition_id, _folder, _matches, _owner
 
@@ -71,7 +72,7 @@ class CallResolver(DeclaredTypes):
             chunk = document.chunk
             if chunk.kind in DEFINITIONS and chunk.part >= 1:
                 self.windows[_definition_id(chunk.id)].append(chunk)
-            if chunk.kind not in DEFINITIONS or chunk.part > 1:
+            if chunk.kind not in DEFINITIONS or chunk.part > 1 or MACRO_SIGNATURE.match(chunk.signature):
                 continue
             self.by_name[chunk.name].append(chunk)
             self.overloads[(chunk.path, _owner(chunk), chunk.name)].append(chunk)
