@@ -341,3 +341,20 @@ def test_a_docstring_role_with_a_long_run_of_blanks_is_parsed_in_linear_time():
 def test_a_docstring_with_a_long_run_of_blanks_is_parsed_in_linear_time(line: str):
     """Each took minutes (4,000 blanks: about a second each; the time grew with the square)."""
     assert finishes(lambda: parse_docstring(line), seconds=20.0)
+
+
+def test_call_arguments_are_read_within_half_the_parse_budget(monkeypatch: pytest.MonkeyPatch):
+    """Reading a call's arguments walks up to its call node, and a node's parent is found
+    from the root down: in an error-recovered tree that grew with the square of the file
+    (unclosed doc fences in JavaScript: 68 s per MB). Past half the parse's CPU budget the
+    remaining calls are still found, of unknown arity."""
+    from refdoc_site.indexing import tree_sitter_tier
+
+    text = "function f() {\n" + "  g(1, 'a');\n" * 500 + "}\n"
+    source = source_file("app.js", "javascript", text)
+    chunks = chunk_file(source, text, ChunkSettings())
+    sites = [s for found in tree_sitter_tier.call_sites("javascript", text, chunks).values() for s in found]
+    assert len(sites) == 500 and all(s.arguments == ("number", "string") for s in sites)
+    monkeypatch.setattr(tree_sitter_tier, "parse_seconds", lambda size: -1.0)
+    sites = [s for found in tree_sitter_tier.call_sites("javascript", text, chunks).values() for s in found]
+    assert len(sites) == 500 and sum(s.arguments is None for s in sites) >= 500 - tree_sitter_tier.Deadline.EVERY

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import bisect
 import re
+import time
 from dataclasses import dataclass, field
 
 from ..core.records import Chunk, ChunkKind
-from ..languages import language_named, parse, patterns, tree_matches
+from ..languages import language_named, parse, parse_seconds, patterns, tree_matches
 from ..languages.exports import EXPORT_RULES
 from .regex_tier import (
     PROSE_LANGUAGES,
@@ -56,6 +57,7 @@ def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[
     data = text.encode("utf-8")
     found: list[tuple[int, CallSite]] = []
     ignored: list[tuple[int, int]] = []
+    reading_arguments = Deadline(parse_seconds(len(data)) / 2)
     for _pattern, captures in matches:
         if "ignore" in captures:
             ignored.extend((n.start_byte, n.end_byte) for n in captures["ignore"])
@@ -70,7 +72,8 @@ def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[
                 callee = f"{constructed.group(1)}.{callee}"
             elif _on_a_result(written, callee):
                 callee = RESULT_PREFIX + callee
-            found.append((name.start_byte, CallSite(callee, name.start_point[0], name.start_point[1], _call_arguments(name))))
+            arguments = _call_arguments(name) if not reading_arguments.passed() else None
+            found.append((name.start_byte, CallSite(callee, name.start_point[0], name.start_point[1], arguments)))
     found.sort(key=lambda item: item[0])
     owner = _innermost_chunk_by_row(chunks, text.count("\n") + 1)
     # a chunk whose own rows hold an error reads its calls from the regular expressions;
@@ -104,6 +107,33 @@ LITERAL_KINDS = (("string", "string"), ("char", "string"), ("number", "number"),
 """Node type fragments of literals (across grammars) → the kind of value they are."""
 
 
+CALL_CHILDREN = 8
+MAX_ARGUMENTS = 32
+"""A call with more arguments is read as one of unknown arity: error recovery can hang the
+rest of a file under one argument list, and reading that list again from each call inside
+it grew with the square of the file (unclosed doc fences in JavaScript: 68 s per MB). A
+node's parent is found from the root down, so in such a tree even the walk up costs the
+siblings' number: past half the parse's CPU budget, the rest of a file's calls are of
+unknown arity too (`Deadline`)."""
+
+
+class Deadline:
+    """CPU seconds from now, asked cheaply: the clock is read every `EVERY` questions."""
+
+    EVERY = 64
+
+    def __init__(self, seconds: float) -> None:
+        self.end = time.thread_time() + seconds
+        self.asked = 0
+        self.over = False
+
+    def passed(self) -> bool:
+        self.asked += 1
+        if not self.over and self.asked % self.EVERY == 0:
+            self.over = time.thread_time() > self.end
+        return self.over
+
+
 def _call_arguments(name) -> tuple[str, ...] | None:
     """The arguments of the call whose called name is `name` (its nearest enclosing node
     with an `arguments` field, a few levels up: `a.b.c(…)`), each as a kind."""
@@ -111,7 +141,11 @@ def _call_arguments(name) -> tuple[str, ...] | None:
     for _ in range(4):
         if node is None:
             return None
-        arguments = node.child_by_field_name("arguments")
+        # a call node has a few children; looking a field up among an error node's thousands
+        # costs their number, from each call inside it
+        arguments = node.child_by_field_name("arguments") if node.child_count <= CALL_CHILDREN else None
+        if arguments is not None and arguments.named_child_count > MAX_ARGUMENTS:
+            return None
         if arguments is not None:
             return tuple(_argument_kind(child) for child in arguments.named_children if "comment" not in child.type)
         node = node.parent
