@@ -108,10 +108,10 @@ def test_a_private_key_header_alone_is_code_and_stays() -> None:
     ],
 )
 def test_password_assignments_in_many_syntaxes_are_redacted(path: str, line: str) -> None:
-    secret = "Pw" + token(10)
-    result = redact(line.format(secret), path)
-    assert result.text == line.format(MARKER)
-    assert result.secrets == 1
+    for secret in ("Pw" + token(10), "PwdQpDlB4Vll"):  # the second reads like a `pwd…` name, but mixes every class: a value
+        result = redact(line.format(secret), path)
+        assert result.text == line.format(MARKER), secret
+        assert result.secrets == 1
 
 
 @pytest.mark.parametrize(

@@ -206,17 +206,21 @@ def looks_secret(value: str, kind: str, words: Words | None = None) -> bool:
     a secret-like identifier (`"new_password2"`, `"password"`) is a name, not a secret."""
     if words is not None and (
         value.lower() in words.placeholders or "example" in value.lower()
-        or (IDENTIFIER.fullmatch(value) and name_kind(value.encode(), words))
+        or (IDENTIFIER.fullmatch(value) and _classes(value) < 3 and name_kind(value.encode(), words))
     ):
-        return False
+        return False  # a name (`new_password2`), not a value; `PwdQpDlB4Vll` mixes all three classes: a value
     if not value or value.startswith(PLACEHOLDER_STARTS) or len(set(value)) == 1 or any(c.isspace() for c in value):
         return False
     if kind == "password":
         return len(value) >= MIN_PASSWORD_LENGTH
     if TOKEN_ALPHABET.fullmatch(value) is None:
         return False  # a regular expression or code, not a token: `[A-Z]\w*`
-    classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value)))
-    return len(value) >= MIN_SECRET_LENGTH and classes >= 2 and entropy(value) >= MIN_SECRET_ENTROPY
+    return len(value) >= MIN_SECRET_LENGTH and _classes(value) >= 2 and entropy(value) >= MIN_SECRET_ENTROPY
+
+
+def _classes(value: str) -> int:
+    """How many of lower case, upper case and digits a value mixes."""
+    return sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value)))
 
 
 def entropy(value: str) -> float:
