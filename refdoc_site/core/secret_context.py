@@ -264,11 +264,13 @@ def context_spans(data: bytes, rules: ContextRules, bare_values: bool) -> Iterat
     word is a literal in this file (.env, YAML, shell), not an expression (code)."""
     words = rules.words
     yield from _assignments(data, rules, bare_values)
-    for match in rules.default.finditer(data):
-        found = _value(match, data)
-        kind = name_kind(match.group(b"name"), words)
-        if found and kind and looks_secret(_text(data, found), kind, words):
-            yield found[0], found[1], "secret-named-default"
+    for rule, pattern in (("secret-named-default", rules.default), ("dockerfile-env", rules.docker_env),
+                          ("xml-setting", rules.xml_setting)):  # a secret-named value: the name says what it is
+        for match in pattern.finditer(data):
+            found = _value(match, data)
+            kind = name_kind(match.group(b"name"), words)
+            if found and kind and looks_secret(_text(data, found), kind, words):
+                yield found[0], found[1], rule
     for match in rules.pair.finditer(data):
         begin, end = _span(match, b"bare")
         kind = name_kind(match.group(b"name"), words)
@@ -279,16 +281,6 @@ def context_spans(data: bytes, rules: ContextRules, bare_values: bool) -> Iterat
         in_string = any(q in data[max(0, line_start) : match.start()] for q in (b'"', b"'", b"`"))
         if (bare_values or in_string) and looks_secret(_text(data, (begin, end)), kind, words):
             yield begin, end, "connection-string"
-    for match in rules.docker_env.finditer(data):
-        found = _value(match, data)
-        kind = name_kind(match.group(b"name"), words)
-        if found and kind and looks_secret(_text(data, found), kind, words):
-            yield found[0], found[1], "dockerfile-env"
-    for match in rules.xml_setting.finditer(data):
-        found = _value(match, data)
-        kind = name_kind(match.group(b"name"), words)
-        if found and kind and looks_secret(_text(data, found), kind, words):
-            yield found[0], found[1], "xml-setting"
     for match in rules.command_password.finditer(data):
         begin, end = _span(match, b"bare")
         if begin < 0:
