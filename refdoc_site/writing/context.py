@@ -204,9 +204,13 @@ def overview_context(
     def add(prefix: str, text: str, links=(), document: Document | None = None) -> None:
         nonlocal spent
         cost = count_tokens(text)
-        if spent + cost <= budget:
-            spent += cost
-            book.add(prefix, text, links) if document is None else book.add_chunk(document)
+        if spent + cost > budget:
+            return
+        spent += cost
+        if document is None:
+            book.add(prefix, text, links)
+        else:
+            book.add_chunk(document)
 
     def add_definition(chunk_id: str) -> None:
         document = by_id.get(chunk_id)
