@@ -6,6 +6,7 @@ import functools
 import hashlib
 import http.server
 import os
+import re
 import shutil
 import textwrap
 import threading
@@ -17,6 +18,16 @@ SHOP_FIXTURE = Path(__file__).parent / "fixtures" / "golden_repo"
 """The golden test's small multi-language repository."""
 TESTS_MERMAID = Path(__file__).parent / "js" / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
 """Mermaid as npm installs it for the tests (its module build beside it), when it is."""
+
+HEARTBEAT_LINE = re.compile(r"[\w .-]+: (?:.*, )?\d+s so far")
+"""A line `core/progress.heartbeat` prints after a few seconds without one: on a loaded
+machine any build may print it, so a test of a build's exact stderr leaves it out."""
+
+
+def without_heartbeats(stderr: str) -> str:
+    """`stderr` without the heartbeat's lines, stripped."""
+    return "\n".join(line for line in stderr.splitlines() if not HEARTBEAT_LINE.fullmatch(line)).strip()
+
 
 CHROMIUM = "/usr/bin/chromium"
 """Debian's Chromium, which the browser tests and the search benchmark drive (never a download)."""
