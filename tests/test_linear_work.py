@@ -17,6 +17,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from refdoc_site.core.config import ChunkSettings
+from refdoc_site.core.cpu_budget import CpuBudget
 from refdoc_site.core.records import Chunk, ChunkKind
 from refdoc_site.indexing.analyze import SyntaxAnalyzer
 from refdoc_site.indexing.chunk import COMMENT_MARKER_RE, chunk_file, strip_comment_markers
@@ -357,4 +358,4 @@ def test_call_arguments_are_read_within_half_the_parse_budget(monkeypatch: pytes
     assert len(sites) == 500 and all(s.arguments == ("number", "string") for s in sites)
     monkeypatch.setattr(tree_sitter_tier, "parse_seconds", lambda size: -1.0)
     sites = [s for found in tree_sitter_tier.call_sites("javascript", text, chunks).values() for s in found]
-    assert len(sites) == 500 and sum(s.arguments is None for s in sites) >= 500 - tree_sitter_tier.Deadline.EVERY
+    assert len(sites) == 500 and sum(s.arguments is None for s in sites) >= 500 - CpuBudget.EVERY

@@ -26,7 +26,6 @@ import fnmatch
 import hashlib
 import json
 import re
-import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from pathlib import Path
 
 import re2
 
+from .cpu_budget import CpuBudget
 from ..languages import language_for
 from .secret_context import context_rules, context_spans
 from .secret_tokens import rules_digest, token_spans
@@ -125,10 +125,10 @@ class Redactor:
         """`text` with each secret value replaced; `path` tells whether bare words are
         literals there (.env, YAML) or expressions (code a grammar parses). Raises
         `RedactionTooSlow` past the time budget."""
-        deadline = time.thread_time() + self.budget_seconds  # CPU time: a loaded machine skips no honest file
+        budget = CpuBudget(self.budget_seconds)  # CPU time: a loaded machine skips no honest file
 
         def check() -> None:
-            if time.thread_time() > deadline:
+            if budget.exceeded():
                 raise RedactionTooSlow(
                     f"{path or 'text'}: redacting took over {self.budget_seconds:g} s of CPU (built to defeat the secret rules?); not read"
                 )

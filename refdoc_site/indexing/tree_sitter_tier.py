@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import bisect
 import re
-import time
 from dataclasses import dataclass, field
 
+from ..core.cpu_budget import CpuBudget
 from ..core.records import Chunk, ChunkKind
 from ..languages import language_named, parse, parse_seconds, patterns, tree_matches
 from ..languages.exports import EXPORT_RULES
@@ -57,7 +57,7 @@ def call_sites(language: str, text: str, chunks: list[Chunk]) -> dict[str, list[
     data = text.encode("utf-8")
     found: list[tuple[int, CallSite]] = []
     ignored: list[tuple[int, int]] = []
-    reading_arguments = Deadline(parse_seconds(len(data)) / 2)
+    reading_arguments = CpuBudget(parse_seconds(len(data)) / 2)
     for _pattern, captures in matches:
         if "ignore" in captures:
             ignored.extend((n.start_byte, n.end_byte) for n in captures["ignore"])
@@ -114,24 +114,7 @@ rest of a file under one argument list, and reading that list again from each ca
 it grew with the square of the file (unclosed doc fences in JavaScript: 68 s per MB). A
 node's parent is found from the root down, so in such a tree even the walk up costs the
 siblings' number: past half the parse's CPU budget, the rest of a file's calls are of
-unknown arity too (`Deadline`)."""
-
-
-class Deadline:
-    """CPU seconds from now, asked cheaply: the clock is read every `EVERY` questions."""
-
-    EVERY = 64
-
-    def __init__(self, seconds: float) -> None:
-        self.end = time.thread_time() + seconds
-        self.asked = 0
-        self.over = False
-
-    def passed(self) -> bool:
-        self.asked += 1
-        if not self.over and self.asked % self.EVERY == 0:
-            self.over = time.thread_time() > self.end
-        return self.over
+unknown arity too (`core.cpu_budget.CpuBudget`)."""
 
 
 def _call_arguments(name) -> tuple[str, ...] | None:
