@@ -306,6 +306,41 @@ def test_c_function_like_macros_are_definitions_api_only_in_a_header():
     assert source == ["cJSON_GetArraySize"]  # the macro and the typedef are local to the .c file
 
 
+CPP_SOURCE = """
+    #include "db/db_impl.h"
+
+    namespace leveldb {
+
+    struct DBImpl::Writer {
+      explicit Writer(port::Mutex* mu) : done(false), cv(mu) {}
+      bool done;
+    };
+
+    struct DBImpl::CompactionState {
+      Output* current_output() { return &outputs[outputs.size() - 1]; }
+    };
+
+    Options SanitizeOptions(const std::string& dbname) { return Options(); }
+
+    static int ClipToRange(int value) { return value; }
+
+    Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
+      Writer w(&mutex_);
+      return Status::OK();
+    }
+
+    }  // namespace leveldb
+    """
+
+
+def test_cpp_a_type_defined_in_a_source_file_nests_its_members_and_is_no_api():
+    # before: `struct DBImpl::Writer {` was no class (its name is qualified), so its
+    # constructor and `current_output` were free functions, exported from db_impl.cc
+    assert {("class", "DBImpl.Writer"), ("method", "DBImpl.Writer.Writer"), ("class", "DBImpl.CompactionState"),
+            ("method", "DBImpl.CompactionState.current_output")} <= set(definitions("db/db_impl.cc", "cpp", CPP_SOURCE))
+    assert exported("db/db_impl.cc", "cpp", CPP_SOURCE) == ["SanitizeOptions", "DBImpl.Write"]
+
+
 def test_go_effects_come_from_go_rules_tied_to_imports():
     text = '''
         package cobra

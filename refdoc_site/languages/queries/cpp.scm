@@ -31,12 +31,13 @@
           declarator: [(identifier) (qualified_identifier)] @name))))
   body: (_) @body) @definition.function
 
-; Classes, structs, unions and enums with a body; nested ones are Outer.Inner.
+; Classes, structs, unions and enums with a body; nested ones are Outer.Inner, and so is
+; one a source file defines out of its class (`struct DBImpl::Writer {`).
 (class_specifier
-  name: [(type_identifier) (template_type)] @name
+  name: [(type_identifier) (template_type) (qualified_identifier)] @name
   body: (field_declaration_list) @body) @definition.class
 (struct_specifier
-  name: [(type_identifier) (template_type)] @name
+  name: [(type_identifier) (template_type) (qualified_identifier)] @name
   body: (field_declaration_list) @body) @definition.class
 (union_specifier
   name: (type_identifier) @name
