@@ -36,7 +36,11 @@ def search(browser, url: str, queries: list[str]) -> list[tuple[list[str], list[
         requests.clear()
         page.fill(".md-search__input", "")
         page.click(".md-search__input")
-        page.keyboard.type(query, delay=10)
+        # the whole query at once, then one key's keyup (Material searches on keyup): typed key
+        # by key on a loaded machine, the prefixes ("delete", "delete u") ran as queries of
+        # their own and fetched their clusters too
+        page.fill(".md-search__input", query)
+        page.keyboard.press("End")
         page.wait_for_selector(".md-search-result__item", timeout=10_000)
         page.wait_for_function(
             "q => document.documentElement.getAttribute('data-refdoc-search') === 'settled'"
