@@ -69,11 +69,11 @@ def extractive(
     question: str, library: Library, sources: list[Source], labels: Labels,
     emit: Callable[[str], None], failed: bool = False,
 ) -> Answer:
-    """The paragraph, then the listed hits under their heading (which, when the model's
-    answer `failed`, says so), streamed a piece each."""
+    """The paragraph, then the listed hits under their heading, streamed a piece each;
+    when the model's answer `failed`, a line saying so comes first."""
     sources = sources[:EXTRACTIVE_RESULTS]
-    heading = (f"{labels['ask_failed']} " if failed else "") + labels["ask_results"]
-    pieces = [paragraph(library, sources, labels) + "\n\n", heading + "\n\n"]
+    pieces = [labels["ask_failed"] + "\n\n"] if failed else []
+    pieces += [paragraph(library, sources, labels) + "\n\n", labels["ask_results"] + "\n\n"]
     pieces += [result_line(rank, source) for rank, source in enumerate(sources, start=1)]
     for piece in pieces:
         emit(piece)
