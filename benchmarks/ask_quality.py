@@ -81,6 +81,8 @@ class Figures:
     questions: int = 0
     answered: int = 0
     top3: int = 0
+    listed: int = 0
+    """Answers with a relevant definition anywhere among the sources they list."""
     first: int = 0
     """Answers whose first sentence links to a relevant definition."""
     lead: int = 0
@@ -98,6 +100,7 @@ class Figures:
         self.questions += other.questions
         self.answered += other.answered
         self.top3 += other.top3
+        self.listed += other.listed
         self.first += other.first
         self.lead += other.lead
         self.seconds += other.seconds
@@ -134,6 +137,7 @@ def measure(library: Library, labelled, questions: list[str]) -> tuple[Figures, 
         found.questions += 1
         found.answered += answer.mode != "not_found"
         found.top3 += any((s.path, s.symbol) in query.relevant for s in answer.sources[:TOP])
+        found.listed += any((s.path, s.symbol) in query.relevant for s in answer.sources)
         if answer.mode == "extractive":
             anchors = {chunk_url(path, symbol) for path, symbol in query.relevant}
             links = first_sentence_links(answer.text)
@@ -183,7 +187,7 @@ def verdicts(found: Figures, off: Figures) -> list[str]:
 def row(name: str, language: str, tuned: str, found: Figures, off: Figures | None) -> list[str]:
     return [
         name, language, tuned, str(found.questions), found.rate(found.first), found.rate(found.lead), found.rate(found.top3),
-        found.rate(found.questions - found.answered),
+        found.rate(found.listed), found.rate(found.questions - found.answered),
         str(off.questions) if off else "", off.rate(off.questions - off.answered) if off else "", found.median_ms(),
     ]
 
@@ -220,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row(labelled.name, labelled.language, "tuned" if labelled.tuned else "", found, off if questions else None))
                 report[labelled.name] = {
                     "tuned": labelled.tuned, "queries": found.questions, "first_sentence": found.first, "lead": found.lead,
-                    "top3": found.top3, "not_found": found.questions - found.answered,
+                    "top3": found.top3, "listed": found.listed, "not_found": found.questions - found.answered,
                     "off_topic": off.questions, "off_topic_not_found": off.questions - off.answered,
                     "median_seconds": statistics.median(found.seconds) if found.seconds else None,
                 }
@@ -230,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row(f"({label})", "pooled", "tuned" if tuned else "", found, off))
     print(f"thresholds: cosine >= {retrieval.MIN_COSINE}, or term coverage >= {retrieval.MIN_COVERAGE}")
     print(_table(["set", "language", "tuned", "n", "first sentence relevant", "lead relevant", f"top {TOP} relevant",
-                  "wrongly not found", "off-topic n", "off-topic not found", "median ms"], rows, right_from=3))
+                  "listed relevant", "wrongly not found", "off-topic n", "off-topic not found", "median ms"], rows, right_from=3))
     print()
     for tuned, label in ((True, "tuned"), (False, "held-out")):
         found, off = pooled[tuned]

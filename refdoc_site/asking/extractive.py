@@ -96,10 +96,10 @@ def paragraph(library: Library, sources: list[Source], labels: Labels) -> str:
         """The clauses of what `subject_id` calls and is called by among the hits not
         named yet, and those hits."""
         clauses, reached = [], []
-        for key, linked in (("ask_calls", edges.callees[subject_id]), ("ask_called_by", edges.callers[subject_id])):
+        for template, linked in ((labels["ask_calls"], edges.callees[subject_id]), (labels["ask_called_by"], edges.callers[subject_id])):
             fresh = [i for i in linked if i not in named]
             if fresh:
-                clauses.append(labels[key].format(subject=subject, names=cite(fresh)))
+                clauses.append(str(template).format(subject=subject, names=cite(fresh)))
                 reached += fresh
         return clauses, reached
 
@@ -120,7 +120,7 @@ def paragraph(library: Library, sources: list[Source], labels: Labels) -> str:
             continue
         topics.append(source.id)
         summary = _summary(source)
-        opening = labels["ask_does" if summary else "ask_best"].format(named=cite([source.id]), summary=summary)
+        opening = str(labels["ask_does"] if summary else labels["ask_best"]).format(named=cite([source.id]), summary=summary)
         clauses, reached = relations(source.id, labels["ask_it"])
         sentences.append(labels["ask_clause"].join([opening, *clauses]) + labels["ask_end"])
         follow(reached)
