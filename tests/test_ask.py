@@ -13,10 +13,13 @@ import pytest
 from helpers import ASK_SOURCES, HOSTILE_SOURCES, OVERLOADED_SOURCES, write_repo
 
 from refdoc_site.asking.answer import MAX_QUESTION_CHARS, Turn, ask
+from refdoc_site.asking.extractive import paragraph
 from refdoc_site.asking.library import Library
+from refdoc_site.asking.records import Source
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config
 from refdoc_site.core.errors import RefdocError
+from refdoc_site.core.resources import page_labels
 from refdoc_site.core.text import markdown_line
 from refdoc_site.pipeline import Workspace, index
 from refdoc_site.search.site_search import _chunk_row
@@ -71,17 +74,58 @@ def test_search_covers_code_and_the_repositorys_prose(ask_library: Library) -> N
     assert "section" in kinds and "function" in kinds
 
 
-def test_without_an_llm_the_answer_is_the_best_matches_labelled_as_search_results(ask_library: Library) -> None:
+def test_without_an_llm_the_answer_is_a_paragraph_then_the_best_matches_labelled_as_search_results(ask_library: Library) -> None:
     pieces: list[str] = []
     answer = ask("how does placing an order charge the card?", ask_library, None, on_text=pieces.append)
-    assert answer.mode == "extractive" and "Search results" in answer.text.splitlines()[0]
-    assert "".join(pieces).rstrip() == answer.text.rstrip() and len(pieces) == 1 + len(answer.sources)
+    paragraph, heading, *results = answer.text.split("\n\n")
+    assert answer.mode == "extractive" and heading.startswith("Search results")
+    assert "".join(pieces).rstrip() == answer.text.rstrip() and len(pieces) == 2 + len(answer.sources)
+    place = ask_library.definition("shop/orders.py#place_order")
+    charge = ask_library.definition("shop/payments.py#charge_card")
+    # The first sentence names the best definition, cited, with its summary, and what it
+    # calls among the listed ones: a call the graph holds.
+    assert paragraph.startswith(f"`place_order` ([shop/orders.py:{place.start_line}-{place.end_line}]({place.url})): Place an order for the cart")
+    assert f"; it calls `charge_card` ([shop/payments.py:{charge.start_line}-{charge.end_line}]({charge.url}))" in paragraph.split(". ")[0]
+    assert charge.id in place.callees
     top = [source.id for source in answer.sources[:3]]
     assert "shop/orders.py#place_order" in top
-    place = next(s for s in answer.sources if s.id == "shop/orders.py#place_order")
-    assert f"[shop/orders.py:{place.start_line}-{place.end_line}]({place.url})" in answer.text
+    assert f"[shop/orders.py:{place.start_line}-{place.end_line}]({place.url})" in results[0]
     assert answer.cited == [s.id for s in answer.sources] and answer.flagged == []
     assert all(s.reason == "retrieved" and s.summary for s in answer.sources)
+    assert ask("how does placing an order charge the card?", ask_library, None).text == answer.text
+
+
+def listed(library: Library, *ids: str) -> list[Source]:
+    """The definitions of `ids` as an extractive answer lists them, in that order."""
+    found = library.definitions(list(ids))
+    assert [d.id for d in found] == list(ids)
+    return [Source(d.id, d.path, d.start_line, d.end_line, d.symbol, d.kind, 0.0, d.summary.get("responsibility", ""),
+                   "retrieved", d.url) for d in found]
+
+
+def test_the_paragraph_says_only_the_calls_the_graph_holds_between_the_listed_definitions(ask_library: Library) -> None:
+    """Two topics (the best hit, then the best one no call joins to it) with their
+    summaries; each other call between the listed hits once, opened by the hit that makes
+    it; a hit with no call and past the topics is left to the list."""
+    labels = page_labels("en")
+    text = paragraph(ask_library, listed(ask_library, "shop/payments.py#refund_payment", "README.md#Shop > Refunds",
+                                         "shop/orders.py#place_order", "shop/orders.py#check_stock", "shop/orders.py#ship_parcel"), labels)
+    sentences = text.split(". ")
+    assert sentences[0].startswith("`refund_payment` ([shop/payments.py:11-13](files/shop/payments.py/#chunk-refund-payment)): Give the money")
+    assert " calls " not in sentences[0], "refund_payment calls none of them"
+    assert sentences[1].startswith("`Shop > Refunds` ([README.md:3-5](files/README.md/#chunk-Shop-Refunds)): A refund gives")
+    assert sentences[2] == ("`place_order` ([shop/orders.py:6-10](files/shop/orders.py/#chunk-place-order)) calls "
+                            "`check_stock` ([shop/orders.py:13-17](files/shop/orders.py/#chunk-check-stock)) and "
+                            "`ship_parcel` ([shop/orders.py:20-22](files/shop/orders.py/#chunk-ship-parcel)).")
+    assert len(sentences) == 3
+    called = paragraph(ask_library, listed(ask_library, "shop/payments.py#charge_card", "shop/orders.py#place_order",
+                                           "shop/orders.py#check_stock"), labels)
+    assert called.startswith("`charge_card` ([shop/payments.py:4-8](files/shop/payments.py/#chunk-charge-card)): Charge the card")
+    assert called.endswith("; it is called by `place_order` ([shop/orders.py:6-10](files/shop/orders.py/#chunk-place-order)). "
+                           "`place_order` calls `check_stock` ([shop/orders.py:13-17](files/shop/orders.py/#chunk-check-stock)).")
+    alone = paragraph(ask_library, listed(ask_library, "shop/orders.py#check_stock", "shop/payments.py#refund_payment",
+                                          "shop/orders.py#ship_parcel"), labels)
+    assert " calls " not in alone and "ship_parcel" not in alone, "no call joins them: two topics, the third left to the list"
 
 
 def test_a_question_about_nothing_in_the_repository_is_not_found(ask_library: Library) -> None:
@@ -108,7 +152,7 @@ def test_the_ask_command_prints_json_for_tools(ask_workspace: Workspace, capsys)
     assert set(answer["sources"][0]) == {"id", "path", "start_line", "end_line", "symbol", "kind", "score", "summary", "reason", "url"}
     assert main(["ask", "how is an order placed?", str(ask_workspace.repo), *store]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Search results") and "[shop/orders.py:" in out
+    assert out.startswith("`place_order` ([shop/orders.py:") and "\n\nSearch results" in out
     assert main(["ask", "", str(ask_workspace.repo), *store]) == 2
     assert capsys.readouterr().err.strip() == 'refdoc-site: ask: the question is empty; ask something, e.g. refdoc-site ask "how is the config loaded?"'
 
@@ -116,7 +160,10 @@ def test_the_ask_command_prints_json_for_tools(ask_workspace: Workspace, capsys)
 def test_a_japanese_site_labels_its_answers_in_japanese(ask_workspace: Workspace) -> None:
     japanese = Workspace.create(ask_workspace.repo, Config(language="ja"), ask_workspace.store_dir)
     library = Library.open(japanese)
-    assert ask("refund", library, None).text.startswith("検索結果")
+    paragraph, heading = ask("how does placing an order charge the card?", library, None).text.split("\n\n")[:2]
+    assert heading.startswith("検索結果")
+    assert paragraph.startswith("`place_order`（[shop/orders.py:6-10](files/shop/orders.py/#chunk-place-order)）: Place an order")
+    assert "。これは `charge_card`（[shop/payments.py:4-8](files/shop/payments.py/#chunk-charge-card)） を呼び出します。" in paragraph
     assert ask("what temperature should sourdough bread be baked at?", library, None).text.startswith("このリポジトリには見つかりません")
 
 
@@ -150,7 +197,8 @@ def test_an_answer_keeps_the_repositorys_names_as_text(tmp_path: Path, capsys) -
     assert {"<img src=x onerror=alert(2)>/widget.py", "fence\n```\n<img src=x onerror=alert(3)>/fenced.py", "README.md"} <= paths
     assert "Widgets > Spin `x` <img src=x onerror=alert(6)> widgets" in {source["symbol"] for source in answer["sources"]}
     lines = answer["text"].splitlines()
-    assert len(lines) == 2 + len(answer["sources"]), "a heading, a blank line, one line a result"
+    assert len(lines) == 4 + len(answer["sources"]), "a paragraph, a heading, a blank line after each, one line a result"
+    assert "Widgets > Spin `x` &lt;img src=x onerror=alert(6)> widgets ([README.md:" in lines[0], "the paragraph names it as text"
     html = markdown.markdown(answer["text"])
     assert "<img" not in html and '<a href="javascript' not in html
     assert [a for a in re.findall(r'<a href="([^"]*)"', html) if not a.startswith("files/")] == []

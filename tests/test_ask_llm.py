@@ -145,7 +145,8 @@ def test_a_failed_call_falls_back_to_the_search_results_and_says_so(server: Open
     session = session_for(server, tmp_path)
     answer = ask(QUESTION, ask_library, session, on_text=pieces.append)
     assert answer.mode == "extractive" and "failed" in answer.notice
-    assert answer.text.startswith("(the model's answer failed, so these are the search results) Search results")
+    assert answer.text.startswith("(the model's answer failed, so these are the search results)\n\n`place_order` ([shop/orders.py:")
+    assert "\n\nSearch results (no model wrote this answer" in answer.text
     assert "".join(pieces) == answer.text.rstrip() + "\n" or "".join(pieces).rstrip() == answer.text.rstrip()
     assert len(server.chat_requests("ask")) == 2 and session.report.phase("ask").fallbacks == 1
 

@@ -1,4 +1,5 @@
-"""The off-topic questions `benchmarks/ask_quality.py` asks, and its threshold grid."""
+"""The off-topic questions `benchmarks/ask_quality.py` asks, its threshold grid, how it
+reads an answer's first sentence, and its verdicts on the issue's targets."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from ask_quality import NOT_FOUND_FILE, Signals, grid, off_topic
+from ask_quality import NOT_FOUND_FILE, Figures, Signals, first_sentence_links, grid, off_topic, verdicts
 from search_quality import SETS
 
 
@@ -30,3 +31,22 @@ def test_the_grid_keeps_a_hit_when_either_signal_reaches_its_threshold() -> None
     # one off-topic question is kept (cosine 0.5), the other turned away.
     assert rows[("0.45", "0.40")] == ["0.500", "0.500", "0.500"]
     assert rows[("off", "off")] == ["0.000", "0.000", "1.000"]
+
+
+def test_the_first_sentence_is_read_up_to_its_first_stop_and_its_links_are_its_names() -> None:
+    english = ("`a` ([x.py:1-2](files/x.py/#chunk-a)): Do it; it calls `b` ([y.py:3-4](files/y.py/#chunk-b)). "
+               "`c` ([z.py:1-9](files/z.py/#chunk-c)): More.\n\nSearch results:\n\n1. [q.py:1-2](files/q.py/#chunk-q)")
+    assert first_sentence_links(english) == ["files/x.py/#chunk-a", "files/y.py/#chunk-b"]
+    japanese = "`a`（[x.py:1-2](files/x.py/#chunk-a)）: 要約。これは `b`（[y.py:3-4](files/y.py/#chunk-b)） を呼び出します。"
+    assert first_sentence_links(japanese) == ["files/x.py/#chunk-a"]
+    early = "`a` ([x.py:1-2](u1)): Reads e.g. a file; it calls `b` ([y.py:3-4](u2))."
+    assert first_sentence_links(early) == ["u1"], "a summary's own stop ends the sentence: the measure only undercounts"
+    assert first_sentence_links("Not found in this repository: nothing indexed is about this question.") == []
+
+
+def test_the_verdicts_compare_the_pooled_figures_with_the_targets() -> None:
+    found = Figures(questions=100, answered=96, first=80)
+    lines = verdicts(found, Figures(questions=40, answered=2))
+    assert [line.split()[0] for line in lines] == ["PASS", "PASS", "PASS"], lines
+    lines = verdicts(Figures(questions=100, answered=94, first=79), Figures(questions=40, answered=3))
+    assert [line.split()[0] for line in lines] == ["FAIL", "FAIL", "FAIL"], lines

@@ -1,6 +1,7 @@
 """The Ask panel in headless Chromium: against `refdoc-site serve` on loopback it appears
 beside the search box, streams an answer whose citation lands on the definition's anchor and
-keeps the conversation across pages; the same site on a static host draws no panel, asks
+keeps the conversation across pages; without a model it shows the paragraph and the list
+`refdoc-site ask` prints (parity); the same site on a static host draws no panel, asks
 nothing and logs nothing; a model's answer shows its sources and flags and runs nothing of
 what it wrote; an open page reloads itself after a rebuild, or offers to while a question
 is being typed. The panel and its absence are checked on the MkDocs site and on the
@@ -10,12 +11,16 @@ from __future__ import annotations
 
 import json
 import shutil
+from html.parser import HTMLParser
 from pathlib import Path
+
+import markdown
 
 import pytest
 from helpers import SHOP_FIXTURE, require_chromium, running, served_folder
 from openai_server import TEST_KEY, OpenAIServer
 
+from refdoc_site.cli import main
 from refdoc_site.core.config import Config
 from refdoc_site.core.workspace import Workspace
 from refdoc_site.llm import open_session
@@ -177,6 +182,74 @@ def test_the_sites_search_results_cover_the_open_panel(browser, request, engine:
         )
         assert on_top, (width, box)
         page.close()
+
+
+class Rendered(HTMLParser):
+    """A paragraph of Markdown as a Markdown renderer draws it: its text, its links' targets
+    and its code spans."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text, self.links, self.code, self._in_code = "", [], [], False
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "a":
+            self.links.append(dict(attrs)["href"])
+        self._in_code = tag == "code"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_code = False if tag == "code" else self._in_code
+
+    def handle_data(self, data: str) -> None:
+        self.text += data
+        if self._in_code:
+            self.code.append(data)
+
+
+def rendered(markdown_text: str) -> Rendered:
+    parser = Rendered()
+    parser.feed(markdown.markdown(markdown_text))
+    return parser
+
+
+PARITY_QUESTIONS = (
+    "normalize the name when creating a user",  # a call between listed definitions, both ways
+    "how is a user deleted?",
+    "what temperature should sourdough bread be baked at?",  # about nothing here
+)
+
+
+@pytest.mark.parametrize("question", PARITY_QUESTIONS)
+def test_without_a_model_the_panel_shows_the_paragraph_the_cli_prints(browser, shop, question: str, capsys) -> None:
+    """Parity: the panel's answer is the one `refdoc-site ask` prints for the same store and
+    question (serve answers with the same `ask()`), drawn as a Markdown renderer draws it:
+    the paragraph's words, each definition's link to its anchor on the site, its names as
+    code; "not found in this repository" for a question about nothing in it."""
+    store = ["--store", str(shop.workspace.store_dir)]
+    assert main(["ask", question, str(shop.workspace.repo), *store, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    page, _, errors = watched_page(browser)
+    page.goto(shop.url)
+    page.wait_for_selector(".refdoc-ask-toggle", timeout=10_000).click()
+    assert "put together from the best search results" in page.inner_text(".refdoc-ask__note")
+    answer = ask_in_panel(page, question)
+    shown = answer.query_selector(".refdoc-ask__text > p")
+    expected = rendered(printed["text"].split("\n\n")[0])
+    assert shown.text_content() == expected.text
+    assert [a.get_attribute("href") for a in shown.query_selector_all("a")] == [shop.url + link for link in expected.links]
+    assert [c.text_content() for c in shown.query_selector_all("code")] == expected.code
+    if printed["mode"] == "not_found":
+        assert expected.text.startswith("Not found in this repository") and not answer.query_selector_all("ol li")
+    else:
+        listed = [a.get_attribute("href") for a in answer.query_selector_all(".refdoc-ask__text ol > li a")]
+        assert listed == [shop.url + source["url"] for source in printed["sources"]]
+        assert expected.links[0] == printed["sources"][0]["url"], "the paragraph opens with the best match"
+    if question == PARITY_QUESTIONS[0]:
+        create, normalize = (shop.url + "files/app/service.py/#chunk-UserService.create-user", shop.url + "files/app/util.py/#chunk-normalize-name")
+        assert "it calls normalize_name (app/util.py:" in shown.text_content()
+        assert [a.get_attribute("href") for a in shown.query_selector_all("a")][:2] == [create, normalize]
+    assert errors == []
+    page.close()
 
 
 MODEL_REPLY = (

@@ -13,7 +13,9 @@ search results themselves.
    answer is streamed (`on_text`), then grounded (`grounded.py`): every citation becomes a
    `[path:start-end](url)` link, and one of something not in the context is marked and
    listed in `flagged`. A failed call falls back to step 3, and says so.
-3. Without one: the best chunks with their summaries and links, labelled as search results.
+3. Without one (`extractive.py`): a paragraph naming the best chunks, what they do and how
+   they call one another, each cited, then the chunks with their summaries and links,
+   labelled as search results.
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ from collections.abc import Callable, Sequence
 
 from ..core.errors import RefdocError
 from ..core.resources import page_labels
-from ..core.text import markdown_line
 from ..languages import followups
 from ..llm.session import LlmSession
 from ..search.ranking import MAX_QUERY_CHARS, query_terms
 from ..writing.writers import expand_query
+from .extractive import EXTRACTIVE_RESULTS, extractive
 from .grounded import model_answer
 from .library import Library
 from .records import Answer, Source, Turn
@@ -37,10 +39,6 @@ __all__ = ["MAX_QUESTION_CHARS", "Answer", "Source", "Turn", "ask", "check_quest
 
 MAX_QUESTION_CHARS = MAX_QUERY_CHARS
 """Longest question accepted (the search's own bound on a query)."""
-EXTRACTIVE_RESULTS = 5
-"""Search results an extractive answer lists."""
-FAILED_NOTICE = "the model's answer failed, so these are the search results"
-"""`Answer.notice` of a fallback (the text says it in the site's language: `ask_failed`)."""
 
 
 def check_question(question: str) -> str:
@@ -75,8 +73,9 @@ def ask(
     if not retrieved:
         emit(labels["ask_not_found"])
         return Answer(question, labels["ask_not_found"], "not_found")
+    listed = [retrieved_source(library, item) for item in retrieved[:EXTRACTIVE_RESULTS]]
     if llm is None:
-        return extractive(question, library, retrieved, emit)
+        return extractive(question, library, listed, labels, emit)
     sources = context_sources(library, retrieved)
     streamed: list[str] = []
 
@@ -88,7 +87,7 @@ def ask(
     if result is None:
         if streamed:  # the model's text broke off: the search results follow it, apart
             emit("\n\n")
-        return extractive(question, library, retrieved, emit, failed=True)
+        return extractive(question, library, listed, labels, emit, failed=True)
     return result
 
 
@@ -129,30 +128,3 @@ def _holds(text: str, words: list[str], word: str, spaced: bool) -> bool:
         return word in text
     parts = word.split()
     return any(words[i : i + len(parts)] == parts for i in range(len(words)))
-
-
-def extractive(
-    question: str, library: Library, retrieved: list[Retrieved], emit: Callable[[str], None], failed: bool = False
-) -> Answer:
-    """The best relevant chunks, each with its summary and link, labelled as search results
-    (and, when the model's answer `failed`, saying so)."""
-    labels = page_labels(library.workspace.config.language)
-    sources = [retrieved_source(library, item) for item in retrieved[:EXTRACTIVE_RESULTS]]
-    notice = FAILED_NOTICE if failed else ""
-    heading = (f"{labels['ask_failed']} " if failed else "") + labels["ask_results"]
-    pieces = [heading + "\n\n"]
-    emit(pieces[0])
-    for rank, source in enumerate(sources, start=1):
-        piece = result_line(rank, source)
-        pieces.append(piece)
-        emit(piece)
-    return Answer(question, "".join(pieces).rstrip() + "\n", "extractive", sources, [s.id for s in sources], [], notice)
-
-
-def result_line(rank: int, source: Source) -> str:
-    """`1. [path:3-9](url) `symbol` (function): what it does.`, each of the repository's
-    texts kept to one line of Markdown text (a symbol with a backtick is not a code span)."""
-    symbol = " ".join(source.symbol.split())
-    name = f" {markdown_line(symbol)}" if "`" in symbol else f" `{symbol}`" if symbol else ""
-    summary = markdown_line(source.summary)
-    return f"{rank}. {source.citation()}{name} ({source.kind})" + (f": {summary}" if summary else "") + "\n"

@@ -131,7 +131,7 @@ class Served:
         return f"http://{shown}:{self.server.port}/"
 
     def banner(self) -> str:
-        answers = "the LLM answers" if self.llm is not None else "answers are search results (no LLM configured)"
+        answers = "the LLM answers" if self.llm is not None else "answers are put together from the search results (no LLM configured)"
         return f"serve: {self.url} ({answers}; Ctrl-C stops)"
 
     def rebuild(self) -> bool:

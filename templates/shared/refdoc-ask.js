@@ -208,7 +208,7 @@
     panel.id = "refdoc-ask";
     panel.setAttribute("aria-label", "Ask");
     var log = panel.appendChild(element("div", "refdoc-ask__log"));
-    var note = health.mode === "llm" ? "Answers by the configured model, citing the code." : "No LLM is configured: answers are the best search results.";
+    var note = health.mode === "llm" ? "Answers by the configured model, citing the code." : "No LLM is configured: answers are put together from the best search results, each cited.";
     log.appendChild(element("p", "refdoc-ask__note", note));
     var turns = log.appendChild(element("div", "refdoc-ask__turns"));
     var form = panel.appendChild(element("form", "refdoc-ask__form"));
