@@ -70,7 +70,7 @@ from ..rendering.project_files import (
 )
 from ..rendering.render import HIERARCHY_JSON, RenderedPage, SiteData, page_labels, write_hierarchy
 from ..rendering.site import MermaidScript, build_site, find_mermaid, write_project
-from ..rendering.stamp import build_stamp
+from ..rendering.stamp import build_stamp, issue_form
 from ..search.embed import StaticEmbedder, embed_documents, matching_embedder
 from ..search.prose import ProsePage, page_documents
 from ..search.site_search import write_search_data
@@ -213,6 +213,7 @@ def render_report(workspace: Workspace) -> RenderReport:
         engine=workspace.config.engine,
         hierarchy=data.hierarchy,
         markdown_copies=copies,
+        report=issue_form(page_labels(data.language), data.commit, data.repo_url),
     )
     written = {*pages, LLMS_TXT, LLMS_FULL_TXT, HIERARCHY_JSON}
     for removed in remove_unwritten(docs_dir, written):
