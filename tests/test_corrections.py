@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
 from helpers import dedent, without_heartbeats, write_repo
+from test_change_map import GITHUB_LINKS
 
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config, parse_config
 from refdoc_site.core.corrections import CORRECTIONS_NAME, load_corrections, parse_corrections
 from refdoc_site.core.errors import ConfigError
-from refdoc_site.pipeline import Workspace, build
+from refdoc_site.pipeline import Base, Workspace, build, changes
+from refdoc_site.rendering.changes import comment_markdown
+from refdoc_site.understanding.changes import ChangeMap, ChangeStatus, FileChange, StalePage
 
 CORE = dedent('''
     def spin(speed: int) -> int:
@@ -150,3 +155,49 @@ def test_refdoc_yml_names_the_file_only_inside_the_repository(tmp_path) -> None:
     (tmp_path / "repo" / CORRECTIONS_NAME).symlink_to(outside_file)
     with pytest.raises(ConfigError, match="cannot be read"):
         load_corrections(tmp_path / "repo" / CORRECTIONS_NAME, CORRECTIONS_NAME)
+
+
+def _git(repo: Path, *arguments: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", *arguments], check=True, capture_output=True)
+
+
+def test_a_pull_request_names_the_corrections_and_decisions_whose_code_it_edits(tmp_path) -> None:
+    """The change map's "May now be wrong": a maintainer's correction of the edited function
+    first (its page would state a summary checked against code that is gone), then the
+    decision whose evidence is the edited file; a correction of untouched code is not listed."""
+    repo = write_repo(tmp_path / "repo", {
+        "pyproject.toml": '[project]\nname = "wheel"\ndependencies = ["requests>=2"]\n',
+        "app/__init__.py": "", "app/core.py": "import requests\n\n\n" + CORE, "app/brake.py": BRAKE,
+    })
+    workspace = _build(repo, tmp_path)
+    store = ["--store", str(tmp_path / "store")]
+    assert main(["correct", "app/core.py#spin", str(repo), *store, "--summary", REPLACED]) == 0
+    assert main(["correct", "app/brake.py#brake", str(repo), *store, "--note", "Quarter speed."]) == 0
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    (repo / "app/core.py").write_text("import requests\n\n\n" + CORE.replace("speed * 2", "speed * 3"), encoding="utf-8")
+    found = changes(workspace, Base("HEAD"))
+    assert [(s.kind, s.page, s.cited) for s in found.stale][:2] == [
+        ("correction", "files/app/core.py.md", "app/core.py#spin"),
+        ("decision", "decisions.md", "app/core.py"),
+    ]
+    assert not any("brake" in s.title for s in found.stale)
+    comment = comment_markdown(found, "en", "https://example.org/pr-3/")
+    stale = comment.split("**May now be wrong**\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert stale[0] == (
+        "- [`definition: app/core.py#spin`](https://example.org/pr-3/files/app/core.py/#chunk-spin) (files/app/core.py.md):"
+        " maintainer's correction: cites app/core.py\\#spin, which this change edits"
+    )
+    assert comment.index("**May now be wrong**") < comment.index("**Public definitions changed**")
+
+
+def test_stale_pages_stay_within_the_comments_bound_and_their_titles_are_inert() -> None:
+    hostile = "<img src=x onerror=alert(1)> @acme/team #12 www.login.example `](javascript:x)"
+    stale = [StalePage("decision", "decisions.md", "", f"{hostile} {i}", f"@acme/{i}.py") for i in range(500)]
+    found = ChangeMap("main", files=[FileChange("a.py", "", ChangeStatus.CHANGED)], stale=stale)
+    comment = comment_markdown(found, "en", "https://example.org/")
+    lines = comment.splitlines()
+    assert len(lines) <= 60 and lines[-1].startswith("[and ") and lines[4] == "**May now be wrong**"
+    shown = re.sub(r"\]\([^)]*\)", "]", re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", comment))  # what GitHub reads as text
+    assert GITHUB_LINKS.findall(shown) == [] and "<img" not in shown and "javascript:" not in shown, comment
