@@ -11,7 +11,11 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from helpers import require_chromium, served_build, write_repo
 
+from refdoc_site.rendering.zensical_site import zensical_installed
+
 require_chromium()
+
+ENGINES = ("mkdocs", pytest.param("zensical", marks=pytest.mark.skipif(not zensical_installed(), reason="needs Zensical: pip install 'refdoc-site[zensical]' (the test extra has it)")))
 
 REPO_URL = "https://github.com/acme/wheel"
 SOURCES = {
@@ -28,15 +32,16 @@ def _committed(root):
     return repo, subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
+@pytest.fixture(scope="module", params=ENGINES)
+def built(request, tmp_path_factory):
     work = tmp_path_factory.mktemp("browser-report")
     repo, commit = _committed(work / "wheel")
-    with served_build(repo, work / "served", "preview") as url:
+    with served_build(repo, work / "served", "preview", request.param) as url:
         yield url, commit
 
 
 def test_the_link_on_a_definition_opens_a_new_issue_with_its_page_section_and_commit(browser, built) -> None:
+    """On the MkDocs site and on the Zensical one (both load refdoc-page.js)."""
     site_url, commit = built
     context = browser.new_context()
     opened = []

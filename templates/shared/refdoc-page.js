@@ -184,7 +184,8 @@
      text, its evidence the links it makes to the repository's host (the source lines). */
   function addReportLinks() {
     var host = new URL(tag.getAttribute("data-report")).origin;
-    var content = document.querySelector(".md-content .md-typeset, article.md-typeset, .md-typeset");
+    // The page's own text: both themes' article (their header has .md-typeset spans too).
+    var content = document.querySelector("article.md-content__inner") || document.querySelector(".md-content .md-typeset");
     if (!content) {
       return;
     }
