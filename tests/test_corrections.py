@@ -173,13 +173,15 @@ def test_a_pull_request_names_the_corrections_and_decisions_whose_code_it_edits(
     store = ["--store", str(tmp_path / "store")]
     assert main(["correct", "app/core.py#spin", str(repo), *store, "--summary", REPLACED]) == 0
     assert main(["correct", "app/brake.py#brake", str(repo), *store, "--note", "Quarter speed."]) == 0
+    assert main(["correct", "decision:Uses requests for HTTP requests", str(repo), *store, "--note", "Only for the tax service."]) == 0
     _git(repo, "init", "-q")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "base")
     (repo / "app/core.py").write_text("import requests\n\n\n" + CORE.replace("speed * 2", "speed * 3"), encoding="utf-8")
     found = changes(workspace, Base("HEAD"))
-    assert [(s.kind, s.page, s.cited) for s in found.stale][:2] == [
+    assert [(s.kind, s.page, s.cited) for s in found.stale][:3] == [
         ("correction", "files/app/core.py.md", "app/core.py#spin"),
+        ("correction", "decisions.md", "Uses requests for HTTP requests"),
         ("decision", "decisions.md", "app/core.py"),
     ]
     assert not any("brake" in s.title for s in found.stale)
@@ -201,3 +203,20 @@ def test_stale_pages_stay_within_the_comments_bound_and_their_titles_are_inert()
     assert len(lines) <= 60 and lines[-1].startswith("[and ") and lines[4] == "**May now be wrong**"
     shown = re.sub(r"\]\([^)]*\)", "]", re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", comment))  # what GitHub reads as text
     assert GITHUB_LINKS.findall(shown) == [] and "<img" not in shown and "javascript:" not in shown, comment
+
+
+def test_a_correction_to_review_is_in_the_comment_whatever_the_change_edits(tmp_path) -> None:
+    """spin's code changed after its correction was written (before the pull request); the
+    pull request edits brake only, and the comment still names the correction to review."""
+    repo = _repo(tmp_path)
+    workspace = _build(repo, tmp_path)
+    assert main(["correct", "app/core.py#spin", str(repo), "--store", str(tmp_path / "store"), "--summary", REPLACED]) == 0
+    (repo / "app/core.py").write_text(CORE.replace("speed * 2", "speed * 3"), encoding="utf-8")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    (repo / "app/brake.py").write_text(BRAKE.replace("// 4", "// 5"), encoding="utf-8")
+    found = changes(workspace, Base("HEAD"))
+    assert [(s.kind, s.title, s.cited) for s in found.stale] == [("correction", "definition: app/core.py#spin", "")]
+    comment = comment_markdown(found, "en")
+    assert "- `definition: app/core.py#spin` (files/app/core.py.md): maintainer's correction: to review, its code changed since it was written" in comment

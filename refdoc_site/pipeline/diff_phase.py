@@ -19,13 +19,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.corrections import Correction, TargetKind, load_corrections, source_hash, split_edge
+from ..core.corrections import Correction, load_corrections
 from ..core.errors import RefdocError
 from ..core.serial import from_json, to_json
 from ..core.store import FILES_NAME, INDEX_NAME, Store
 from ..core.workspace import DISCOVERY_NAME, GRAPH_NAME, Workspace
 from ..indexing.summarize import ExtractiveSummarizer
-from ..rendering.corrected import definitions
+from ..rendering.corrected import TO_REVIEW, apply_corrections
 from ..understanding.changes import ChangeMap, Snapshot, compare, edited_places, load_snapshot
 from ..writing.doc_writers import OfflineWriter
 from ..writing.stale import stale_pages
@@ -62,23 +62,20 @@ def change_map(workspace: Workspace, base: Base) -> ChangeMap:
     corrections = load_corrections(workspace.repo / name, name)
     changes.stale = stale_pages(
         workspace.store, edited_places(before, head, changes), list(head.file_hashes), stored_plans(workspace.store),
-        corrections, _to_review(corrections, head),
+        corrections, _to_review(workspace, corrections),
     )
     return changes
 
 
-def _to_review(corrections: list[Correction], head: Snapshot) -> set[str]:
-    """The corrections of a definition or call whose code in the revision is no longer the
-    code their hash recorded (rendering/corrected.py says so on their pages)."""
-    windows = definitions(head.documents)
-    found = set()
-    for correction in corrections:
-        if not correction.hash or correction.kind not in (TargetKind.DEFINITION, TargetKind.EDGE):
-            continue
-        owner = correction.target if correction.kind is TargetKind.DEFINITION else (split_edge(correction.target) or ("",))[0]
-        if owner in windows and source_hash(d.chunk.content for d in windows[owner]) != correction.hash:
-            found.add(correction.key)
-    return found
+def _to_review(workspace: Workspace, corrections: list[Correction]) -> set[str]:
+    """The corrections of a definition, call or decision whose code in the revision is no
+    longer the code their hash recorded: the render phase's own check (rendering/corrected.py),
+    over the revision's store. A section's is known only when its page is rendered."""
+    from .render_phase import load_site_data  # lazy: render_phase imports this module (the stored map)
+
+    data = load_site_data(workspace)
+    apply_corrections(data, corrections, workspace.config.corrections)
+    return {key for key, view in data.corrections.items() if view.status == TO_REVIEW}
 
 
 def store_change_map(workspace: Workspace, changes: ChangeMap | None) -> None:
