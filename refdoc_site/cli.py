@@ -37,6 +37,7 @@ from .core.trust import TRUST_FLAG, TRUST_VARIABLE, check_default_store, load_re
 from .indexing.stats import chunk_stats, format_stats, see_stats
 from .llm import HOW_TO_TURN_ON, open_session
 from .pipeline import FACTS_NAME, Base, Workspace, build, changes, index, plan, publish, render, skipped_by_reason, summarize
+from .pipeline.correct_phase import correct, correction_states
 from .rendering.changes import comment_markdown, summary_line
 from .rendering.init_files import PAGES_SETTING, init_files, write_init_files
 from .rendering.outputs import check_out_dir, check_store_dir
@@ -121,7 +122,11 @@ def _parser() -> argparse.ArgumentParser:
     for writing in (build_command, index_command, summarize_command, planning, difference, serving):
         writing.add_argument("--no-llm", action="store_true", help="extractive summaries even when an LLM is configured")
     command("render", _render, "Render the Markdown pages and mkdocs.yml from the store.", out=True)
-    command("stats", _stats, "Print chunking statistics of the store.", writes=False)
+    command("stats", _stats, "Print chunking statistics of the store, and the corrections to review.", writes=False)
+    correcting = command("correct", _correct, "Write a maintainer's correction into the repository's corrections file (refdoc-corrections.yml), which every build applies.", first=("target", "path#Qualified.name, edge:CALLER -> CALLEE, decision:TITLE or section:PAGE.md#ANCHOR"), writes=False)
+    correcting.add_argument("--summary", default="", help="the summary (or section text, or decision) that replaces the generated one")
+    correcting.add_argument("--note", default="", help="a note shown beside it")
+    correcting.add_argument("--wrong", "--not-a-decision", dest="removes", action="store_true", help="the edge is wrong, or the decision is none: take it out")
     agents = command("mcp", _mcp, "Serve the store to coding agents: a Model Context Protocol server over stdio (search, ask, definitions with callers and callees, summaries).", writes=False)
     agents.add_argument("--no-llm", action="store_true", help="answer `ask` extractively even when an LLM is configured")
     query = command("query", _query, "Search the indexed chunks (keyword and meaning).", first=("text", "what to look for"), writes=False)
@@ -320,7 +325,14 @@ def _stats(args: argparse.Namespace) -> int:
         {path: entry.secret_rules for path, entry in state.files.items() if entry.secret_rules},
         sorted(path for path, entry in state.files.items() if entry.unparsed),
     )
-    say(format_stats(stats))
+    say("\n".join([format_stats(stats), *correction_states(workspace.store)]))
+    return 0
+
+
+def _correct(args: argparse.Namespace) -> int:
+    workspace = _workspace(args)
+    written = correct(workspace, args.target, args.summary, args.note, args.removes)
+    say(f"{workspace.config.corrections}: {written.kind.value} {written.target!r} corrected (source hash {written.hash}); the next build applies it")
     return 0
 
 

@@ -34,6 +34,8 @@ HOSTILE_PLAN = "<img src=x onerror=alert(5)> </title><script>alert(5)</script>"
 MENTION_PATHS = ("@acme/security-team/notify.py", "www.github-login.example/verify.py", "refs/#12 GH-7 x@login.example.py")
 """Paths GitHub would make a team mention, an autolink or an issue reference of in the pull
 request's comment."""
+HOSTILE_CORRECTION = "<img src=x onerror=alert(8)> [x](javascript:alert(8)) {: onclick=alert(8) } ```\n!!! danger"
+"""A maintainer's summary and note that are markup: the corrections file is repository input."""
 QUOTED_REPO_URL = "https://github.com/o%22w%3Cn/re(po)"
 """Valid (http, no raw quote or angle bracket) but with percent-encoded ones and parentheses,
 which must not end a Markdown link target."""
@@ -442,7 +444,20 @@ def _add_hostile_docs(repo: HostileRepo) -> None:
     _write(repo, "docs/hostile.rst", HOSTILE_RST_DOC)
 
 
+def _add_corrections(repo: HostileRepo) -> None:
+    """A corrections file whose texts are markup, on a definition, a call edge and a
+    section of the overview: each lands on a page, and in the search data, as text."""
+    entries = [
+        {"definition": "main.py#main", "summary": HOSTILE_CORRECTION, "note": HOSTILE_CORRECTION},
+        {"section": "index.md#at-a-glance", "note": HOSTILE_CORRECTION},
+        {"decision": HOSTILE_CORRECTION.replace("\n", " "), "note": "a decision no build finds: a warning, not an error"},
+    ]
+    (repo.root / "refdoc-corrections.yml").write_text(yaml.safe_dump(entries, allow_unicode=True), encoding="utf-8")
+    repo.names.append(HOSTILE_CORRECTION)
+
+
 FAMILIES: tuple[Callable[[HostileRepo], None], ...] = (
+    _add_corrections,
     _add_hostile_docs,
     _add_markup_names,
     _add_fence_names,

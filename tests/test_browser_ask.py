@@ -13,6 +13,7 @@ import json
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import markdown
 
@@ -40,12 +41,12 @@ PHONE_SEARCH = {"mkdocs": "label.md-header__button[for=__search]", "zensical": "
 """What a phone taps to search: Material folds its box behind an icon; ours stays a box."""
 
 
-def served_shop(tmp_path: Path, watch: bool = False, llm: bool = False, engine: str = "mkdocs") -> Served:
+def served_shop(tmp_path: Path, watch: bool = False, llm: bool = False, engine: str = "mkdocs", repo_url: str = "") -> Served:
     """The shop's site built by `engine` and served on a free loopback port; with `llm`,
     through the session the environment configures."""
     repo = tmp_path / "shop"
     shutil.copytree(SHOP_FIXTURE, repo)
-    workspace = Workspace.create(repo, Config(engine=engine))
+    workspace = Workspace.create(repo, Config(engine=engine, repo_url=repo_url))
     session = open_session(workspace.config, workspace.store_dir)[0] if llm else None
     options = ServeOptions(port=0, watch=watch, per_minute=600, burst=50)
     return Served(workspace, session, LibraryAnswering(workspace, session), options, say=lambda line: None)
@@ -267,7 +268,7 @@ def test_a_model_answer_shows_its_sources_and_flags_and_stays_text(browser, tmp_
         api.inject("reply", content=MODEL_REPLY, times=None, when=lambda request: bool(request.body.get("stream")))
         monkeypatch.setenv("OPENAI_API_KEY", TEST_KEY)
         monkeypatch.setenv("OPENAI_BASE_URL", api.base_url)
-        served = served_shop(tmp_path, llm=True)
+        served = served_shop(tmp_path, llm=True, repo_url="https://github.com/acme/shop")
         try:
             with running(served) as url:
                 page, requests, errors = watched_page(browser)
@@ -285,6 +286,10 @@ def test_a_model_answer_shows_its_sources_and_flags_and_stays_text(browser, tmp_
                 assert answer.query_selector_all("b") == []
                 assert "app/nowhere.py" in answer.inner_text().split("Cited but not in")[1]
                 assert answer.query_selector_all(".refdoc-ask__sources li")  # what the model was shown
+                report = answer.query_selector("a.refdoc-wrong").get_attribute("href")  # "This is wrong", prefilled
+                fields = parse_qs(urlsplit(report).query)
+                assert report.startswith("https://github.com/acme/shop/issues/new?") and "Ask: how is a user removed?" in fields["body"][0]
+                assert "app/service.py:" in fields["body"][0].split("**Evidence:**")[1], "the sources it was shown"
                 assert all(r.url.startswith(url) for r in requests)
                 assert errors == []
                 page.close()

@@ -201,7 +201,10 @@ def test_the_comment_puts_the_gained_boundary_first_and_links_the_preview(change
     text = comment_markdown(change_map, "en", "https://example.org/pr-7/")
     labels = page_labels("en")
     headings = [line.strip("*") for line in text.splitlines() if line.startswith("**")]
-    assert headings[:4] == [labels["change_boundaries_gained"], labels["change_cycles_gained"], labels["change_api_removed"], labels["change_api_changed"]]
+    assert headings[:5] == [
+        labels["change_boundaries_gained"], labels["change_cycles_gained"], labels["change_stale"],  # the plan cites edited code
+        labels["change_api_removed"], labels["change_api_changed"],
+    ]
     assert "[`shell`](https://example.org/pr-7/files/beta/b.py/#chunk-shell)" in text
     assert "`old_api` (pkg/core.py)" in text  # removed: no page to link
 

@@ -14,6 +14,7 @@ from urllib.parse import quote
 import pytest
 from helpers import write_repo
 from hostile import (
+    HOSTILE_CORRECTION,
     FENCE_BREAKING_FOLDER,
     HOSTILE_PLAN,
     HOSTILE_SITE_NAME,
@@ -134,6 +135,20 @@ def test_no_page_runs_anything_but_the_sites_own_scripts(built) -> None:
         assert page.handlers == [], (name, page.handlers)
         assert not [link for link in page.links if "".join(link.split()).lower().startswith(("javascript:", "data:", "vbscript:"))], name
         assert "x" not in page.images, name
+
+
+def test_a_maintainers_hostile_correction_is_text_on_its_page_and_in_the_search_data(built) -> None:
+    """The corrections file's summary and notes are the repository's text: shown, never markup."""
+    _, _, pages, _, site = built
+    shown = one_line(HOSTILE_CORRECTION)
+    main_page = "".join(pages[html_of(file_page("main.py"))].text)
+    assert main_page.count(shown) == 2 and "Written by a maintainer" in main_page  # the summary and the note
+    assert shown in "".join(pages["index.html"].text)  # the overview section's note
+    for name in ("main.py", "index.md"):
+        page = pages[html_of(file_page(name)) if name != "index.md" else "index.html"]
+        assert page.handlers == [] and "x" not in page.images
+    chunks = json.loads((site / "search/refdoc/chunks.json").read_text(encoding="utf-8"))
+    assert shown in json.dumps(chunks, ensure_ascii=False)
 
 
 def test_titles_and_navigation_show_the_names_as_text(built) -> None:

@@ -34,8 +34,11 @@ def _git(repo: Path, *arguments: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *GIT_AUTHOR, *arguments], check=True, capture_output=True, text=True).stdout.strip()
 
 
+SPIN = "def spin(speed: int) -> int:\n    return speed * 2\n"
+
+
 def _initialized(tmp_path: Path, *init_arguments: str) -> Path:
-    repo = write_repo(tmp_path / "widget", {"widget/core.py": "def spin(speed: int) -> int:\n    return speed * 2\n"})
+    repo = write_repo(tmp_path / "widget", {"widget/core.py": SPIN})
     _git(repo, "init", "-q", "-b", "trunk")
     _git(repo, "remote", "add", "origin", "git@github.com:acme/widget.git")
     assert main(["init", str(repo), *init_arguments]) == 0
@@ -194,10 +197,14 @@ def test_the_workflow_builds_a_pull_request_preview_under_its_number(tmp_path: P
     """The build job's step on a two-commit repository (base, then the pull request's head),
     then the publishing steps against a local gh-pages remote."""
     repo = _initialized(tmp_path)
+    # The decision log's dependency entry cites the files that import requests: core.py.
+    write_repo(repo, {"pyproject.toml": '[project]\nname = "widget"\ndependencies = ["requests>=2"]\n',
+                      "widget/core.py": "import requests\n\n\n" + SPIN})
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "Base: spin")
     base = _git(repo, "rev-parse", "HEAD")
-    write_repo(repo, {"widget/brake.py": "from widget.core import spin\n\n\ndef brake(speed: int) -> int:\n    \"\"\"Slow the wheel down.\"\"\"\n    return spin(speed) // 4\n"})
+    write_repo(repo, {"widget/brake.py": "from widget.core import spin\n\n\ndef brake(speed: int) -> int:\n    \"\"\"Slow the wheel down.\"\"\"\n    return spin(speed) // 4\n",
+                      "widget/core.py": "import requests\n\n\n" + SPIN.replace("* 2", "* 3")})
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "Head: brake")
     workflow = _workflow(repo)
@@ -244,6 +251,9 @@ def test_the_workflow_builds_a_pull_request_preview_under_its_number(tmp_path: P
     if not change_map:
         pytest.skip("refdoc-site diff is not registered in the CLI yet: the preview was checked, the change map in the comment was not")
     assert "widget/brake.py" in comment
+    stale = comment.split("**May now be wrong**\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert stale[0] == "- `Uses requests for HTTP requests` (decisions.md): decision: cites widget/core.py, which this change edits", comment
+    assert comment.index("**May now be wrong**") < comment.index("widget/brake.py"), "before the definitions"
 
 
 GH_SHIM = """\

@@ -285,3 +285,19 @@ def test_overlong_fields_are_cut_at_a_sentence_and_lists_joined() -> None:
         "responsibility: empty; inputOutput: expected a string, got int; sideEffects: expected a string, got NoneType; "
         "mainDependencies: expected a string, got NoneType; notes: expected a string, got NoneType"
     )
+
+
+def test_the_llm_writes_no_summary_over_a_maintainers_correction(llm_environment: OpenAIServer, tmp_path: Path, capsys) -> None:
+    """The model summarizes tax_of as it does every chunk; the page and the search data show
+    the maintainer's summary instead, marked, and the model's text nowhere."""
+    corrected = "Twenty per cent of the amount, rounded by the caller."
+    repo = write_repo(tmp_path / "repo", {**SOURCES, "refdoc-corrections.yml": f"- definition: billing/tax.py#tax_of\n  summary: {corrected}\n"})
+    code, _, err = build(repo, capsys)
+    assert code == 0, err
+    stored = {d.chunk.symbol: d.summary for d in Store(repo / ".refdoc").load().documents if d.chunk.path == "billing/tax.py"}
+    assert stored["tax_of"].source == "gpt-4o-mini", "the store keeps what the model wrote"
+    tax = file_page(repo, "billing/tax.py")
+    assert f"Responsibility:** {corrected}" in tax and "Written by a maintainer" in tax
+    assert "LLM responsibility for Chunk: billing/tax.py function tax_of" not in tax
+    chunks = (repo / ".refdoc/mkdocs/docs/search/refdoc/chunks.json").read_text(encoding="utf-8")
+    assert corrected in chunks and "LLM responsibility for Chunk: billing/tax.py function tax_of" not in chunks

@@ -18,6 +18,7 @@ import yaml
 
 from ..languages import LANGUAGES, LanguageSpec
 from .api_settings import ApiSettings
+from .corrections import CORRECTIONS_NAME, corrections_name_problem
 from .errors import ConfigError
 from .regular_files import read_regular
 
@@ -180,6 +181,9 @@ class Config:
     then may the site ship a script of the repository's (`node_modules/mermaid`). A Config
     built in Python is its author's; `load_repository_config` clears it when untrusted.
     Out of the repr: what it changes (the Mermaid script) enters the digests itself."""
+    corrections: str = field(default=CORRECTIONS_NAME, repr=False)
+    """The maintainers' corrections file (core/corrections.py), relative to the repository.
+    Out of the repr: the render phase's digest names the file's content."""
     llm: LlmConfig | None = field(default=None, repr=False)
     """The LLM's settings. Out of the repr: what shapes the pages (the models, the prompts)
     enters the digests through the LLM session's `identity`, not the concurrency or budget."""
@@ -385,6 +389,7 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("publish_source", _boolean),
     _Option("engine", _one_of(ENGINES)),
     _Option("markdown_copies", _one_of(MARKDOWN_COPIES)),
+    _Option("corrections", corrections_name_problem),
 )
 LANGUAGE_KEYS = {"chunk_size": _int_at_least(16), "chunk_overlap": _int_at_least(0)}
 KNOWN_LANGUAGES = {spec.name for spec in LANGUAGES}

@@ -155,6 +155,8 @@ def _classify(repo: Path, path: Path, relative: str, config: Config) -> SourceFi
         return SkippedFile(relative, SkipReason.SECRET, f"named like a secret ({rule})")
     if relative == CONFIG_NAME:
         return SkippedFile(relative, SkipReason.OWN_CONFIG, "the build's settings")
+    if relative == config.corrections:  # applied to the pages it corrects (rendering/corrected.py)
+        return SkippedFile(relative, SkipReason.OWN_CONFIG, "the maintainers' corrections")
     status = path.lstat()
     if stat.S_ISLNK(status.st_mode):
         return _skipped_link(repo, path, relative)

@@ -94,6 +94,7 @@ def build(
         kill_point(f"{name} phase done")
         return result
 
+    render_phase.workspace_corrections(workspace)  # a broken corrections file stops the build before any work
     remove_leftovers(workspace.out_dir)  # before discovery: an interrupted publish's folders are no source
     report = timed("index", lambda: index_phase.index(workspace, summarizer, analyzer, from_shards=from_shards))
     timed("summarize", lambda: summarize_phase.summarize(workspace, summarizer, writer))

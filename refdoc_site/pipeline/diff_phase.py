@@ -19,14 +19,18 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.corrections import Correction, load_corrections
 from ..core.errors import RefdocError
 from ..core.serial import from_json, to_json
 from ..core.store import FILES_NAME, INDEX_NAME, Store
 from ..core.workspace import DISCOVERY_NAME, GRAPH_NAME, Workspace
 from ..indexing.summarize import ExtractiveSummarizer
-from ..understanding.changes import ChangeMap, Snapshot, compare, load_snapshot
+from ..rendering.corrected import TO_REVIEW, apply_corrections
+from ..understanding.changes import ChangeMap, Snapshot, compare, edited_places, load_snapshot
 from ..writing.doc_writers import OfflineWriter
+from ..writing.stale import stale_pages
 from . import index_phase, summarize_phase
+from .write_phase import stored_plans
 
 CHANGES_NAME = "changes.json"
 """The change map a `build --base` stored for the render phase: the "What changed" page."""
@@ -49,9 +53,29 @@ def change_map(workspace: Workspace, base: Base) -> ChangeMap:
     """The map from `base` to the workspace's store, which must be summarized."""
     head = load_snapshot(workspace.store_dir)
     if base.store is not None:
-        return compare(_given_store(base.store), head, base.name)
-    with tempfile.TemporaryDirectory(prefix="refdoc-base-") as temporary:
-        return compare(_built_base(workspace, base.revision, Path(temporary)), head, base.name)
+        before = _given_store(base.store)
+    else:
+        with tempfile.TemporaryDirectory(prefix="refdoc-base-") as temporary:
+            before = _built_base(workspace, base.revision, Path(temporary))
+    changes = compare(before, head, base.name)
+    name = workspace.config.corrections
+    corrections = load_corrections(workspace.repo / name, name)
+    changes.stale = stale_pages(
+        workspace.store, edited_places(before, head, changes), list(head.file_hashes), stored_plans(workspace.store),
+        corrections, _to_review(workspace, corrections),
+    )
+    return changes
+
+
+def _to_review(workspace: Workspace, corrections: list[Correction]) -> set[str]:
+    """The corrections of a definition, call or decision whose code in the revision is no
+    longer the code their hash recorded: the render phase's own check (rendering/corrected.py),
+    over the revision's store. A section's is known only when its page is rendered."""
+    from .render_phase import load_site_data  # lazy: render_phase imports this module (the stored map)
+
+    data = load_site_data(workspace)
+    apply_corrections(data, corrections, workspace.config.corrections)
+    return {key for key, view in data.corrections.items() if view.status == TO_REVIEW}
 
 
 def store_change_map(workspace: Workspace, changes: ChangeMap | None) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
+from ..core.corrections import Correction, load_corrections
 from ..core.errors import StoreError
 from ..core.findings import Decision, Facts, Milestone
 from ..core.pages import module_page, plan_page
@@ -45,6 +46,7 @@ from ..core.workspace import (
 )
 from ..indexing.doc_cache import DOC_BLOCKS_DIR, keep_only, reading_once
 from ..rendering.changes import CHANGES_PAGE, changes_page
+from ..rendering.corrected import apply_corrections
 from ..rendering.incremental import PAGES_NAME, IncrementalRender
 from ..rendering.llms import LLMS_FULL_TXT, LLMS_TXT, copies_wanted, llms_full_txt, llms_txt
 from ..rendering.outputs import (
@@ -68,7 +70,7 @@ from ..rendering.project_files import (
 )
 from ..rendering.render import HIERARCHY_JSON, RenderedPage, SiteData, page_labels, write_hierarchy
 from ..rendering.site import MermaidScript, build_site, find_mermaid, write_project
-from ..rendering.stamp import build_stamp
+from ..rendering.stamp import build_stamp, issue_form
 from ..search.embed import StaticEmbedder, embed_documents, matching_embedder
 from ..search.prose import ProsePage, page_documents
 from ..search.site_search import write_search_data
@@ -81,6 +83,9 @@ from .write_phase import stored_plans
 
 log = logging.getLogger("refdoc_site")
 
+CORRECTIONS_STATE = "corrections.json"
+"""The last render's corrections with their state (`stats` lists those to review), and the
+warnings of those whose target is gone."""
 SECTIONS_NAME = "render-sections.json"
 """The prose pages' search sections, embedded, by the digest of each page's text and the model."""
 PARALLEL_MIN_CHUNKS = 200
@@ -129,9 +134,10 @@ def render_report(workspace: Workspace) -> RenderReport:
     mermaid = site_mermaid(workspace)
     rendered = workspace.record(RENDERED_NAME)
     written = sorted((store.directory / WRITTEN_DIR).rglob("*.json")) + sorted(store.directory.glob(CHANGES_NAME))
+    corrections = workspace_corrections(workspace)
     inputs = workspace.inputs_digest(
         "render", workspace.record(FACTS_NAME).inputs(), templates_digest(), files_digest(written, named=True), str(mermaid),
-        workspace.config.engine, workspace.config.markdown_copies,
+        workspace.config.engine, workspace.config.markdown_copies, workspace.config.corrections, repr(corrections),
     )
     docs_dir = workspace.project_dir / "docs"
     recorded = _recorded_files(workspace)
@@ -146,6 +152,9 @@ def render_report(workspace: Workspace) -> RenderReport:
     if check.differing:
         clear_engine_outputs(workspace.project_dir)
     data = load_site_data(workspace)
+    warnings = apply_corrections(data, corrections, workspace.config.corrections)
+    for warning in warnings:
+        log.warning("%s", warning)
     rendered.forget()
     site = site_digest(workspace, data, mermaid)
     page_record = workspace.record(PAGES_NAME)
@@ -169,6 +178,16 @@ def render_report(workspace: Workspace) -> RenderReport:
             result = job.write(prose, lambda record: page_record.save(site, pages=record))
             write_hierarchy(data, docs_dir)
     keep_only(store.directory / DOC_BLOCKS_DIR, _rst_texts(data.documents))
+    shown = [v for v in data.corrections.values() if v.kind != "section"] + list(job.pages.sections_placed.values())
+    placed = {(v.kind, v.target) for v in shown}
+    sections_gone = [
+        f"{v.file}:{v.correction.line}: section: {v.target!r} is not in the site (renamed or removed?); update the entry or delete it"
+        for v in data.corrections.values() if v.kind == "section" and (v.kind, v.target) not in placed
+    ]
+    for warning in sections_gone:
+        log.warning("%s", warning)
+    warnings += sections_gone
+    store.write_json(CORRECTIONS_STATE, {"corrections": to_json(sorted(shown, key=lambda v: v.correction.line)), "warnings": warnings})
     pages = result.pages
     changes = stored_change_map(store)
     if changes is not None:
@@ -194,6 +213,7 @@ def render_report(workspace: Workspace) -> RenderReport:
         engine=workspace.config.engine,
         hierarchy=data.hierarchy,
         markdown_copies=copies,
+        report=issue_form(page_labels(data.language), data.commit, data.repo_url),
     )
     written = {*pages, LLMS_TXT, LLMS_FULL_TXT, HIERARCHY_JSON}
     for removed in remove_unwritten(docs_dir, written):
@@ -203,6 +223,12 @@ def render_report(workspace: Workspace) -> RenderReport:
     rendered.save(inputs, pages=pages)
     log.info("render: %d of %d pages rendered, %d written", result.rendered, len(pages), result.written)
     return RenderReport(pages, result.rendered, result.written)
+
+
+def workspace_corrections(workspace: Workspace) -> list[Correction]:
+    """The repository's corrections file, checked (every problem at once, a ConfigError)."""
+    name = workspace.config.corrections
+    return load_corrections(workspace.repo / name, name)
 
 
 def _recorded_files(workspace: Workspace) -> dict[str, str]:
@@ -227,6 +253,7 @@ def site_digest(workspace: Workspace, data: SiteData, mermaid: MermaidScript | N
     return digest(
         "pages", __version__, code_digest(), templates_digest(), repr(workspace.config), data.site_name, data.repo_url,
         data.commit, stats.source_prefix, str(mermaid), data.language, str(data.publish_source), graphviz(),
+        repr(sorted(data.corrections.items())),
     )
 
 

@@ -2,7 +2,8 @@
 Markdown of a pull request's comment.
 
 Both list the same sections in the same order, most important first: security boundaries
-gained, dependency cycles gained, public definitions removed and changed, the callers
+gained, dependency cycles gained, the pages that may now be wrong (they cite what the
+change edits: writing/stale.py), public definitions removed and changed, the callers
 affected, then the rest. The page lists everything; the comment stops at a bound (GitHub
 refuses a comment over 65,536 characters, and a reviewer reads a screenful) and counts what
 it left out. Names come from the code, so every one is a code span, every text escaped;
@@ -23,6 +24,7 @@ from ..understanding.changes import (
     ChangeStatus,
     CycleChange,
     DefinitionChange,
+    StalePage,
 )
 from .render import (
     Labels,
@@ -75,6 +77,7 @@ def change_sections(changes: ChangeMap, labels: Labels) -> list[Section]:
     sections = [
         Section(labels["change_boundaries_gained"], [_boundary_item(b, labels) for b in changes.boundaries if b.gained]),
         Section(labels["change_cycles_gained"], [_cycle_item(c) for c in changes.cycles if c.gained]),
+        Section(labels["change_stale"], [_stale_item(s, labels) for s in changes.stale]),
         Section(labels["change_api_removed"], [_definition_item(d) for d in by_status[ChangeStatus.REMOVED] if d.public]),
         Section(labels["change_api_changed"], [_definition_item(d) for d in by_status[ChangeStatus.CHANGED] if d.public]),
         Section(labels["change_callers"], [
@@ -102,6 +105,12 @@ def change_sections(changes: ChangeMap, labels: Labels) -> list[Section]:
 def _definition_item(change: DefinitionChange, detail: str = "") -> Item:
     page = file_page(change.path) if change.status is not ChangeStatus.REMOVED else ""
     return Item(change.symbol, page, chunk_anchor(change.symbol), change.path, detail)
+
+
+def _stale_item(stale: StalePage, labels: Labels) -> Item:
+    kind = labels["stale_kinds"][stale.kind]
+    detail = fill(labels["stale_cites"], kind=kind, name=stale.cited) if stale.cited else fill(labels["stale_review"], kind=kind)
+    return Item(stale.title, stale.page, stale.anchor, stale.page, detail)
 
 
 def _boundary_item(change: BoundaryChange, labels: Labels) -> Item:

@@ -43,6 +43,7 @@ from ..writing.names import NameIndex
 from ..writing.sections import PageSection, page_sections
 from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones, WrittenOverview
 from .component_map import SiteMaps
+from .corrected import CorrectionView, correct_sections, for_definition, maintainer_box, plain, section_pages
 from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, docstring_admonition, rst_labels
 from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
 from .overview import overview_context
@@ -75,6 +76,8 @@ class SiteData:
     """Language of the pages' headings and fixed texts (`templates/labels/`)."""
     publish_source: bool = True
     """False: file pages show no code (refdoc.yml's `publish_source`)."""
+    corrections: dict[str, CorrectionView] = field(default_factory=dict)
+    """The maintainers' corrections by `kind:target`, as applied (corrected.py)."""
     map_links_to_sources: bool = False
     """True: the maps' SVG links name the pages' Markdown sources, as Markdown links do:
     Zensical rewrites links in raw HTML as it does those (MkDocs leaves them as written,
@@ -135,9 +138,18 @@ class _Pages:
         for document in data.documents:
             self.by_path[document.chunk.path].append(document)
         self.by_id = {d.chunk.id: d for d in data.documents}
+        self.sections_placed: dict[str, CorrectionView] = {}
+        """The section corrections the prose pages rendered so far placed, with their state."""
 
     def prose(self, skip: frozenset[str] | set[str] = frozenset()) -> Iterator[RenderedPage]:
-        """The prose pages in the site's order; a module page in `skip` comes without its text ("")."""
+        """The prose pages in the site's order, their sections corrected (corrected.py); a
+        module page in `skip` comes without its text ("") unless a section of it is corrected."""
+        for page, title, text in self._prose(set(skip) - section_pages(self.data.corrections)):
+            text, placed = correct_sections(page, text, self.data.corrections, self.labels)
+            self.sections_placed.update({f"{view.kind}:{view.target}": view for view in placed})
+            yield page, title, text
+
+    def _prose(self, skip: set[str]) -> Iterator[RenderedPage]:
         data = self.data
         yield "index.md", None, self.render("index.md.jinja2", "index.md", **self.map_context(SYSTEM_ID))
         yield "decisions.md", None, self.written_or_offline("decisions", "decisions.md.jinja2", "decisions.md")
@@ -279,6 +291,8 @@ class _Pages:
             module_page=module_page,
             component_page=component_page,
             source_url=self.source_url,
+            maintainer=lambda path, symbol: maintainer_box(for_definition(self.data.corrections, path, symbol), self.labels),
+            decision_box=lambda title: maintainer_box([v for v in [self.data.corrections.get(f"decision:{plain(title) if isinstance(title, list) else title}")] if v], self.labels),
             **context,
         )
 

@@ -128,6 +128,7 @@ def write_project(
     engine: str = "mkdocs",
     hierarchy: Hierarchy | None = None,
     markdown_copies: bool = True,
+    report: dict[str, str] | None = None,
 ) -> Path:
     """Write `mkdocs.yml` (and local assets) next to the rendered `docs/`.
 
@@ -136,7 +137,8 @@ def write_project(
     (stamp.py) is the footer: no path or time of the building machine is in the file.
     The file is the same for both engines; `overrides/` holds the `engine`'s theme override.
     `hierarchy`'s components group a folder of too many modules in the navigation (nav.py);
-    `markdown_copies` says whether the hook writes the pages' Markdown copies (llms.py).
+    `markdown_copies` says whether the hook writes the pages' Markdown copies (llms.py);
+    `report`, the new-issue form of the "This is wrong" links (stamp.py's `issue_form`).
     """
     docs_dir = project_dir / "docs"
     overrides = project_dir / "overrides"
@@ -177,6 +179,7 @@ def write_project(
             commit_date_key=COMMIT_DATE_KEY,
             markdown_copies=markdown_copies,
             markdown_copies_key=MARKDOWN_COPIES_KEY,
+            report=report or {},
         ),
         encoding="utf-8",
     )

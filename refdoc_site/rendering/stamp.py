@@ -8,7 +8,9 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from .render import Labels, fill
+from urllib.parse import urlsplit
+
+from .render import Labels, fill, link_target
 
 STAMP_COMMIT_LENGTH = 12
 COMMIT_DATE_KEY = "refdoc_commit_date"
@@ -30,6 +32,22 @@ def build_stamp(labels: Labels, commit: str, commit_date: str, repo_url: str) ->
     else:
         short = f"<code>{short}</code>"
     return fill(str(labels["built_from"]), commit=short, date=html.escape(commit_date[:10]))
+
+
+def issue_form(labels: Labels, commit: str, repo_url: str) -> dict[str, str]:
+    """What the pages' "This is wrong" links need (refdoc-page.js): the host's new-issue
+    form, its flavour (GitLab names the fields otherwise), the built commit and the link's
+    label; {} without a repository URL, so the pages carry no link that leads nowhere."""
+    if not repo_url.startswith(("https://", "http://")):
+        return {}
+    base = link_target(repo_url.rstrip("/"))
+    gitlab = "gitlab" in urlsplit(repo_url).netloc.lower()
+    return {
+        "url": f"{base}/-/issues/new" if gitlab else f"{base}/issues/new",
+        "form": "gitlab" if gitlab else "github",
+        "commit": commit,
+        "label": str(labels["report_wrong"]),
+    }
 
 
 def on_pre_page(page: Any, config: Any, **_: object) -> Any:

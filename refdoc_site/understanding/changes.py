@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from ..core.pages import chunk_anchor
 from ..core.records import ChunkKind, Document
 from ..core.serial import from_json
 from ..core.store import Store
@@ -102,6 +103,43 @@ class CycleChange:
     gained: bool
 
 
+STALE_KINDS = ("correction", "decision", "overview", "plan", "narrative")
+"""What cites edited lines, in the order the map lists it (writing/stale.py finds them)."""
+
+
+@dataclass
+class StalePage:
+    """A place of the revision's site that cites what the change edits."""
+
+    kind: str
+    """One of `STALE_KINDS`."""
+    page: str
+    anchor: str
+    title: str
+    """What on the page: a decision's or plan's title, a section, a correction's target."""
+    cited: str
+    """The definition (`path#Qualified.name`) or file it cites that the change edits."""
+
+
+@dataclass
+class Edited:
+    """What the change edits, as citations name it."""
+
+    definitions: dict[tuple[str, str], str]
+    """(path, anchor) of each changed or removed definition → its id."""
+    files: set[str]
+    """Every file added, changed or removed."""
+    anchors: set[tuple[str, str]]
+    """(path, anchor) of every definition of either side: a citation of another anchor
+    (a module's top-level code, a doc's section) stands for its whole file."""
+
+    def cited(self, path: str, anchor: str) -> str:
+        """The edited definition or file the citation names, "" when it names nothing edited."""
+        if anchor and (path, anchor) in self.anchors:
+            return self.definitions.get((path, anchor), "")
+        return path if path in self.files else ""
+
+
 @dataclass
 class ChangeMap:
     """What the revision changed against `base`, each list in a stable order."""
@@ -115,6 +153,8 @@ class ChangeMap:
     callers: list[AffectedCaller] = field(default_factory=list)
     boundaries: list[BoundaryChange] = field(default_factory=list)
     cycles: list[CycleChange] = field(default_factory=list)
+    stale: list[StalePage] = field(default_factory=list)
+    """The revision's pages that cite what the change edits: they may now be wrong."""
 
     @property
     def empty(self) -> bool:
@@ -201,6 +241,16 @@ def compare(base: Snapshot, head: Snapshot, base_name: str) -> ChangeMap:
     )
     changes.cycles = _cycle_changes(base.graph.cycles, head.graph.cycles)
     return changes
+
+
+def edited_places(base: Snapshot, head: Snapshot, changes: ChangeMap) -> Edited:
+    """What `changes` edits, as the pages' citations name it (writing/stale.py)."""
+    anchors = {(d.chunk.path, chunk_anchor(d.chunk.symbol)) for side in (base, head) for d in side.documents if d.chunk.kind in DEFINITION_KINDS}
+    edited = {
+        (change.path, chunk_anchor(change.symbol)): change.id
+        for change in changes.definitions if change.status is not ChangeStatus.ADDED
+    }
+    return Edited(edited, {change.path for change in changes.files}, anchors)
 
 
 def _file_changes(base: Snapshot, head: Snapshot) -> list[FileChange]:

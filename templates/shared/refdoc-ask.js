@@ -168,6 +168,17 @@
     if (turn.flagged && turn.flagged.length) {
       answer.appendChild(element("p", "refdoc-ask__label", "Cited but not in what the model was shown (marked above): " + turn.flagged.join(", ")));
     }
+    // The page's script offers it when the repository's URL is known (refdoc-page.js).
+    if (window.refdocReport) {
+      answer.appendChild(element("p", "refdoc-ask__report")).appendChild(window.refdocReport({
+        section: "Ask: " + turn.question,
+        anchor: "",
+        claim: turn.answer,
+        evidence: (turn.sources || []).map(function (source) {
+          return source.path + ":" + source.start_line + "-" + source.end_line + (source.symbol ? " " + source.symbol : "");
+        })
+      }));
+    }
     return view;
   }
 

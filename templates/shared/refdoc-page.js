@@ -8,6 +8,10 @@
 //   Server-Timing entry, read here without a request; a site on a static host has none,
 //   so it loads and asks nothing more. Served, the panel's script (refdoc-ask.js, beside
 //   this one) probes the endpoint and draws the panel beside the header's search box;
+// - `data-report` (when the repository's URL is known): a "This is wrong" link on every
+//   section of the page, opening the repository host's new-issue form prefilled with the
+//   page, the section, the built commit, the section's claim and its evidence (no server:
+//   it works on GitHub Pages); the Ask panel puts one under each answer (`refdocReport`);
 // - `data-mermaid`: the site's own Mermaid, which the stand-in below loads on the first
 //   diagram a page draws (Material and Zensical draw with the global `mermaid`, and fetch
 //   it from a CDN when there is none).
@@ -120,6 +124,101 @@
     };
   }
 
+  // GitHub refuses a URL of more than 8 KB; the claim is cut first, then the evidence.
+  var REPORT_MAX_URL = 7000;
+  var CLAIM_MAX_CHARS = 600;
+  var EVIDENCE_MAX = 6;
+
+  /* The new-issue URL for a claim: `report` is { section, anchor, claim, evidence }. Every
+     text goes through encodeURIComponent, and the URL is set as a property, never as markup. */
+  function reportUrl(report) {
+    var form = tag.getAttribute("data-report");
+    var gitlab = tag.getAttribute("data-report-form") === "gitlab";
+    var root = new URL("../../", here);
+    var page = location.pathname.indexOf(root.pathname) === 0 ? location.pathname.slice(root.pathname.length) : location.pathname;
+    var address = location.origin + location.pathname + (report.anchor ? "#" + report.anchor : "");
+    var claim = String(report.claim || "").replace(/\s+/g, " ").trim();
+    var evidence = (report.evidence || []).slice(0, EVIDENCE_MAX);
+    function url() {
+      var shown = claim.length > CLAIM_MAX_CHARS ? claim.slice(0, CLAIM_MAX_CHARS - 1) + "…" : claim;
+      var body = [
+        "**Page:** " + (page || "index") + " (" + address + ")",
+        "**Section:** " + report.section + (report.anchor ? " (#" + report.anchor + ")" : ""),
+        "**Commit:** " + (tag.getAttribute("data-report-commit") || "unknown"),
+        "",
+        "**Claim:**",
+        "> " + shown,
+        "",
+        "**Evidence:**"
+      ].concat(evidence.length ? evidence.map(function (item) { return "- " + item; }) : ["- (none cited)"]).concat(["", "**What is wrong:**", ""]).join("\n");
+      var title = "Docs: \u201c" + report.section.slice(0, 120) + "\u201d on " + (page || "index") + " is wrong";
+      var keys = gitlab ? ["issue[title]", "issue[description]"] : ["title", "body"];
+      return form + "?" + encodeURIComponent(keys[0]) + "=" + encodeURIComponent(title) + "&" + encodeURIComponent(keys[1]) + "=" + encodeURIComponent(body);
+    }
+    var found = url();
+    while (found.length > REPORT_MAX_URL && (claim.length > 40 || evidence.length)) {
+      if (claim.length > 40) {
+        claim = claim.slice(0, Math.floor(claim.length / 2));
+      } else {
+        evidence.pop();
+      }
+      found = url();
+    }
+    return found;
+  }
+
+  function reportLink(report, className) {
+    var link = document.createElement("a");
+    link.className = className;
+    link.textContent = tag.getAttribute("data-report-label") || "This is wrong";
+    link.href = reportUrl(report);
+    link.target = "_blank";
+    link.rel = "noopener noreferrer";
+    link.style.fontSize = ".55em";
+    link.style.fontWeight = "normal";
+    link.style.marginLeft = ".4em";
+    return link;
+  }
+
+  /* A section is a heading and what follows it up to the next heading; its claim is that
+     text, its evidence the links it makes to the repository's host (the source lines). */
+  function addReportLinks() {
+    var host = new URL(tag.getAttribute("data-report")).origin;
+    // The page's own text: both themes' article (their header has .md-typeset spans too).
+    var content = document.querySelector("article.md-content__inner") || document.querySelector(".md-content .md-typeset");
+    if (!content) {
+      return;
+    }
+    content.querySelectorAll("h1, h2, h3, h4").forEach(function (heading) {
+      var claim = [];
+      var evidence = [];
+      for (var node = heading.nextElementSibling; node && !/^H[1-6]$/.test(node.tagName); node = node.nextElementSibling) {
+        claim.push(node.textContent);
+        node.querySelectorAll("a[href]").forEach(function (anchor) {
+          if (anchor.origin === host && evidence.indexOf(anchor.href) < 0) {
+            evidence.push(anchor.href);
+          }
+        });
+      }
+      var title = Array.prototype.filter.call(heading.childNodes, function (child) {
+        return !(child.classList && child.classList.contains("headerlink"));
+      }).map(function (child) { return child.textContent; }).join("").trim();
+      var link = reportLink({ section: title, anchor: heading.id, claim: claim.join(" "), evidence: evidence }, "refdoc-wrong");
+      heading.appendChild(document.createTextNode(" "));
+      heading.appendChild(link);
+    });
+  }
+
+  if (tag.hasAttribute("data-report")) {
+    window.refdocReport = function (report) {
+      return reportLink(report, "refdoc-wrong");
+    };
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", addReportLinks);
+    } else {
+      addReportLinks();
+    }
+  }
   if (tag.hasAttribute("data-search")) {
     pointSearchAtOurWorker();
   }
