@@ -138,9 +138,9 @@ def test_sharded_fused_ranking_is_the_python_ranking_over_the_same_clusters(shar
     data_dir, python_index = sharded
     config = json.loads((data_dir / "config.json").read_text())
     part = read_partition(data_dir, config["shards"])
-    probe = config["shards"]["vectors"]["probe"]
+    probe, rerank = config["shards"]["vectors"]["probe"], config["shards"]["vectors"]["rerank"]
     approximate = ranking.SearchIndex(python_index.documents, python_index.serialized, python_index.rows, python_index.scales, python_index.fields)
-    approximate.dense_probe = approximate_probe(python_index, part, probe)
+    approximate.dense_probe = approximate_probe(python_index, part, probe, rerank)
     embedder = default_embedder()
     javascript, files = rank(data_dir, ALL_QUERIES, "fused")
     overlap = []
@@ -152,6 +152,7 @@ def test_sharded_fused_ranking_is_the_python_ranking_over_the_same_clusters(shar
             if (js_hit["path"], js_hit["symbol"]) != (py_hit.path, py_hit.symbol):
                 assert abs(js_scores[position] - py_scores[position]) < 1e-6, query
         assert len([name for name in fetched if name.startswith("clusters/")]) <= probe, query  # new ones: others cached
+        assert len([name for name in fetched if name.startswith("exact/")]) <= rerank, query
         exhaustive = {(h.path, h.symbol) for h in python_index.search(query, 10, "fused", embedder)}
         if exhaustive:
             overlap.append(len(exhaustive & {(h.path, h.symbol) for h in py_hits}) / len(exhaustive))

@@ -21,7 +21,8 @@ on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`
   buckets, for a query that is a name;
 - `rows/N.json`: the chunk table's rows, `rows_per_bundle` at a time, for the results shown;
 - `centroids.bin` and `clusters/N.bin` (vector_partition): the query's `probe` nearest
-  clusters of chunk vectors;
+  clusters, each chunk in four-bit coarse codes; `exact/N.bin`, the int8 rows of
+  `exact_per_bundle` chunks in position order, for the `rerank` best by coarse score;
 - `model/vocab.txt` and `model/blocks/N.bin`: the word pieces, and the embedding model's
   rows `model_rows_per_block` at a time, for the query's word pieces only;
 - `vocabulary.json`: the index's plain English terms, for a Japanese query's loanwords only.
@@ -42,10 +43,11 @@ from .loanwords import rules as loanword_rules
 from .lunr_index import posting_weights, term_statistics
 from .names import is_public, name_key
 from .ranking import SCORE_DECIMALS, SearchIndex, settings
-from .vector_partition import VectorPartition, approximate_dense_scores, cluster_count, partition
+from .vector_partition import VectorPartition, approximate_dense_scores, cluster_count, pack_codes, partition, unpack_codes
 
 FORMAT = "refdoc-shards/1"
-CLUSTER_MAGIC = b"RDCLU\x00\x01\x00"
+CLUSTER_MAGIC = b"RDCLU\x00\x02\x00"
+EXACT_MAGIC = b"RDEXA\x00\x01\x00"
 MODEL_BLOCK_MAGIC = b"RDMBK\x00\x01\x00"
 KINDS = [kind.value for kind in ChunkKind]
 PRIVATE_BIT = 0x10
@@ -228,9 +230,20 @@ def _write_vectors(index: SearchIndex, options: dict, put_bytes) -> dict:
     for cluster in range(part.clusters):
         members = part.members(cluster)
         data = CLUSTER_MAGIC + struct.pack("<II", len(members), dim) + members.astype("<u4").tobytes()
-        data += index.scales[members].astype("<f4").tobytes() + index.rows[members].astype(np.int8).tobytes()
+        data += index.scales[members].astype("<f4").tobytes() + pack_codes(part.codes[members])
         put_bytes(f"clusters/{cluster}.bin", data)
-    return {"clusters": part.clusters, "dim": dim, "probe": min(options["probe"], part.clusters)}
+    per_bundle = options["exact_per_bundle"]
+    for start in range(0, len(index.rows), per_bundle):
+        block = index.rows[start : start + per_bundle]
+        data = EXACT_MAGIC + struct.pack("<II", len(block), dim) + index.scales[start : start + per_bundle].astype("<f4").tobytes()
+        put_bytes(f"exact/{start // per_bundle}.bin", data + block.astype(np.int8).tobytes())
+    return {
+        "clusters": part.clusters,
+        "dim": dim,
+        "probe": min(options["probe"], part.clusters),
+        "rerank": options["rerank"],
+        "exactPerBundle": per_bundle,
+    }
 
 
 def _write_model(model_dir: Path, per_block: int, put_bytes) -> dict:
@@ -253,12 +266,17 @@ def read_partition(data_dir: Path, manifest: dict) -> VectorPartition:
     scales = np.frombuffer(data, "<f4", count, 16).astype(np.float32)
     rows = np.frombuffer(data, np.int8, count * dim, 16 + 4 * count).reshape(count, dim)
     assignment = np.zeros(manifest["documents"], dtype=np.int64)
+    codes = np.zeros((manifest["documents"], dim), dtype=np.int8)
     for cluster in range(count):
-        members = (data_dir / f"clusters/{cluster}.bin").read_bytes()
-        assignment[np.frombuffer(members, "<u4", struct.unpack_from("<I", members, 8)[0], 16)] = cluster
-    return VectorPartition(assignment, rows, scales)
+        data = (data_dir / f"clusters/{cluster}.bin").read_bytes()
+        size = struct.unpack_from("<I", data, 8)[0]
+        members = np.frombuffer(data, "<u4", size, 16)
+        assignment[members] = cluster
+        codes[members] = unpack_codes(data[16 + 8 * size :], size, dim)
+    return VectorPartition(assignment, rows, scales, codes)
 
 
-def approximate_probe(index: SearchIndex, part: VectorPartition, probe: int) -> Callable[[np.ndarray, int], dict[int, float]]:
-    """`SearchIndex.dense_probe` ranking as the site does: the `probe` nearest clusters."""
-    return lambda query, count: approximate_dense_scores(index.rows, index.scales, part, query, probe, count)
+def approximate_probe(index: SearchIndex, part: VectorPartition, probe: int, rerank: int) -> Callable[[np.ndarray, int], dict[int, float]]:
+    """`SearchIndex.dense_probe` ranking as the site does: the `probe` nearest clusters,
+    the `rerank` best of them by coarse score scored exactly."""
+    return lambda query, count: approximate_dense_scores(index.rows, index.scales, part, query, probe, count, rerank)
