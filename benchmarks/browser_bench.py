@@ -17,7 +17,13 @@ a fresh browser context per visit (nothing cached), measures:
    result in the list, and to the list settled (vectors and model in, the re-ranked list
    shown), the bytes of the whole visit, and the bytes of the query: every request made
    from the click on (search data, scripts, model; on a large site, the pieces of
-   refdoc-shards.js the query fetched), with how many of them were search data files;
+   refdoc-shards.js the query fetched), with how many of them were search data files.
+   The time to the first result is the median of the runs and the fastest; on a loaded
+   machine both carry the CPU's wait, so the link's own share is printed beside them:
+   the requests from the click to the first result, their sequential round trips × 40 ms
+   plus their bytes at 10 Mbit/s, which no load changes; and on a site in pieces, the user
+   CPU time of the keyword answer in node (tests/js/query_cpu.js), which load changes
+   little;
 3. the home page on a phone (390×844, that link, the CPU slowed 4× as Lighthouse's mobile
    run does): time to interactive, taken as the later of DOMContentLoaded and the end of
    the last long task (> 50 ms, Chromium's `longtask` entries) before the network idles,
@@ -28,7 +34,9 @@ Any request that does not go to 127.0.0.1 fails the run. On a site whose search 
 in pieces (past `shards.min_chunks` chunks), it also prints the recall@10 of the site's
 approximate dense search against the exhaustive one over the labelled sets' queries
 (ann_recall.py; `--no-recall` skips it). `--work DIR` builds into DIR and keeps it: a
-second run reuses the store (an incremental build). See benchmarks/README.md.
+second run reuses the store (an incremental build); `--site NAME=WORK --rewrite-search`
+writes WORK's search data again from WORK/store and measures it, with no page rebuilt
+(after a change to the search code). See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -275,6 +283,7 @@ def bench(name: str, site: Path, origin: str, browser, runs: int) -> dict:
         "tti_ms": statistics.median(p["tti_ms"] for p in phone),
         "map_ms": statistics.median(drawn) if len(drawn) == len(phone) else None,
         "foreign": foreign,
+        "keyword_cpu": keyword_cpu(site, query),
     }
 
 
@@ -300,6 +309,11 @@ def print_result(name: str, result: dict) -> None:
             f"{result['first_link_ms']:.0f} ms ({result['first_trips']:.0f} round trips, {result['first_bytes'] / 1000:.0f} KB)",
             _verdict(result["first_link_ms"], target.get("first_result_ms")),
         ],
+        *(
+            [["  and its CPU (node, user time: pieces parsed, index made, ranked)", f"{sum(cpu.values()):.0f} ms ({cpu['parse_ms']:.0f} + {cpu['index_ms']:.0f} + {cpu['rank_ms']:.0f})", "-"]]
+            if (cpu := result.get("keyword_cpu"))
+            else []
+        ),
         ["typing → list settled (vectors in)", f"{settled} ms", "-"],
         ["bytes of the typed visit", f"{result['typed_bytes'] / 1000:.0f} KB", "-"],
         [
@@ -312,6 +326,19 @@ def print_result(name: str, result: dict) -> None:
     ]
     print(f"\n{name} (gzipped, cold; typing at 10 Mbit/s, 40 ms; load average {result['load']:.1f} on {os.cpu_count()} cores)")
     print(_table(["measure", "value", "target"], rows, right_from=1))
+
+
+def keyword_cpu(site: Path, query: str) -> dict | None:
+    """User CPU ms of a large site's keyword answer in node (tests/js/query_cpu.js), or
+    None without node or on a site in one piece."""
+    import json
+    import subprocess
+
+    script = HERE.parent / "tests" / "js" / "query_cpu.js"
+    if not sharded(site) or not shutil.which("node") or not (script.parent / "node_modules" / "lunr").is_dir():
+        return None
+    done = subprocess.run(["node", str(script), str(site / "search" / "refdoc"), query, "3"], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
 
 
 def sharded(site: Path) -> bool:

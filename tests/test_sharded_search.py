@@ -170,3 +170,31 @@ def test_name_buckets_hash_as_javascript_does() -> None:
         ["node", "-e", script, str(Path(ranking.ASSETS / "refdoc-shards.js")), json.dumps(keys)], capture_output=True, text=True, check=True
     )
     assert json.loads(result.stdout) == [name_bucket(key, 97) for key in keys]
+
+
+def test_vocabulary_shards_are_keyed_as_javascript_keys_them(sharded, search_data) -> None:
+    """Every word piece is in the shard its key names, with its own id."""
+    if not node_available():
+        pytest.skip("needs node")
+    from refdoc_site.search.site_shards import vocab_key
+
+    data_dir, _ = sharded
+    model = json.loads((data_dir / "config.json").read_text())["shards"]["model"]
+    if model is None:
+        pytest.skip("the fixture has no model")
+    pieces = ["the", "##ing", "##", "[UNK]", "é", "9x", "Zed", ""]
+    script = "const S = require(process.argv[1]); process.stdout.write(JSON.stringify(JSON.parse(process.argv[2]).map(S.vocabKey)));"
+    result = subprocess.run(
+        ["node", "-e", script, str(Path(ranking.ASSETS / "refdoc-shards.js")), json.dumps(pieces)], capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout) == [vocab_key(piece) for piece in pieces] == ["t", "##", "##", "other", "other", "9", "other", "other"]
+    ids = {}
+    for number, key in enumerate(model["vocabShards"]):
+        token_id = -1
+        for line in (data_dir / f"model/vocab/{number}.txt").read_text(encoding="utf-8").splitlines():
+            gap, piece = line.split("\t", 1)
+            token_id += int(gap) + 1
+            assert vocab_key(piece) == key
+            ids.setdefault(piece, token_id)
+    whole = (search_data[0] / "model" / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    assert len(ids) == len(set(whole)) and all(whole[ids[piece]] == piece for piece in ids)

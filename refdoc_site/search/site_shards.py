@@ -23,8 +23,9 @@ on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`
 - `centroids.bin` and `clusters/N.bin` (vector_partition): the query's `probe` nearest
   clusters, each chunk in four-bit coarse codes; `exact/N.bin`, the int8 rows of
   `exact_per_bundle` chunks in position order, for the `rerank` best by coarse score;
-- `model/vocab.txt` and `model/blocks/N.bin`: the word pieces, and the embedding model's
-  rows `model_rows_per_block` at a time, for the query's word pieces only;
+- `model/vocab/N.txt` and `model/blocks/N.bin`: the word pieces by their first
+  characters (`vocab_key`), and the embedding model's rows `model_rows_per_block` at a
+  time, for the query's words and word pieces only;
 - `vocabulary.json`: the index's plain English terms, for a Japanese query's loanwords only.
 """
 
@@ -246,17 +247,51 @@ def _write_vectors(index: SearchIndex, options: dict, put_bytes) -> dict:
     }
 
 
+def vocab_key(piece: str) -> str:
+    """The vocabulary shard of a word piece: "##" for a word's continuation, else its first
+    character when a lower-case ASCII letter or digit, else "other". A word's first piece
+    starts with the word's first character, so a query needs the shards of its words'
+    first characters and the continuations' (refdoc-shards.js `vocabKey`)."""
+    if piece.startswith("##"):
+        return "##"
+    first = piece[:1]
+    return first if first.isascii() and (first.islower() or first.isdigit()) else "other"
+
+
+def _write_vocab(vocab: str, put_bytes) -> tuple[list[str], list[str]]:
+    """model/vocab/N.txt, one a key: lines "gap<TAB>piece", gap the token id less the one
+    before in that file, less one (small numbers: 110 KB gzipped whole, a query reads
+    about a third). Returns the keys by file number and the lines (token order)."""
+    tokens = [line.removesuffix("\r") for line in vocab.split("\n")]  # as WordPieceTokenizer.fromText reads it
+    if tokens and tokens[-1] == "":
+        tokens.pop()
+    shards: dict[str, list[str]] = {}
+    last: dict[str, int] = {}
+    for token_id, piece in enumerate(tokens):
+        key = vocab_key(piece)
+        shards.setdefault(key, []).append(f"{token_id - last.get(key, -1) - 1}\t{piece}")
+        last[key] = token_id
+    keys = sorted(shards)
+    for number, key in enumerate(keys):
+        put_bytes(f"model/vocab/{number}.txt", ("\n".join(shards[key]) + "\n").encode("utf-8"))
+    return keys, tokens
+
+
 def _write_model(model_dir: Path, per_block: int, put_bytes) -> dict:
-    """The model's rows in blocks of `per_block` (scales, then int8 rows), and its vocabulary."""
+    """The model's rows in blocks of `per_block` (scales, then int8 rows), and its
+    vocabulary in shards by the pieces' first characters (`vocab_key`)."""
     model = read_model(model_dir)
-    vocab = (model_dir / "vocab.txt").read_bytes()
-    put_bytes("model/vocab.txt", vocab)
+    keys, tokens = _write_vocab((model_dir / "vocab.txt").read_text(encoding="utf-8"), put_bytes)
     for start in range(0, len(model.matrix), per_block):
         block = model.matrix[start : start + per_block]
         data = MODEL_BLOCK_MAGIC + struct.pack("<II", len(block), block.shape[1])
         put_bytes(f"model/blocks/{start // per_block}.bin", data + model.scales[start : start + per_block].astype("<f4").tobytes() + block.astype(np.int8).tobytes())
     header = {k: model.header[k] for k in ("dim", "max_tokens", "special_tokens", "vocab_size") if k in model.header}
-    return {"vocab": "model/vocab.txt", "rowsPerBlock": per_block, "header": header}
+    first = {}
+    for token_id, piece in enumerate(tokens):
+        first.setdefault(piece, token_id)  # the tokenizer's own rule: a repeated piece keeps its first id
+    specials = {token: first[token] for token in [*header.get("special_tokens", []), "[UNK]"] if token in first}
+    return {"vocabShards": keys, "rowsPerBlock": per_block, "header": header, "specialIds": specials}
 
 
 def read_partition(data_dir: Path, manifest: dict) -> VectorPartition:

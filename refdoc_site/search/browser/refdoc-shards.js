@@ -58,6 +58,15 @@
     return x < y ? -1 : x > y ? 1 : 0;
   }
 
+  /* The vocabulary shard of a word piece: site_shards.vocab_key. */
+  function vocabKey(piece) {
+    if (piece.slice(0, 2) === "##") {
+      return "##";
+    }
+    var first = piece.charAt(0);
+    return /^[a-z0-9]$/.test(first) ? first : "other";
+  }
+
   /* FNV-1a over UTF-16 code units: site_shards.name_bucket. */
   function nameBucket(key, buckets) {
     var value = 0x811c9dc5;
@@ -255,6 +264,7 @@
     this.centroids = null;
     this.embedder = null;
     this.modelRows = new Set();
+    this.vocabShards = new Set();
     this.denseFor = null;
     this.searcher = new RefdocSearch.Searcher(lunr, {
       index: null,
@@ -484,14 +494,35 @@
     var self = this;
     var searcher = this.searcher;
     var expanded = searcher.expand(text);
-    var embedder = this.file(model.vocab, "text").then(function (vocab) {
-      if (!self.embedder) {
-        var header = model.header;
-        var tokenizer = RefdocEmbed.WordPieceTokenizer.fromText(vocab);
-        var scales = new Float32Array(header.vocab_size);
-        var matrix = new Int8Array(header.vocab_size * header.dim);
-        self.embedder = new RefdocEmbed.StaticEmbedder(header, scales, matrix, tokenizer);
+    if (!this.embedder) {
+      var header = model.header;
+      var tokenizer = RefdocEmbed.WordPieceTokenizer.partial(model.specialIds["[UNK]"]);
+      this.embedder = new RefdocEmbed.StaticEmbedder(header, new Float32Array(header.vocab_size), new Int8Array(header.vocab_size * header.dim), tokenizer);
+      this.embedder.specialIds = (header.special_tokens || []).map(function (token) {
+        return model.specialIds[token];
+      });
+    }
+    var keys = new Set();
+    RefdocEmbed.preTokenize(RefdocEmbed.normalize(expanded)).forEach(function (word) {
+      keys.add(vocabKey(word));
+      if (word.length > 1) {
+        keys.add("##");
       }
+    });
+    var vocab = Promise.all(Array.from(keys).map(function (key) {
+      var number = model.vocabShards.indexOf(key);
+      if (number < 0) {
+        return null;
+      }
+      var name = "model/vocab/" + number + ".txt";
+      return self.file(name, "text").then(function (text) {
+        if (!self.vocabShards.has(number)) {
+          self.embedder.tokenizer.addPieces(text);
+          self.vocabShards.add(number);
+        }
+      });
+    }));
+    var embedder = vocab.then(function () {
       var blocks = new Set(self.embedder.tokenIds(expanded).map(function (id) { return Math.floor(id / model.rowsPerBlock); }));
       return Promise.all(Array.from(blocks).map(function (block) {
         return self.file("model/blocks/" + block + ".bin", "bytes").then(function (bytes) {
@@ -564,5 +595,5 @@
       });
   };
 
-  return { ShardedData: ShardedData, nameBucket: nameBucket, withinOneEdit: withinOneEdit };
+  return { ShardedData: ShardedData, nameBucket: nameBucket, withinOneEdit: withinOneEdit, vocabKey: vocabKey };
 });
