@@ -50,7 +50,7 @@ def recall(store_dir: Path, settings: list[tuple[int, int, int]], queries: list[
     from refdoc_site.core.store import Store
     from refdoc_site.search.embed import matching_embedder
     from refdoc_site.search.ranking import SearchIndex
-    from refdoc_site.search.site_shards import approximate_probe
+    from refdoc_site.search.site_shards import approximate_probe, probe_for
     from refdoc_site.search.vector_partition import (
         approximate_dense_scores,
         cluster_count,
@@ -83,6 +83,7 @@ def recall(store_dir: Path, settings: list[tuple[int, int, int]], queries: list[
         if per_cluster not in partitions:
             partitions[per_cluster] = partition(index.rows, index.scales, cluster_count(len(index.documents), per_cluster))
         part = partitions[per_cluster]
+        probe = probe or probe_for(part.clusters, shard_settings())
         dense_recall, fused_overlap, read = [], [], []
         if fused:
             approximate = SearchIndex(index.documents, index.serialized, index.rows, index.scales, index.fields)
@@ -139,7 +140,7 @@ def print_rows(label: str, rows: list[dict]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("store", type=Path, help="a store folder (refdoc-site index with the defaults)")
-    parser.add_argument("--probe", type=int, action="append", help="clusters a query reads (default: the site's)")
+    parser.add_argument("--probe", type=int, action="append", help="clusters a query reads (default: the site's, shards.probe or probe_share of the clusters)")
     parser.add_argument("--per-cluster", type=int, action="append", help="chunks a cluster (default: the site's)")
     parser.add_argument("--rerank", type=int, action="append", help="chunks scored again with their exact rows (default: the site's)")
     parser.add_argument("--dense-only", action="store_true", help="skip the fused overlap (Lunr in Python: minutes on 100k chunks)")
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     grid = [
         (c, p, r)
         for c in (args.per_cluster or [site["chunks_per_cluster"]])
-        for p in (args.probe or [site["probe"]])
+        for p in (args.probe or [0])
         for r in (args.rerank or [site["rerank"]])
     ]
     print_rows(str(args.store), recall(args.store, grid, labelled_queries(), fused=not args.dense_only))

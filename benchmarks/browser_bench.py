@@ -412,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
                     from refdoc_site.search.ranking import settings
 
                     site = settings()["shards"]
-                    grid = [(site["chunks_per_cluster"], site["probe"], site["rerank"])]
+                    grid = [(site["chunks_per_cluster"], 0, site["rerank"])]  # probe 0: the site's rule
                     print_rows(name, recall(work / "store", grid, labelled_queries(), fused=not args.dense_recall_only))
                 foreign += result["foreign"]
                 if not args.keep and not args.work and name not in built:
