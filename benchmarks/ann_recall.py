@@ -1,9 +1,10 @@
 """Recall of a large site's approximate dense search against the exhaustive one.
 
-    python benchmarks/ann_recall.py STORE_DIR [--probe N ...] [--per-cluster N ...]
+    python benchmarks/ann_recall.py STORE_DIR [--probe N ...] [--per-cluster N ...] [--rerank N ...]
 
-A site past `shards.min_chunks` chunks ships its vectors in k-means clusters and a query
-reads the `probe` nearest (search/vector_partition.py); the CLI reads every vector. For
+A site past `shards.min_chunks` chunks ships its vectors in k-means clusters of four-bit
+codes; a query reads the `probe` nearest and the exact int8 rows of the `rerank` best of
+their chunks (search/vector_partition.py); the CLI reads every vector. For
 each query of the labelled sets (benchmarks/eval, all of them pooled: the queries are
 what people ask of code, whatever the corpus) this prints, against the exhaustive search
 over the same store:
@@ -11,8 +12,8 @@ over the same store:
 - dense recall@10: the share of the exhaustive dense top 10 the approximate top 10 holds;
 - fused overlap@10: the same for the fused ranking the site shows (its dense side made of
   the probed clusters' candidates);
-- the bytes of vectors a query reads (centroids and probed clusters, raw; int8 rows
-  barely compress).
+- the bytes of vectors a query reads (centroids, probed clusters and the exact rows'
+  bundles, raw: int8 rows and four-bit codes barely compress).
 
 browser_bench.py prints the same for the corpus it benchmarks, at the site's settings.
 """
@@ -43,19 +44,20 @@ def labelled_queries() -> list[str]:
     return queries
 
 
-def recall(store_dir: Path, settings: list[tuple[int, int]], queries: list[str], fused: bool = True) -> list[dict]:
-    """Per (chunks per cluster, probe): dense recall@10, fused overlap@10 (None without
-    `fused`: Lunr in Python takes minutes on 100k chunks), vector bytes a query."""
+def recall(store_dir: Path, settings: list[tuple[int, int, int]], queries: list[str], fused: bool = True) -> list[dict]:
+    """Per (chunks per cluster, probe, rerank): dense recall@10, fused overlap@10 (None
+    without `fused`: Lunr in Python takes minutes on 100k chunks), vector bytes a query."""
     from refdoc_site.core.store import Store
     from refdoc_site.search.embed import matching_embedder
     from refdoc_site.search.ranking import SearchIndex
-    from refdoc_site.search.site_shards import approximate_probe
+    from refdoc_site.search.site_shards import approximate_probe, probe_for
     from refdoc_site.search.vector_partition import (
         approximate_dense_scores,
         cluster_count,
         exhaustive_dense_scores,
         partition,
         probed_clusters,
+        reranked_positions,
     )
 
     state = Store(store_dir).load()
@@ -75,27 +77,35 @@ def recall(store_dir: Path, settings: list[tuple[int, int]], queries: list[str],
     exhaustive_fused = [[(h.path, h.symbol) for h in index.search(q, 10, "fused", embedder)] if fused else [] for q in queries]
     dim = index.rows.shape[1]
     rows = []
-    for per_cluster, probe in settings:
-        part = partition(index.rows, index.scales, cluster_count(len(index.documents), per_cluster))
+    per_bundle = shard_settings()["exact_per_bundle"]
+    partitions = {}
+    for per_cluster, probe, rerank in settings:
+        if per_cluster not in partitions:
+            partitions[per_cluster] = partition(index.rows, index.scales, cluster_count(len(index.documents), per_cluster))
+        part = partitions[per_cluster]
+        probe = probe or probe_for(part.clusters, shard_settings())
         dense_recall, fused_overlap, read = [], [], []
         if fused:
             approximate = SearchIndex(index.documents, index.serialized, index.rows, index.scales, index.fields)
             approximate._lunr_index = index.lunr_index
-            approximate.dense_probe = approximate_probe(index, part, probe)
+            approximate.dense_probe = approximate_probe(index, part, probe, rerank)
         sizes = [len(part.members(c)) for c in range(part.clusters)]
         for query, vector, dense, expected in zip(queries, vectors, exhaustive_dense, exhaustive_fused):
-            near = approximate_dense_scores(index.rows, index.scales, part, vector, probe, 10)
+            near = approximate_dense_scores(index.rows, index.scales, part, vector, probe, 10, rerank)
             dense_recall.append(len(set(near) & set(dense)) / max(len(dense), 1))
             if expected:
                 shown = [(h.path, h.symbol) for h in approximate.search(query, 10, "fused", embedder)]
                 fused_overlap.append(len(set(shown) & set(expected)) / len(expected))
             probed = probed_clusters(part, vector, probe)
-            read.append(part.clusters * (dim + 4) + sum(sizes[c] * (dim + 8) for c in probed))
+            bundles = {int(p) // per_bundle for p in reranked_positions(part, index.scales, vector, probe, rerank)}
+            coarse = sum(sizes[c] * ((dim + 1) // 2 + 8) for c in probed)
+            read.append(part.clusters * (dim + 4) + coarse + len(bundles) * per_bundle * (dim + 4))
         rows.append({
             "chunks": len(index.documents),
             "per_cluster": per_cluster,
             "clusters": part.clusters,
             "probe": probe,
+            "rerank": rerank,
             "dense_recall": statistics.mean(dense_recall),
             "fused_overlap": statistics.mean(fused_overlap) if fused_overlap else None,
             "vector_kb": statistics.median(read) / 1000,
@@ -104,12 +114,19 @@ def recall(store_dir: Path, settings: list[tuple[int, int]], queries: list[str],
     return rows
 
 
+def shard_settings() -> dict:
+    from refdoc_site.search.ranking import settings
+
+    return settings()["shards"]
+
+
 def print_rows(label: str, rows: list[dict]) -> None:
     table = [
         [
             f"{r['per_cluster']}",
             f"{r['clusters']}",
             f"{r['probe']}",
+            f"{r['rerank']}",
             f"{r['dense_recall']:.3f}",
             "-" if r["fused_overlap"] is None else f"{r['fused_overlap']:.3f}",
             f"{r['vector_kb']:.0f} KB",
@@ -117,20 +134,26 @@ def print_rows(label: str, rows: list[dict]) -> None:
         for r in rows
     ]
     print(f"\n{label}: approximate dense search against exhaustive ({rows[0]['chunks']} chunks, {rows[0]['queries']} labelled queries)")
-    print(_table(["chunks a cluster", "clusters", "probe", "dense recall@10", "fused overlap@10", "vectors a query"], table, right_from=0))
+    print(_table(["chunks a cluster", "clusters", "probe", "rerank", "dense recall@10", "fused overlap@10", "vectors a query"], table, right_from=0))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("store", type=Path, help="a store folder (refdoc-site index with the defaults)")
-    parser.add_argument("--probe", type=int, action="append", help="clusters a query reads (default: the site's)")
+    parser.add_argument("--probe", type=int, action="append", help="clusters a query reads (default: the site's, shards.probe or probe_share of the clusters)")
     parser.add_argument("--per-cluster", type=int, action="append", help="chunks a cluster (default: the site's)")
+    parser.add_argument("--rerank", type=int, action="append", help="chunks scored again with their exact rows (default: the site's)")
     parser.add_argument("--dense-only", action="store_true", help="skip the fused overlap (Lunr in Python: minutes on 100k chunks)")
     args = parser.parse_args(argv)
     from refdoc_site.search.ranking import settings
 
     site = settings()["shards"]
-    grid = [(c, p) for c in (args.per_cluster or [site["chunks_per_cluster"]]) for p in (args.probe or [site["probe"]])]
+    grid = [
+        (c, p, r)
+        for c in (args.per_cluster or [site["chunks_per_cluster"]])
+        for p in (args.probe or [0])
+        for r in (args.rerank or [site["rerank"]])
+    ]
     print_rows(str(args.store), recall(args.store, grid, labelled_queries(), fused=not args.dense_only))
     return 0
 

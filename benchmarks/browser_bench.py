@@ -17,7 +17,13 @@ a fresh browser context per visit (nothing cached), measures:
    result in the list, and to the list settled (vectors and model in, the re-ranked list
    shown), the bytes of the whole visit, and the bytes of the query: every request made
    from the click on (search data, scripts, model; on a large site, the pieces of
-   refdoc-shards.js the query fetched), with how many of them were search data files;
+   refdoc-shards.js the query fetched), with how many of them were search data files.
+   The time to the first result is the median of the runs and the fastest; on a loaded
+   machine both carry the CPU's wait, so the link's own share is printed beside them:
+   the requests from the click to the first result, their sequential round trips × 40 ms
+   plus their bytes at 10 Mbit/s, which no load changes; and on a site in pieces, the user
+   CPU time of the keyword answer in node (tests/js/query_cpu.js), which load changes
+   little;
 3. the home page on a phone (390×844, that link, the CPU slowed 4× as Lighthouse's mobile
    run does): time to interactive, taken as the later of DOMContentLoaded and the end of
    the last long task (> 50 ms, Chromium's `longtask` entries) before the network idles,
@@ -28,7 +34,9 @@ Any request that does not go to 127.0.0.1 fails the run. On a site whose search 
 in pieces (past `shards.min_chunks` chunks), it also prints the recall@10 of the site's
 approximate dense search against the exhaustive one over the labelled sets' queries
 (ann_recall.py; `--no-recall` skips it). `--work DIR` builds into DIR and keeps it: a
-second run reuses the store (an incremental build). See benchmarks/README.md.
+second run reuses the store (an incremental build); `--site NAME=WORK --rewrite-search`
+writes WORK's search data again from WORK/store and measures it, with no page rebuilt
+(after a change to the search code). See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -105,6 +113,7 @@ class Visit:
         self.context.on("requestfailed", self._ended)
         self.finished: list = []
         self.started: dict[str, float] = {}
+        self.ended: dict[str, float] = {}
         if throttled:
             session = self.context.new_cdp_session(self.page)
             session.send("Network.enable")
@@ -120,6 +129,7 @@ class Visit:
 
     def _ended(self, request) -> None:
         self.finished.append(request)
+        self.ended[request.url] = time.monotonic()
         self.in_flight -= 1
         self.last_change = time.monotonic()
 
@@ -150,6 +160,21 @@ class Visit:
             total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
             files += "/search/refdoc/" in request.url
         return total, files
+
+    def round_trips(self, since: float, until: float) -> tuple[int, int]:
+        """(sequential round trips, bytes) of the requests made between the two moments: a
+        request that started after another one ended is a round trip after it. What the
+        link costs them, whatever the CPU's load: round trips × latency + bytes ÷ rate."""
+        spans = []
+        for request in self.finished:
+            start, end = self.started.get(request.url, 0), self.ended.get(request.url, 0)
+            if request.failure is None and since <= start and end <= until:
+                sizes = request.sizes()
+                spans.append((start, end, sizes["responseBodySize"] + sizes["responseHeadersSize"]))
+        depth: list[int] = []
+        for start, _, _ in spans:
+            depth.append(1 + max((d for (s, e, _), d in zip(spans, depth) if e <= start), default=0))
+        return max(depth, default=0), sum(size for _, _, size in spans)
 
     def foreign(self) -> list[str]:
         return [u for u in self.urls if urlsplit(u).scheme in ("http", "https") and urlsplit(u).hostname != "127.0.0.1"]
@@ -200,6 +225,7 @@ def typed_visit(browser, url: str, query: str) -> dict:
         visit.page.click(".md-search__input")
         visit.page.keyboard.type(query)
         visit.page.wait_for_selector(".md-search-result__item", timeout=TIMEOUT_MS)
+        shown = time.monotonic()
         marks = visit.page.evaluate("() => window.__lightBench")
         settled = None
         if visit.page.evaluate("() => document.documentElement.hasAttribute('data-refdoc-search')"):
@@ -208,8 +234,12 @@ def typed_visit(browser, url: str, query: str) -> dict:
             settled = visit.page.evaluate("() => window.__lightBench.settled") - marks["click"]
         visit.wait_idle()
         query_bytes, query_files = visit.transferred_since(clicked)
+        trips, first_bytes = visit.round_trips(clicked, shown)
         return {
             "first_result_ms": marks["firstResult"] - marks["click"],
+            "first_trips": trips,
+            "first_bytes": first_bytes,
+            "first_link_ms": trips * THROTTLE["latency"] + first_bytes / THROTTLE["downloadThroughput"] * 1000,
             "settled_ms": settled,
             "bytes": visit.transferred(),
             "query_bytes": query_bytes,
@@ -241,6 +271,11 @@ def bench(name: str, site: Path, origin: str, browser, runs: int) -> dict:
         "file_bytes": statistics.median(v[0] for v in files),
         "file_requests": len(files[0][1]),
         "first_result_ms": statistics.median(t["first_result_ms"] for t in typed),
+        "first_result_min_ms": min(t["first_result_ms"] for t in typed),
+        "first_trips": statistics.median(t["first_trips"] for t in typed),
+        "first_bytes": statistics.median(t["first_bytes"] for t in typed),
+        "first_link_ms": statistics.median(t["first_link_ms"] for t in typed),
+        "load": os.getloadavg()[0],
         "settled_ms": statistics.median(t["settled_ms"] for t in typed) if all(t["settled_ms"] for t in typed) else None,
         "typed_bytes": statistics.median(t["bytes"] for t in typed),
         "query_bytes": statistics.median(t["query_bytes"] for t in typed),
@@ -248,6 +283,7 @@ def bench(name: str, site: Path, origin: str, browser, runs: int) -> dict:
         "tti_ms": statistics.median(p["tti_ms"] for p in phone),
         "map_ms": statistics.median(drawn) if len(drawn) == len(phone) else None,
         "foreign": foreign,
+        "keyword_cpu": keyword_cpu(site, query),
     }
 
 
@@ -263,7 +299,21 @@ def print_result(name: str, result: dict) -> None:
     rows = [
         ["home page, idle", f"{result['home_bytes'] / 1000:.0f} KB ({result['home_requests']} requests)", _verdict(result["home_bytes"] / 1000, target.get("home_kb"))],
         [f"{result['file_page']}, idle", f"{result['file_bytes'] / 1000:.0f} KB ({result['file_requests']} requests)", _verdict(result["file_bytes"] / 1000, target.get("file_kb"))],
-        [f"typing {result['query']!r} → first result", f"{result['first_result_ms']:.0f} ms", _verdict(result["first_result_ms"], target.get("first_result_ms"))],
+        [
+            f"typing {result['query']!r} → first result (median; fastest)",
+            f"{result['first_result_ms']:.0f} ms; {result['first_result_min_ms']:.0f} ms",
+            _verdict(result["first_result_ms"], target.get("first_result_ms")),
+        ],
+        [
+            "  of which the link: round trips × 40 ms + bytes at 10 Mbit/s",
+            f"{result['first_link_ms']:.0f} ms ({result['first_trips']:.0f} round trips, {result['first_bytes'] / 1000:.0f} KB)",
+            _verdict(result["first_link_ms"], target.get("first_result_ms")),
+        ],
+        *(
+            [["  and its CPU (node, user time: pieces parsed, index made, ranked)", f"{sum(cpu.values()):.0f} ms ({cpu['parse_ms']:.0f} + {cpu['index_ms']:.0f} + {cpu['rank_ms']:.0f})", "-"]]
+            if (cpu := result.get("keyword_cpu"))
+            else []
+        ),
         ["typing → list settled (vectors in)", f"{settled} ms", "-"],
         ["bytes of the typed visit", f"{result['typed_bytes'] / 1000:.0f} KB", "-"],
         [
@@ -274,8 +324,21 @@ def print_result(name: str, result: dict) -> None:
         ["home page on a phone: time to interactive", f"{result['tti_ms']:.0f} ms", "-"],
         ["home page on a phone: map drawn", f"{result['map_ms']:.0f} ms" if result["map_ms"] is not None else "no map", "-"],
     ]
-    print(f"\n{name} (gzipped, cold; typing at 10 Mbit/s, 40 ms)")
+    print(f"\n{name} (gzipped, cold; typing at 10 Mbit/s, 40 ms; load average {result['load']:.1f} on {os.cpu_count()} cores)")
     print(_table(["measure", "value", "target"], rows, right_from=1))
+
+
+def keyword_cpu(site: Path, query: str) -> dict | None:
+    """User CPU ms of a large site's keyword answer in node (tests/js/query_cpu.js), or
+    None without node or on a site in one piece."""
+    import json
+    import subprocess
+
+    script = HERE.parent / "tests" / "js" / "query_cpu.js"
+    if not sharded(site) or not shutil.which("node") or not (script.parent / "node_modules" / "lunr").is_dir():
+        return None
+    done = subprocess.run(["node", str(script), str(site / "search" / "refdoc"), query, "3"], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
 
 
 def sharded(site: Path) -> bool:
@@ -283,6 +346,22 @@ def sharded(site: Path) -> bool:
     import json
 
     return bool(json.loads((site / "search" / "refdoc" / "config.json").read_text(encoding="utf-8")).get("shards"))
+
+
+def rewrite_search_data(work: Path) -> None:
+    """The search data of WORK/served/SUB_PATH written again from the chunks of WORK/store
+    (the index's documents: prose sections a build adds from rendered pages are left out)."""
+    from refdoc_site.core.store import Store
+    from refdoc_site.search.embed import matching_embedder
+    from refdoc_site.search.site_search import DATA_DIR, write_search_data
+
+    started = time.perf_counter()
+    state = Store(work / "store").load()
+    embedder = matching_embedder(state)
+    site = work / "served" / SUB_PATH
+    shutil.rmtree(site / DATA_DIR, ignore_errors=True)
+    written = write_search_data(state.documents, site, embedder.directory if embedder else None)
+    print(f"search data written again: {len(written)} files, {sum(written.values()) / 1e6:.1f} MB in {time.perf_counter() - started:.0f}s", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -295,6 +374,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dense-recall-only", action="store_true", help="recall of the dense side alone (the fused one runs Lunr in Python: long on 100k chunks)")
     parser.add_argument("--query", default="", help="the query typed (default: search_bench's FIRST_QUERY for the corpus)")
     parser.add_argument("--no-recall", action="store_true", help="skip the approximate vectors' recall on a site in pieces")
+    parser.add_argument(
+        "--rewrite-search", action="store_true", help="with --site: first write the site's search data and scripts again from WORK/store (after a change to the search code; no page is rebuilt)"
+    )
     args = parser.parse_args(argv)
     global QUERY_OVERRIDE
     QUERY_OVERRIDE = args.query
@@ -315,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
             for name, folder in corpora.items():
                 if name in built:
                     work = built[name]
+                    if args.rewrite_search:
+                        rewrite_search_data(work)
                 else:
                     work = args.work / name if args.work else Path(tempfile.mkdtemp(prefix=f"browser-bench-{name}-"))
                     started = time.perf_counter()
@@ -328,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
                     from refdoc_site.search.ranking import settings
 
                     site = settings()["shards"]
-                    grid = [(site["chunks_per_cluster"], site["probe"])]
+                    grid = [(site["chunks_per_cluster"], 0, site["rerank"])]  # probe 0: the site's rule
                     print_rows(name, recall(work / "store", grid, labelled_queries(), fused=not args.dense_recall_only))
                 foreign += result["foreign"]
                 if not args.keep and not args.work and name not in built:

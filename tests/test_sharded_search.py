@@ -138,9 +138,9 @@ def test_sharded_fused_ranking_is_the_python_ranking_over_the_same_clusters(shar
     data_dir, python_index = sharded
     config = json.loads((data_dir / "config.json").read_text())
     part = read_partition(data_dir, config["shards"])
-    probe = config["shards"]["vectors"]["probe"]
+    probe, rerank = config["shards"]["vectors"]["probe"], config["shards"]["vectors"]["rerank"]
     approximate = ranking.SearchIndex(python_index.documents, python_index.serialized, python_index.rows, python_index.scales, python_index.fields)
-    approximate.dense_probe = approximate_probe(python_index, part, probe)
+    approximate.dense_probe = approximate_probe(python_index, part, probe, rerank)
     embedder = default_embedder()
     javascript, files = rank(data_dir, ALL_QUERIES, "fused")
     overlap = []
@@ -152,6 +152,7 @@ def test_sharded_fused_ranking_is_the_python_ranking_over_the_same_clusters(shar
             if (js_hit["path"], js_hit["symbol"]) != (py_hit.path, py_hit.symbol):
                 assert abs(js_scores[position] - py_scores[position]) < 1e-6, query
         assert len([name for name in fetched if name.startswith("clusters/")]) <= probe, query  # new ones: others cached
+        assert len([name for name in fetched if name.startswith("exact/")]) <= rerank, query
         exhaustive = {(h.path, h.symbol) for h in python_index.search(query, 10, "fused", embedder)}
         if exhaustive:
             overlap.append(len(exhaustive & {(h.path, h.symbol) for h in py_hits}) / len(exhaustive))
@@ -169,3 +170,31 @@ def test_name_buckets_hash_as_javascript_does() -> None:
         ["node", "-e", script, str(Path(ranking.ASSETS / "refdoc-shards.js")), json.dumps(keys)], capture_output=True, text=True, check=True
     )
     assert json.loads(result.stdout) == [name_bucket(key, 97) for key in keys]
+
+
+def test_vocabulary_shards_are_keyed_as_javascript_keys_them(sharded, search_data) -> None:
+    """Every word piece is in the shard its key names, with its own id."""
+    if not node_available():
+        pytest.skip("needs node")
+    from refdoc_site.search.site_shards import vocab_key
+
+    data_dir, _ = sharded
+    model = json.loads((data_dir / "config.json").read_text())["shards"]["model"]
+    if model is None:
+        pytest.skip("the fixture has no model")
+    pieces = ["the", "##ing", "##", "[UNK]", "é", "9x", "Zed", ""]
+    script = "const S = require(process.argv[1]); process.stdout.write(JSON.stringify(JSON.parse(process.argv[2]).map(S.vocabKey)));"
+    result = subprocess.run(
+        ["node", "-e", script, str(Path(ranking.ASSETS / "refdoc-shards.js")), json.dumps(pieces)], capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout) == [vocab_key(piece) for piece in pieces] == ["t", "##", "##", "other", "other", "9", "other", "other"]
+    ids = {}
+    for number, key in enumerate(model["vocabShards"]):
+        token_id = -1
+        for line in (data_dir / f"model/vocab/{number}.txt").read_text(encoding="utf-8").splitlines():
+            gap, piece = line.split("\t", 1)
+            token_id += int(gap) + 1
+            assert vocab_key(piece) == key
+            ids.setdefault(piece, token_id)
+    whole = (search_data[0] / "model" / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    assert len(ids) == len(set(whole)) and all(whole[ids[piece]] == piece for piece in ids)

@@ -6,25 +6,55 @@ from __future__ import annotations
 import numpy as np
 
 from refdoc_site.search.ranking import quantize_rows
-from refdoc_site.search.vector_partition import approximate_dense_scores, exhaustive_dense_scores, partition
+from refdoc_site.search.vector_partition import (
+    approximate_dense_scores,
+    coarse_codes,
+    exhaustive_dense_scores,
+    pack_codes,
+    partition,
+    unpack_codes,
+)
 
 
-def clustered_rows(count: int = 2000, dim: int = 32, groups: int = 20):
+def clustered_rows(count: int = 2000, dim: int = 32, groups: int = 20, noise: float = 0.3):
     generator = np.random.default_rng(7)
     centres = generator.normal(size=(groups, dim))
-    vectors = centres[generator.integers(0, groups, count)] + 0.3 * generator.normal(size=(count, dim))
+    vectors = centres[generator.integers(0, groups, count)] + noise * generator.normal(size=(count, dim))
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     return quantize_rows(vectors), generator
 
 
-def test_probing_every_cluster_is_the_exhaustive_search() -> None:
+def test_probing_every_cluster_and_rescoring_every_chunk_is_the_exhaustive_search() -> None:
     (rows, scales), generator = clustered_rows()
     part = partition(rows, scales, 25)
     assert sorted(np.bincount(part.assignment, minlength=25) > 0) == [True] * 25  # none empty
     for _ in range(20):
         query = generator.normal(size=rows.shape[1])
         query /= np.linalg.norm(query)
-        assert approximate_dense_scores(rows, scales, part, query, 25, 50) == exhaustive_dense_scores(rows, scales, query, 50)
+        assert approximate_dense_scores(rows, scales, part, query, 25, 50, len(rows)) == exhaustive_dense_scores(rows, scales, query, 50)
+
+
+def test_the_best_by_coarse_code_rescored_exactly_are_the_exhaustive_top() -> None:
+    """Four-bit codes alone reorder the top; the best 30 by code scored with the int8 rows
+    hold the exhaustive top 10, with its exact scores."""
+    (rows, scales), generator = clustered_rows(dim=64, groups=50, noise=0.5)
+    part = partition(rows, scales, 25)
+    coarse_only, rescored = [], []
+    for position in generator.integers(0, len(rows), 30):
+        query = rows[position] * scales[position]
+        exhaustive = exhaustive_dense_scores(rows, scales, query, 10)
+        coarse_only.append(len(set(approximate_dense_scores(rows, scales, part, query, 25, 10, 0)) & set(exhaustive)) / 10)
+        near = approximate_dense_scores(rows, scales, part, query, 25, 10, 30)
+        rescored.append(len(set(near) & set(exhaustive)) / 10)
+        assert all(near[p] == exhaustive[p] for p in set(near) & set(exhaustive))
+    assert np.mean(rescored) == 1 and np.mean(coarse_only) < 0.9, (coarse_only, rescored)
+
+
+def test_coarse_codes_pack_two_a_byte_and_read_back() -> None:
+    (rows, _), _ = clustered_rows(50, dim=33)  # an odd dimension ends in padding
+    codes = coarse_codes(rows)
+    assert codes.min() >= -7 and codes.max() <= 7 and len(pack_codes(codes)) == 50 * 17
+    assert np.array_equal(unpack_codes(pack_codes(codes), 50, 33), codes)
 
 
 def test_a_few_clusters_hold_most_of_the_nearest() -> None:
@@ -33,7 +63,7 @@ def test_a_few_clusters_hold_most_of_the_nearest() -> None:
     recalls = []
     for position in generator.integers(0, len(rows), 30):
         query = rows[position] * scales[position]  # a query near the data, as real ones are
-        near = approximate_dense_scores(rows, scales, part, query, 3, 10)
+        near = approximate_dense_scores(rows, scales, part, query, 3, 10, len(rows))  # clusters alone
         recalls.append(len(set(near) & set(exhaustive_dense_scores(rows, scales, query, 10))) / 10)
     assert np.mean(recalls) > 0.9, recalls
 

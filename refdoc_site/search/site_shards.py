@@ -21,9 +21,11 @@ on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`
   buckets, for a query that is a name;
 - `rows/N.json`: the chunk table's rows, `rows_per_bundle` at a time, for the results shown;
 - `centroids.bin` and `clusters/N.bin` (vector_partition): the query's `probe` nearest
-  clusters of chunk vectors;
-- `model/vocab.txt` and `model/blocks/N.bin`: the word pieces, and the embedding model's
-  rows `model_rows_per_block` at a time, for the query's word pieces only;
+  clusters, each chunk in four-bit coarse codes; `exact/N.bin`, the int8 rows of
+  `exact_per_bundle` chunks in position order, for the `rerank` best by coarse score;
+- `model/vocab/N.txt` and `model/blocks/N.bin`: the word pieces by their first
+  characters (`vocab_key`), and the embedding model's rows `model_rows_per_block` at a
+  time, for the query's words and word pieces only;
 - `vocabulary.json`: the index's plain English terms, for a Japanese query's loanwords only.
 """
 
@@ -42,10 +44,11 @@ from .loanwords import rules as loanword_rules
 from .lunr_index import posting_weights, term_statistics
 from .names import is_public, name_key
 from .ranking import SCORE_DECIMALS, SearchIndex, settings
-from .vector_partition import VectorPartition, approximate_dense_scores, cluster_count, partition
+from .vector_partition import VectorPartition, approximate_dense_scores, cluster_count, pack_codes, partition, unpack_codes
 
 FORMAT = "refdoc-shards/1"
-CLUSTER_MAGIC = b"RDCLU\x00\x01\x00"
+CLUSTER_MAGIC = b"RDCLU\x00\x02\x00"
+EXACT_MAGIC = b"RDEXA\x00\x01\x00"
 MODEL_BLOCK_MAGIC = b"RDMBK\x00\x01\x00"
 KINDS = [kind.value for kind in ChunkKind]
 PRIVATE_BIT = 0x10
@@ -228,22 +231,74 @@ def _write_vectors(index: SearchIndex, options: dict, put_bytes) -> dict:
     for cluster in range(part.clusters):
         members = part.members(cluster)
         data = CLUSTER_MAGIC + struct.pack("<II", len(members), dim) + members.astype("<u4").tobytes()
-        data += index.scales[members].astype("<f4").tobytes() + index.rows[members].astype(np.int8).tobytes()
+        data += index.scales[members].astype("<f4").tobytes() + pack_codes(part.codes[members])
         put_bytes(f"clusters/{cluster}.bin", data)
-    return {"clusters": part.clusters, "dim": dim, "probe": min(options["probe"], part.clusters)}
+    per_bundle = options["exact_per_bundle"]
+    for start in range(0, len(index.rows), per_bundle):
+        block = index.rows[start : start + per_bundle]
+        data = EXACT_MAGIC + struct.pack("<II", len(block), dim) + index.scales[start : start + per_bundle].astype("<f4").tobytes()
+        put_bytes(f"exact/{start // per_bundle}.bin", data + block.astype(np.int8).tobytes())
+    return {
+        "clusters": part.clusters,
+        "dim": dim,
+        "probe": probe_for(part.clusters, options),
+        "rerank": options["rerank"],
+        "exactPerBundle": per_bundle,
+    }
+
+
+def vocab_key(piece: str) -> str:
+    """The vocabulary shard of a word piece: "##" for a word's continuation, else its first
+    character when a lower-case ASCII letter or digit, else "other". A word's first piece
+    starts with the word's first character, so a query needs the shards of its words'
+    first characters and the continuations' (refdoc-shards.js `vocabKey`)."""
+    if piece.startswith("##"):
+        return "##"
+    first = piece[:1]
+    return first if first.isascii() and (first.islower() or first.isdigit()) else "other"
+
+
+def _write_vocab(vocab: str, put_bytes) -> tuple[list[str], list[str]]:
+    """model/vocab/N.txt, one a key: lines "gap<TAB>piece", gap the token id less the one
+    before in that file, less one (small numbers: 110 KB gzipped whole, a query reads
+    about a third). Returns the keys by file number and the lines (token order)."""
+    tokens = [line.removesuffix("\r") for line in vocab.split("\n")]  # as WordPieceTokenizer.fromText reads it
+    if tokens and tokens[-1] == "":
+        tokens.pop()
+    shards: dict[str, list[str]] = {}
+    last: dict[str, int] = {}
+    for token_id, piece in enumerate(tokens):
+        key = vocab_key(piece)
+        shards.setdefault(key, []).append(f"{token_id - last.get(key, -1) - 1}\t{piece}")
+        last[key] = token_id
+    keys = sorted(shards)
+    for number, key in enumerate(keys):
+        put_bytes(f"model/vocab/{number}.txt", ("\n".join(shards[key]) + "\n").encode("utf-8"))
+    return keys, tokens
+
+
+def probe_for(clusters: int, options: dict) -> int:
+    """Clusters a query reads: `probe`, or `probe_share` of them when that is more. Recall
+    falls with the share read (django, 107 clusters: 0.96 at 32; homeassistant, 718: 0.89
+    at 32, 0.93 at 64, benchmarks/ann_recall.py), so a larger site reads more of them."""
+    return min(clusters, max(options["probe"], round(options["probe_share"] * clusters)))
 
 
 def _write_model(model_dir: Path, per_block: int, put_bytes) -> dict:
-    """The model's rows in blocks of `per_block` (scales, then int8 rows), and its vocabulary."""
+    """The model's rows in blocks of `per_block` (scales, then int8 rows), and its
+    vocabulary in shards by the pieces' first characters (`vocab_key`)."""
     model = read_model(model_dir)
-    vocab = (model_dir / "vocab.txt").read_bytes()
-    put_bytes("model/vocab.txt", vocab)
+    keys, tokens = _write_vocab((model_dir / "vocab.txt").read_text(encoding="utf-8"), put_bytes)
     for start in range(0, len(model.matrix), per_block):
         block = model.matrix[start : start + per_block]
         data = MODEL_BLOCK_MAGIC + struct.pack("<II", len(block), block.shape[1])
         put_bytes(f"model/blocks/{start // per_block}.bin", data + model.scales[start : start + per_block].astype("<f4").tobytes() + block.astype(np.int8).tobytes())
     header = {k: model.header[k] for k in ("dim", "max_tokens", "special_tokens", "vocab_size") if k in model.header}
-    return {"vocab": "model/vocab.txt", "rowsPerBlock": per_block, "header": header}
+    first = {}
+    for token_id, piece in enumerate(tokens):
+        first.setdefault(piece, token_id)  # the tokenizer's own rule: a repeated piece keeps its first id
+    specials = {token: first[token] for token in [*header.get("special_tokens", []), "[UNK]"] if token in first}
+    return {"vocabShards": keys, "rowsPerBlock": per_block, "header": header, "specialIds": specials}
 
 
 def read_partition(data_dir: Path, manifest: dict) -> VectorPartition:
@@ -253,12 +308,17 @@ def read_partition(data_dir: Path, manifest: dict) -> VectorPartition:
     scales = np.frombuffer(data, "<f4", count, 16).astype(np.float32)
     rows = np.frombuffer(data, np.int8, count * dim, 16 + 4 * count).reshape(count, dim)
     assignment = np.zeros(manifest["documents"], dtype=np.int64)
+    codes = np.zeros((manifest["documents"], dim), dtype=np.int8)
     for cluster in range(count):
-        members = (data_dir / f"clusters/{cluster}.bin").read_bytes()
-        assignment[np.frombuffer(members, "<u4", struct.unpack_from("<I", members, 8)[0], 16)] = cluster
-    return VectorPartition(assignment, rows, scales)
+        data = (data_dir / f"clusters/{cluster}.bin").read_bytes()
+        size = struct.unpack_from("<I", data, 8)[0]
+        members = np.frombuffer(data, "<u4", size, 16)
+        assignment[members] = cluster
+        codes[members] = unpack_codes(data[16 + 8 * size :], size, dim)
+    return VectorPartition(assignment, rows, scales, codes)
 
 
-def approximate_probe(index: SearchIndex, part: VectorPartition, probe: int) -> Callable[[np.ndarray, int], dict[int, float]]:
-    """`SearchIndex.dense_probe` ranking as the site does: the `probe` nearest clusters."""
-    return lambda query, count: approximate_dense_scores(index.rows, index.scales, part, query, probe, count)
+def approximate_probe(index: SearchIndex, part: VectorPartition, probe: int, rerank: int) -> Callable[[np.ndarray, int], dict[int, float]]:
+    """`SearchIndex.dense_probe` ranking as the site does: the `probe` nearest clusters,
+    the `rerank` best of them by coarse score scored exactly."""
+    return lambda query, count: approximate_dense_scores(index.rows, index.scales, part, query, probe, count, rerank)

@@ -18,6 +18,10 @@ import numpy as np
 
 from .ranking import quantize_rows
 
+CODE_LEVEL = 7
+"""A coarse code is an int8 row scaled to -7..7: four bits a dimension."""
+CODE_SCALE = 127 / CODE_LEVEL
+"""What turns a coarse code back into the int8 row's units (score · scale · CODE_SCALE)."""
 KMEANS_ITERATIONS = 12
 SEED = 20261202
 """A fixed seed: the same chunks give the same clusters, build after build."""
@@ -31,6 +35,8 @@ class VectorPartition:
     """cluster number by chunk position."""
     centroid_rows: np.ndarray
     centroid_scales: np.ndarray
+    codes: np.ndarray
+    """every chunk's coarse code (`coarse_codes`), by position."""
 
     @property
     def clusters(self) -> int:
@@ -71,7 +77,35 @@ def partition(rows: np.ndarray, scales: np.ndarray, clusters: int) -> VectorPart
         centroids = sums / np.where(norms == 0, 1, norms)
     assignment = _nearest(vectors, centroids) if count else assignment
     centroid_rows, centroid_scales = quantize_rows(centroids)
-    return VectorPartition(assignment.astype(np.int64), centroid_rows, centroid_scales)
+    return VectorPartition(assignment.astype(np.int64), centroid_rows, centroid_scales, coarse_codes(rows))
+
+
+def coarse_codes(rows: np.ndarray) -> np.ndarray:
+    """Each int8 row rounded to -CODE_LEVEL..CODE_LEVEL (int8 values, four bits of information)."""
+    return np.clip(np.rint(rows.astype(np.float32) * (CODE_LEVEL / 127)), -CODE_LEVEL, CODE_LEVEL).astype(np.int8)
+
+
+def pack_codes(codes: np.ndarray) -> bytes:
+    """Two codes a byte, the even dimension in the low four bits (two's complement); a row of
+    an odd dimension ends in a padding nibble."""
+    count, dim = codes.shape
+    padded = np.zeros((count, dim + dim % 2), dtype=np.int16)
+    padded[:, :dim] = codes
+    nibbles = (padded & 0x0F).astype(np.uint8)
+    return (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).tobytes()
+
+
+def unpack_codes(data: bytes, count: int, dim: int) -> np.ndarray:
+    """pack_codes read back."""
+    packed = np.frombuffer(data, np.uint8, count * ((dim + 1) // 2)).reshape(count, -1)
+    nibbles = np.empty((count, packed.shape[1] * 2), dtype=np.int16)
+    nibbles[:, 0::2], nibbles[:, 1::2] = packed & 0x0F, packed >> 4
+    return np.where(nibbles > 7, nibbles - 16, nibbles)[:, :dim].astype(np.int8)
+
+
+def coarse_scores(codes: np.ndarray, scales: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """(code · query) · scale · CODE_SCALE, in float64: the browser's coarse score."""
+    return (codes.astype(np.float64) @ np.asarray(query, dtype=np.float64)) * scales.astype(np.float64) * CODE_SCALE
 
 
 def _nearest(vectors: np.ndarray, centroids: np.ndarray) -> np.ndarray:
@@ -92,17 +126,34 @@ def probed_clusters(part: VectorPartition, query: np.ndarray, probe: int) -> lis
     return [int(c) for c in np.lexsort((np.arange(len(scores)), -scores))[:probe]]
 
 
+def probed_positions(part: VectorPartition, query: np.ndarray, probe: int) -> np.ndarray:
+    """The chunks of the probed clusters, in position order."""
+    found = [part.members(c) for c in probed_clusters(part, query, probe)]
+    return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+
+def reranked_positions(part: VectorPartition, scales: np.ndarray, query: np.ndarray, probe: int, rerank: int) -> np.ndarray:
+    """The `rerank` chunks of the probed clusters with the best coarse scores (ties to the
+    lower position): the ones whose exact rows a query fetches."""
+    positions = probed_positions(part, query, probe)
+    coarse = coarse_scores(part.codes[positions], scales[positions], query)
+    return positions[np.lexsort((positions, -coarse))[:rerank]]
+
+
 def approximate_dense_scores(
-    rows: np.ndarray, scales: np.ndarray, part: VectorPartition, query: np.ndarray, probe: int, candidates: int
+    rows: np.ndarray, scales: np.ndarray, part: VectorPartition, query: np.ndarray, probe: int, candidates: int, rerank: int
 ) -> dict[int, float]:
-    """The top `candidates` chunks of the probed clusters by score (ties to the lower
-    position), as {position: score}: the dense side the site ranks with."""
-    positions = np.sort(np.concatenate([part.members(c) for c in probed_clusters(part, query, probe)]))
+    """The top `candidates` chunks of the probed clusters (ties to the lower position), as
+    {position: score}: the dense side the site ranks with. Scores are coarse, but exact for
+    the `rerank` best by coarse score."""
+    positions = probed_positions(part, query, probe)
     if not len(positions):
         return {}
-    scores = int8_scores(rows[positions], scales[positions], query)
-    best = np.lexsort((positions, -scores))[:candidates]
-    return {int(positions[i]): float(scores[i]) for i in best}
+    scores = coarse_scores(part.codes[positions], scales[positions], query)
+    best = np.lexsort((positions, -scores))[:rerank]
+    scores[best] = int8_scores(rows[positions[best]], scales[positions[best]], query)
+    kept = np.lexsort((positions, -scores))[:candidates]
+    return {int(positions[i]): float(scores[i]) for i in kept}
 
 
 def exhaustive_dense_scores(rows: np.ndarray, scales: np.ndarray, query: np.ndarray, candidates: int) -> dict[int, float]:

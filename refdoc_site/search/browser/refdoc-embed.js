@@ -132,6 +132,35 @@
     );
   };
 
+  /* A tokenizer whose vocabulary arrives in parts (a large site's vocabulary shards):
+     each part is added before a word that may use its pieces is encoded. */
+  WordPieceTokenizer.partial = function (unkId) {
+    var tokenizer = Object.create(WordPieceTokenizer.prototype);
+    tokenizer.tokens = null;
+    tokenizer.ids = new Map();
+    tokenizer.unkId = unkId;
+    tokenizer.cache = new Map();
+    return tokenizer;
+  };
+
+  /* Lines "gap<TAB>piece": the piece's id is the one before plus gap plus one. */
+  WordPieceTokenizer.prototype.addPieces = function (text) {
+    var id = -1;
+    var ids = this.ids;
+    text.split("\n").forEach(function (line) {
+      var tab = line.indexOf("\t");
+      if (tab < 0) {
+        return;
+      }
+      id += Number(line.slice(0, tab)) + 1;
+      var piece = line.slice(tab + 1);
+      if (!ids.has(piece)) {
+        ids.set(piece, id);
+      }
+    });
+    this.cache.clear();
+  };
+
   WordPieceTokenizer.prototype.wordIds = function (word) {
     var cached = this.cache.get(word);
     if (cached) {

@@ -7,8 +7,9 @@
  * Lunr index made of them scores the query exactly as the whole index would; the name
  * bucket of a query that is a name; the rows of the results shown; and, for the dense
  * side, the model rows of the query's word pieces, the centroids, and the chunks of the
- * `probe` nearest clusters (the one approximate step: vector_partition.py does the same
- * in Python, and the recall against all chunks is measured).
+ * `probe` nearest clusters in coarse codes, then the exact rows of the `rerank` best of
+ * their chunks (the one approximate step: vector_partition.py does the same in Python,
+ * and the recall against all chunks is measured).
  *
  * `load(name, as)` fetches a file of the data folder as "json", "bytes" or "text" and
  * returns a promise: the worker fetches over HTTP, the parity tests read the disk.
@@ -55,6 +56,15 @@
 
   function byString(x, y) {
     return x < y ? -1 : x > y ? 1 : 0;
+  }
+
+  /* The vocabulary shard of a word piece: site_shards.vocab_key. */
+  function vocabKey(piece) {
+    if (piece.slice(0, 2) === "##") {
+      return "##";
+    }
+    var first = piece.charAt(0);
+    return /^[a-z0-9]$/.test(first) ? first : "other";
   }
 
   /* FNV-1a over UTF-16 code units: site_shards.name_bucket. */
@@ -123,7 +133,11 @@
     return (bucket && bucket.get(key)) || [];
   };
 
-  /* The chunks of the probed clusters, scored as VectorTable.scores scores every chunk. */
+  /* The chunks of the probed clusters: scored by their coarse codes, the `rerank` best of
+     them again by their exact int8 rows, as VectorTable.scores scores every chunk
+     (vector_partition.approximate_dense_scores). */
+  var CODE_SCALE = 127 / 7;
+
   function ClusterVectors(shards) {
     this.shards = shards;
   }
@@ -140,20 +154,59 @@
     return order.slice(0, this.shards.manifest.vectors.probe);
   };
 
-  /* {position: score} of the `count` best chunks of the probed clusters. */
-  ClusterVectors.prototype.candidates = function (query, count) {
+  function byScoreThenPosition(a, b) {
+    return b[1] - a[1] || a[0] - b[0];
+  }
+
+  /* [[position, coarse score], ...] of the probed clusters' chunks, best first. */
+  ClusterVectors.prototype.coarse = function (query) {
     var shards = this.shards;
     var scored = [];
     this.probed(query).forEach(function (cluster) {
       var table = shards.clusters.get(cluster);
-      var all = table.vectors.scores(query);
+      var dim = table.dim;
+      var width = (dim + 1) >> 1;
+      var codes = table.codes;
       for (var i = 0; i < table.positions.length; i++) {
-        scored.push([table.positions[i], all[i]]);
+        var offset = i * width;
+        var sum = 0;
+        for (var j = 0; j < dim; j += 2) {
+          var pair = codes[offset + (j >> 1)];
+          var low = pair & 0x0f;
+          sum += (low > 7 ? low - 16 : low) * query[j];
+          if (j + 1 < dim) {
+            var high = pair >> 4;
+            sum += (high > 7 ? high - 16 : high) * query[j + 1];
+          }
+        }
+        scored.push([table.positions[i], sum * table.scales[i] * CODE_SCALE]);
       }
     });
-    scored.sort(function (a, b) {
-      return b[1] - a[1] || a[0] - b[0];
+    return scored.sort(byScoreThenPosition);
+  };
+
+  /* The positions whose exact rows the ranking reads. */
+  ClusterVectors.prototype.reranked = function (query) {
+    return this.coarse(query).slice(0, this.shards.manifest.vectors.rerank).map(function (pair) {
+      return pair[0];
     });
+  };
+
+  /* {position: score} of the `count` best chunks of the probed clusters. */
+  ClusterVectors.prototype.candidates = function (query, count) {
+    var shards = this.shards;
+    var per = shards.manifest.vectors.exactPerBundle;
+    var scored = this.coarse(query);
+    scored.slice(0, shards.manifest.vectors.rerank).forEach(function (pair) {
+      var bundle = shards.exact.get(Math.floor(pair[0] / per));
+      var row = pair[0] % per;
+      var sum = 0;
+      for (var j = 0; j < bundle.dim; j++) {
+        sum += bundle.matrix[row * bundle.dim + j] * query[j];
+      }
+      pair[1] = sum * bundle.scales[row];
+    });
+    scored.sort(byScoreThenPosition);
     var dense = {};
     scored.slice(0, count).forEach(function (pair) {
       dense[pair[0]] = pair[1];
@@ -165,10 +218,19 @@
     var view = new DataView(bytes);
     var count = view.getUint32(8, true);
     var dim = view.getUint32(12, true);
-    var positions = new Uint32Array(bytes.slice(16, 16 + 4 * count));
-    var scales = new Float32Array(bytes.slice(16 + 4 * count, 16 + 8 * count));
-    var matrix = new Int8Array(bytes, 16 + 8 * count, count * dim);
-    return { positions: positions, vectors: new RefdocEmbed.VectorTable(count, dim, scales, matrix) };
+    return {
+      dim: dim,
+      positions: new Uint32Array(bytes.slice(16, 16 + 4 * count)),
+      scales: new Float32Array(bytes.slice(16 + 4 * count, 16 + 8 * count)),
+      codes: new Uint8Array(bytes, 16 + 8 * count, count * ((dim + 1) >> 1))
+    };
+  }
+
+  function readExact(bytes) {
+    var view = new DataView(bytes);
+    var count = view.getUint32(8, true);
+    var dim = view.getUint32(12, true);
+    return { dim: dim, scales: new Float32Array(bytes.slice(16, 16 + 4 * count)), matrix: new Int8Array(bytes, 16 + 4 * count, count * dim) };
   }
 
   /* config: config.json; load(name, as) → promise. */
@@ -198,9 +260,11 @@
     this.rows = new Map();
     this.names = new Map();
     this.clusters = new Map();
+    this.exact = new Map();
     this.centroids = null;
     this.embedder = null;
     this.modelRows = new Set();
+    this.vocabShards = new Set();
     this.denseFor = null;
     this.searcher = new RefdocSearch.Searcher(lunr, {
       index: null,
@@ -326,11 +390,15 @@
           typos.push(self.typoShards(term));
         }
       });
+      // The exact and prefix shards go out with the typo word lists, not after them: the
+      // typo terms' shards are most often among them already, a round trip saved.
+      var direct = self.fetchShards(shards);
       return Promise.all(typos).then(function (found) {
-        found.forEach(function (more) {
-          shards.push.apply(shards, more);
+        var more = [];
+        found.forEach(function (numbers) {
+          more.push.apply(more, numbers);
         });
-        return self.fetchShards(shards);
+        return Promise.all([direct, self.fetchShards(more)]);
       });
     }));
     var name = RefdocSearch.queryName(text);
@@ -426,14 +494,35 @@
     var self = this;
     var searcher = this.searcher;
     var expanded = searcher.expand(text);
-    var embedder = this.file(model.vocab, "text").then(function (vocab) {
-      if (!self.embedder) {
-        var header = model.header;
-        var tokenizer = RefdocEmbed.WordPieceTokenizer.fromText(vocab);
-        var scales = new Float32Array(header.vocab_size);
-        var matrix = new Int8Array(header.vocab_size * header.dim);
-        self.embedder = new RefdocEmbed.StaticEmbedder(header, scales, matrix, tokenizer);
+    if (!this.embedder) {
+      var header = model.header;
+      var tokenizer = RefdocEmbed.WordPieceTokenizer.partial(model.specialIds["[UNK]"]);
+      this.embedder = new RefdocEmbed.StaticEmbedder(header, new Float32Array(header.vocab_size), new Int8Array(header.vocab_size * header.dim), tokenizer);
+      this.embedder.specialIds = (header.special_tokens || []).map(function (token) {
+        return model.specialIds[token];
+      });
+    }
+    var keys = new Set();
+    RefdocEmbed.preTokenize(RefdocEmbed.normalize(expanded)).forEach(function (word) {
+      keys.add(vocabKey(word));
+      if (word.length > 1) {
+        keys.add("##");
       }
+    });
+    var vocab = Promise.all(Array.from(keys).map(function (key) {
+      var number = model.vocabShards.indexOf(key);
+      if (number < 0) {
+        return null;
+      }
+      var name = "model/vocab/" + number + ".txt";
+      return self.file(name, "text").then(function (text) {
+        if (!self.vocabShards.has(number)) {
+          self.embedder.tokenizer.addPieces(text);
+          self.vocabShards.add(number);
+        }
+      });
+    }));
+    var embedder = vocab.then(function () {
       var blocks = new Set(self.embedder.tokenIds(expanded).map(function (id) { return Math.floor(id / model.rowsPerBlock); }));
       return Promise.all(Array.from(blocks).map(function (block) {
         return self.file("model/blocks/" + block + ".bin", "bytes").then(function (bytes) {
@@ -455,14 +544,24 @@
     });
     return Promise.all([embedder, centroids]).then(function () {
       var clusters = new ClusterVectors(self);
-      var probed = clusters.probed(self.embedder.embed(expanded));
-      return Promise.all(probed.map(function (cluster) {
+      var query = self.embedder.embed(expanded);
+      return Promise.all(clusters.probed(query).map(function (cluster) {
         return self.file("clusters/" + cluster + ".bin", "bytes").then(function (bytes) {
           if (!self.clusters.has(cluster)) {
             self.clusters.set(cluster, readCluster(bytes));
           }
         });
       })).then(function () {
+        var per = vectors.exactPerBundle;
+        var bundles = new Set(clusters.reranked(query).map(function (position) { return Math.floor(position / per); }));
+        return Promise.all(Array.from(bundles).map(function (bundle) {
+          return self.file("exact/" + bundle + ".bin", "bytes").then(function (bytes) {
+            if (!self.exact.has(bundle)) {
+              self.exact.set(bundle, readExact(bytes));
+            }
+          });
+        }));
+      }).then(function () {
         self.denseFor = expanded;
         return true;
       });
@@ -496,5 +595,5 @@
       });
   };
 
-  return { ShardedData: ShardedData, nameBucket: nameBucket, withinOneEdit: withinOneEdit };
+  return { ShardedData: ShardedData, nameBucket: nameBucket, withinOneEdit: withinOneEdit, vocabKey: vocabKey };
 });

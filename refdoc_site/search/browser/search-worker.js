@@ -37,6 +37,7 @@
   var keyword = null;
   var sharded = null;
   var latest = "";
+  var latestAt = 0;
   var shown = null;
 
   var SCRIPTS = ["refdoc-search.js", "refdoc-keyword.js", "refdoc-embed.js", "refdoc-shards.js"];
@@ -129,11 +130,12 @@
       var parts = loaded[0];
       var config = parts[0];
       if (config.shards) {
+        // A query's pieces go out with the chunk metadata, not after it (a round trip).
         sharded = new RefdocShards.ShardedData(self.lunr, config, fetchPiece);
-        return sharded.file("meta.bin", "bytes").then(function () {
+        sharded.file("meta.bin", "bytes").then(function () {
           self.postMessage({ type: STATE, data: "keyword" });
-          return sharded.searcher;
         });
+        return sharded.searcher;
       }
       var searcher = new RefdocSearch.Searcher(self.lunr, {
         index: RefdocKeyword.load(self.lunr, parts[1]),
@@ -209,6 +211,9 @@
 
   function answerSharded(searcher, text) {
     clearTimeout(waiting);
+    // Quiet since the query came, not since the data it waited for: a query typed while
+    // the scripts loaded has been quiet for long enough when they are in.
+    var quiet = Math.max(0, KEYWORD_QUIET_MS - (Date.now() - latestAt));
     waiting = setTimeout(function () {
       if (text !== latest) {
         return;
@@ -230,7 +235,7 @@
         .catch(function (error) {
           console.error("refdoc-site search could not load its data: " + error.message);
         });
-    }, KEYWORD_QUIET_MS);
+    }, quiet);
   }
 
   function settleSharded(searcher, text) {
@@ -342,6 +347,9 @@
       loadKeyword();
     } else if (message.type === QUERY) {
       var text = String(message.data || "").trim();
+      if (text !== latest) {
+        latestAt = Date.now();
+      }
       latest = text;
       if (!text) {
         // Material asks for the empty query as soon as the worker is ready.
