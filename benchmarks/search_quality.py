@@ -40,7 +40,7 @@ from refdoc_site.core.config import Config
 from refdoc_site.pipeline import Workspace, index
 from refdoc_site.search.embed import matching_embedder
 from refdoc_site.search.evaluate import Scores, evaluate, load_queries
-from refdoc_site.search.ranking import SearchIndex
+from refdoc_site.search.ranking import SearchIndex, settings
 
 EVAL_DIR = HERE / "eval"
 KINDS = ("paraphrase", "keyword", "concept", "japanese")
@@ -216,6 +216,7 @@ def pooled(results: dict[str, dict[str, dict[str, Scores]]], names: list[str]) -
                 total.reciprocal_ranks += scores.reciprocal_ranks
                 total.at_1 += scores.at_1
                 total.at_10 += scores.at_10
+                total.tests_top3 += scores.tests_top3
     return out
 
 
@@ -228,7 +229,7 @@ def rows_of(label: str, language: str, tuned: str, by_mode: dict[str, dict[str, 
         bm25 = by_mode["bm25"][kind]
         rows.append([
             label, language, tuned, kind, str(fused.count),
-            f"{fused.mrr:.3f}", f"{fused.recall_1:.3f}", f"{fused.recall_10:.3f}",
+            f"{fused.mrr:.3f}", f"{fused.recall_1:.3f}", f"{fused.recall_10:.3f}", str(fused.tests_top3),
             f"{bm25.mrr:.3f}", f"{bm25.recall_1:.3f}", f"{bm25.recall_10:.3f}",
         ])
     return rows
@@ -236,7 +237,7 @@ def rows_of(label: str, language: str, tuned: str, by_mode: dict[str, dict[str, 
 
 def as_json(by_mode: dict[str, dict[str, Scores]]) -> dict:
     return {
-        column: {kind: {"n": s.count, "mrr10": round(s.mrr, 4), "r1": round(s.recall_1, 4), "r10": round(s.recall_10, 4)}
+        column: {kind: {"n": s.count, "mrr10": round(s.mrr, 4), "r1": round(s.recall_1, 4), "r10": round(s.recall_10, 4), "tests_top3": s.tests_top3}
                  for kind, s in by_kind.items()}
         for column, by_kind in by_mode.items()
     }
@@ -268,14 +269,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_set_options(parser)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--setting", action="append", default=[], metavar="SECTION.KEY=JSON",
+                        help="score with one of settings.json's values changed (fusion.aside_weight=1.0): an ablation")
     args = parser.parse_args(argv)
+    for item in args.setting:
+        key, _, value = item.partition("=")
+        section, _, name = key.partition(".")
+        live = settings()
+        if section not in live or name not in live[section]:
+            parser.error(f"--setting {item}: no {key} in refdoc_site/search/browser/settings.json")
+        live[section][name] = json.loads(value)
     wanted, folders = chosen_sets(parser, args)
 
     results: dict[str, dict[str, dict[str, Scores]]] = {}
     for corpus, folder in folders.items():
         results.update(score_corpus(folder, [s for s in wanted if s.corpus == corpus]))
 
-    headers = ["set", "language", "tuned", "kind", "n", "MRR@10", "R@1", "R@10", "bm25 MRR", "R@1", "R@10"]
+    headers = ["set", "language", "tuned", "kind", "n", "MRR@10", "R@1", "R@10", "tests@3", "bm25 MRR", "R@1", "R@10"]
     rows = []
     for labelled in wanted:
         rows += rows_of(labelled.name, labelled.language, "tuned" if labelled.tuned else "", results[labelled.name])

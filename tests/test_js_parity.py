@@ -69,6 +69,10 @@ QUERIES = [
     "user exists",
     "order not found",
     "Failed to parse the glossary",
+    # asides: a test file's definitions weigh less unless the query asks for tests
+    "names first query name",
+    "tests of names first",
+    "splits identifiers into parts",
 ]
 
 
@@ -82,6 +86,8 @@ def search_data(tmp_path_factory) -> tuple[Path, SearchIndex]:
     repo = work / "repo"
     shutil.copytree(ROOT / "refdoc_site", repo / "refdoc_site")
     shutil.copytree(ROOT / "tests" / "fixtures" / "golden_repo", repo / "shop")
+    (repo / "tests").mkdir()  # a test file beside the code: an aside (asides.py)
+    shutil.copyfile(ROOT / "tests" / "test_search_names.py", repo / "tests" / "test_search_names.py")
     workspace = Workspace.create(repo, Config(), work / "store", work / "site")
     index(workspace)
     documents = workspace.store.load().documents

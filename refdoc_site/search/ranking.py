@@ -17,7 +17,9 @@ and a parity test keeps them in step. The steps:
    scaled by the share of its words the chunk holds (`SparseMatches.covered`); each side's
    scores min-max normalised over its top candidates, then weighted;
    chunks that name no symbol (module rest, Markdown sections, windows) and sections of
-   the site's own pages (overview, modules, decisions, plans) weigh less;
+   the site's own pages (overview, modules, decisions, plans) weigh less, and so do
+   asides (tests, examples, vendored and generated files, release notes: asides.py)
+   unless the query asks for them;
 5. on equal scores public definitions rank above private (`_x`) and dunder ones; a query
    whose word pairs all occur in a chunk's string literals (an error message pasted in)
    puts those chunks first, the fusion ordering them and everything below them; a query
@@ -39,6 +41,7 @@ from typing import Callable, Protocol
 import numpy as np
 
 from ..core.records import ChunkKind, Document
+from .asides import asks_for_asides, is_aside
 from .japanese import JAPANESE_RUN, glossary_words, japanese_terms, with_glossary
 from .loanwords import Loanwords
 from .lunr_index import compact_index, serialized_index, term_statistics
@@ -300,6 +303,11 @@ class SearchIndex:
         return Loanwords.of([term for term, _ in self.serialized["invertedIndex"]])
 
     @cached_property
+    def asides(self) -> frozenset[int]:
+        """Positions of the chunks of tests, examples, release notes… (asides.py)."""
+        return frozenset(p for p, d in enumerate(self.documents) if is_aside(d.chunk.path))
+
+    @cached_property
     def definitions_by_name(self) -> dict[str, list[int]]:
         """Positions of the chunks of each definition, by the key of its own (last) name."""
         table: dict[str, list[int]] = {}
@@ -422,8 +430,11 @@ class SearchIndex:
             combined = sparse or dense
         order = self._by_score(combined)
         if mode == "fused":
-            order = messages_first(matches.messages, order)
-            order = self._names_first(original, combined, order)
+            # A test or example quoting the message or naming the definition does not jump
+            # ahead of the code: it keeps its weighed place unless the query asks for it.
+            asides = frozenset() if asks_for_asides(query_terms(text), settings()["fusion"]["aside_cues"]) else self.asides
+            order = messages_first(matches.messages - asides, order)
+            order = self._names_first(original, combined, order, asides)
         return self._collapse(order, combined, sparse, dense, top)
 
     def _by_score(self, scores: dict[int, float]) -> list[int]:
@@ -432,14 +443,16 @@ class SearchIndex:
         documents = self.documents
         return sorted(scores, key=lambda p: (-scores[p], not is_public(documents[p].chunk.symbol), p))
 
-    def _names_first(self, query: str, combined: dict[int, float], order: list[int]) -> list[int]:
-        """`order` with the definitions a name query names moved to the front (names.py);
-        those no side scored join `combined` at 0."""
+    def _names_first(self, query: str, combined: dict[int, float], order: list[int], asides: frozenset[int] = frozenset()) -> list[int]:
+        """`order` with the definitions a name query names moved to the front (names.py),
+        but for those at `asides`; those no side scored join `combined` at 0."""
         name = query_name(query)
         if name is None:
             return order
         named = []
         for position in self.definitions_by_name.get(name_key(name[-1]), []):
+            if position in asides:
+                continue
             chunk = self.documents[position].chunk
             rank = match_order(name, chunk.symbol, chunk.path, chunk.kind.value)
             if rank is not None:
@@ -451,7 +464,8 @@ class SearchIndex:
     def _weigh_kinds(self, scores: dict[int, float], terms: list[str]) -> dict[int, float]:
         """Chunks that name no symbol (a file's top-level rest, Markdown sections, windows)
         rank below functions and classes on equal evidence; a query that names the kind it
-        wants ("base class for…", "the function that…") lifts chunks of that kind."""
+        wants ("base class for…", "the function that…") lifts chunks of that kind. Asides
+        (tests, examples, release notes) weigh `aside_weight` unless the query asks for them."""
         fusion = settings()["fusion"]
         weights = dict(fusion["kind_weights"])
         words = set(terms)
@@ -459,7 +473,12 @@ class SearchIndex:
             if words.intersection(cue["words"]):
                 for kind in cue["kinds"]:
                     weights[kind] = weights.get(kind, 1.0) * fusion["kind_cue_weight"]
-        return {p: score * weights.get(self.documents[p].chunk.kind.value, 1.0) for p, score in scores.items()}
+        aside = 1.0 if asks_for_asides(terms, fusion["aside_cues"]) else fusion["aside_weight"]
+        asides = self.asides
+        return {
+            p: score * weights.get(self.documents[p].chunk.kind.value, 1.0) * (aside if p in asides else 1.0)
+            for p, score in scores.items()
+        }
 
     def _collapse(self, order: list[int], combined: dict[int, float], sparse: dict[int, float], dense: dict[int, float], top: int) -> list[Hit]:
         """The first `top` distinct symbols of `order`, best chunk of each."""
