@@ -8,8 +8,7 @@ and a parity test keeps them in step. The steps:
    as character pairs (japanese.py, the same for the indexed text); a query in
    Japanese first gets the English words of the programming terms it contains
    (`browser/glossary-ja.tsv`), since the code and its summaries are in English, and the
-   index's English terms its other katakana words sound like (loanwords.py); such a
-   query, and one made only of code names, leans on the sparse side in the fusion;
+   index's English terms its other katakana words sound like (loanwords.py);
 2. sparse: a Lunr query with, per term, an exact clause (through the stemmer), a prefix
    clause and, for longer terms, an edit-distance-1 clause;
 3. dense: cosine between the query's vector and every chunk vector;
@@ -64,16 +63,6 @@ def settings() -> dict:
 @cache
 def stop_words() -> frozenset[str]:
     return frozenset((ASSETS / "stopwords.txt").read_text(encoding="utf-8").split())
-
-
-IDENTIFIER_WORD_RE = re.compile(r"^[A-Za-z0-9_.]*(?:_[A-Za-z0-9]|[a-z][A-Z]|\.[A-Za-z])[A-Za-z0-9_.]*$")
-"""A word written as code: snake_case, camelCase or dotted (`complete_var`, `getItem`, `os.path`)."""
-
-
-def is_identifier_lookup(text: str) -> bool:
-    """Whether every word of a query is written as code: a lookup of names."""
-    words = text.split()
-    return bool(words) and all(IDENTIFIER_WORD_RE.match(word) for word in words)
 
 
 def identifier_parts(word: str) -> list[str]:
@@ -421,10 +410,6 @@ class SearchIndex:
         if mode == "fused":
             weights = dict(settings()["fusion"])
             sparse = matches.covered(weights["coverage_power"])
-            if text != original or is_identifier_lookup(original):
-                # Words the glossary supplied, or names from the code, are exact; the model
-                # reads Japanese poorly and adds little to a name lookup: lean on the words.
-                weights["sparse_weight"] = weights["lookup_sparse_weight"]
             combined = self._weigh_kinds(fuse(sparse, dense, weights), query_terms(text))
         else:
             combined = sparse or dense

@@ -282,16 +282,6 @@
     return pairs;
   }
 
-  var IDENTIFIER_WORD = /^[A-Za-z0-9_.]*(?:_[A-Za-z0-9]|[a-z][A-Z]|\.[A-Za-z])[A-Za-z0-9_.]*$/;
-
-  /* Whether every word of a query is written as code (snake_case, camelCase, dotted). */
-  function isIdentifierLookup(text) {
-    var words = text.trim().split(/\s+/).filter(Boolean);
-    return words.length > 0 && words.every(function (word) {
-      return IDENTIFIER_WORD.test(word);
-    });
-  }
-
   /* Distinct query terms in order, without stop words and single letters or digits (a
      single kanji is a word). */
   function queryTerms(text, stopWords) {
@@ -779,11 +769,6 @@
     if (mode === "fused") {
       var weights = Object.assign({}, this.settings.fusion);
       sparse = covered(matches, weights.coverage_power);
-      if (text !== original || isIdentifierLookup(original)) {
-        // Words the glossary supplied, or names from the code, are exact; the model
-        // reads Japanese poorly and adds little to a name lookup: lean on the words.
-        weights.sparse_weight = weights.lookup_sparse_weight;
-      }
       combined = this.weighKinds(fuse(sparse, dense, weights), queryTerms(text, this.stopWords));
     } else {
       combined = Object.keys(sparse).length ? sparse : dense;
@@ -822,7 +807,6 @@
     japaneseTerms: japaneseTerms,
     queryTerms: queryTerms,
     phraseTerms: phraseTerms,
-    isIdentifierLookup: isIdentifierLookup,
     queryName: queryName,
     matchOrder: matchOrder,
     withGlossary: withGlossary,
