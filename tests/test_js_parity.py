@@ -13,7 +13,7 @@ import pytest
 from refdoc_site.core.config import Config
 from refdoc_site.pipeline import Workspace, index
 from refdoc_site.search.embed import matching_embedder
-from refdoc_site.search.ranking import SearchIndex, is_identifier_lookup, phrase_terms, query_terms
+from refdoc_site.search.ranking import SearchIndex, phrase_terms, query_terms
 from refdoc_site.search.site_search import DATA_DIR, write_search_data
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,6 +69,10 @@ QUERIES = [
     "user exists",
     "order not found",
     "Failed to parse the glossary",
+    # asides: a test file's definitions weigh less unless the query asks for tests
+    "names first query name",
+    "tests of names first",
+    "splits identifiers into parts",
 ]
 
 
@@ -82,6 +86,8 @@ def search_data(tmp_path_factory) -> tuple[Path, SearchIndex]:
     repo = work / "repo"
     shutil.copytree(ROOT / "refdoc_site", repo / "refdoc_site")
     shutil.copytree(ROOT / "tests" / "fixtures" / "golden_repo", repo / "shop")
+    (repo / "tests").mkdir()  # a test file beside the code: an aside (asides.py)
+    shutil.copyfile(ROOT / "tests" / "test_search_names.py", repo / "tests" / "test_search_names.py")
     workspace = Workspace.create(repo, Config(), work / "store", work / "site")
     index(workspace)
     documents = workspace.store.load().documents
@@ -123,13 +129,13 @@ def test_query_terms_match_javascript_on_tricky_text() -> None:
     script = (
         "const S = require(process.argv[1]); const stop = require('fs').readFileSync(process.argv[2], 'utf-8').split(/\\s+/)"
         ".filter(Boolean).reduce((o, w) => (o[w] = true, o), {});"
-        "process.stdout.write(JSON.stringify(JSON.parse(process.argv[3]).map(t => [S.queryTerms(t, stop), S.phraseTerms(t, stop), S.isIdentifierLookup(t)])));"
+        "process.stdout.write(JSON.stringify(JSON.parse(process.argv[3]).map(t => [S.queryTerms(t, stop), S.phraseTerms(t, stop)])));"
     )
     result = subprocess.run(
         ["node", "-e", script, str(ROOT / "refdoc_site/search/browser/refdoc-search.js"), str(ROOT / "refdoc_site/search/browser/stopwords.txt"), json.dumps(texts)],
         capture_output=True, text=True, check=True,
     )
-    assert json.loads(result.stdout) == [[query_terms(text), phrase_terms(text), is_identifier_lookup(text)] for text in texts]
+    assert json.loads(result.stdout) == [[query_terms(text), phrase_terms(text)] for text in texts]
 
 
 def test_glossary_expansion_matches_javascript() -> None:

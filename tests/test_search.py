@@ -13,7 +13,6 @@ from refdoc_site.search.evaluate import LabelledQuery, Scores, evaluate
 from refdoc_site.search.ranking import (
     SearchIndex,
     identifier_parts,
-    is_identifier_lookup,
     phrase_terms,
     query_terms,
     with_glossary,
@@ -183,9 +182,3 @@ def test_a_query_that_names_a_kind_lifts_chunks_of_that_kind(tmp_path: Path, que
     assert hits[0].kind == kind, hits
 
 
-@pytest.mark.parametrize(
-    ("query", "lookup"),
-    [("complete_var _COMPLETE", True), ("getItem", True), ("os.path", True), ("parse", False), ("No such command", False), ("", False)],
-)
-def test_a_query_of_code_names_only_is_a_lookup(query: str, lookup: bool) -> None:
-    assert is_identifier_lookup(query) is lookup

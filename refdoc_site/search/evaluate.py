@@ -12,9 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import RefdocError
-from .ranking import Hit, QueryEmbedder, SearchIndex
+from ..core.records import FileRole
+from .asides import asks_for_asides, path_role
+from .ranking import Hit, QueryEmbedder, SearchIndex, query_terms
 
 CUTOFF = 10
+TEST_WORDS = ["test", "tests", "testing", "spec", "specs", "fixture", "fixtures", "mock"]
+"""A query with one of these asks for tests: their hits in its top 3 are wanted."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,8 @@ class Scores:
     reciprocal_ranks: float = 0.0
     at_1: int = 0
     at_10: int = 0
+    tests_top3: int = 0
+    """Queries that do not ask for tests with a test definition in their top 3."""
 
     def add(self, rank: int | None) -> None:
         """Count one query whose first relevant hit is at `rank` (None: not in the top 10)."""
@@ -78,9 +84,12 @@ def evaluate(index: SearchIndex, queries: list[LabelledQuery], mode: str, embedd
     """Scores per kind, plus `overall`."""
     by_kind: dict[str, Scores] = defaultdict(Scores)
     for query in queries:
-        rank = first_match(index.search(query.query, CUTOFF, mode, embedder), query.relevant)
-        by_kind["overall"].add(rank)
-        by_kind[query.kind].add(rank)
+        hits = index.search(query.query, CUTOFF, mode, embedder)
+        rank = first_match(hits, query.relevant)
+        tests = not asks_for_asides(query_terms(query.query), TEST_WORDS) and any(path_role(h.path) is FileRole.TEST for h in hits[:3])
+        for kind in ("overall", query.kind):
+            by_kind[kind].add(rank)
+            by_kind[kind].tests_top3 += tests
     return dict(by_kind)
 
 

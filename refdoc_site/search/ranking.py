@@ -8,8 +8,7 @@ and a parity test keeps them in step. The steps:
    as character pairs (japanese.py, the same for the indexed text); a query in
    Japanese first gets the English words of the programming terms it contains
    (`browser/glossary-ja.tsv`), since the code and its summaries are in English, and the
-   index's English terms its other katakana words sound like (loanwords.py); such a
-   query, and one made only of code names, leans on the sparse side in the fusion;
+   index's English terms its other katakana words sound like (loanwords.py);
 2. sparse: a Lunr query with, per term, an exact clause (through the stemmer), a prefix
    clause and, for longer terms, an edit-distance-1 clause;
 3. dense: cosine between the query's vector and every chunk vector;
@@ -17,7 +16,9 @@ and a parity test keeps them in step. The steps:
    scaled by the share of its words the chunk holds (`SparseMatches.covered`); each side's
    scores min-max normalised over its top candidates, then weighted;
    chunks that name no symbol (module rest, Markdown sections, windows) and sections of
-   the site's own pages (overview, modules, decisions, plans) weigh less;
+   the site's own pages (overview, modules, decisions, plans) weigh less, and so do
+   asides (tests, examples, vendored and generated files, release notes: asides.py)
+   unless the query asks for them;
 5. on equal scores public definitions rank above private (`_x`) and dunder ones; a query
    whose word pairs all occur in a chunk's string literals (an error message pasted in)
    puts those chunks first, the fusion ordering them and everything below them; a query
@@ -39,6 +40,7 @@ from typing import Callable, Protocol
 import numpy as np
 
 from ..core.records import ChunkKind, Document
+from .asides import asks_for_asides, is_aside
 from .japanese import JAPANESE_RUN, glossary_words, japanese_terms, with_glossary
 from .loanwords import Loanwords
 from .lunr_index import compact_index, serialized_index, term_statistics
@@ -61,16 +63,6 @@ def settings() -> dict:
 @cache
 def stop_words() -> frozenset[str]:
     return frozenset((ASSETS / "stopwords.txt").read_text(encoding="utf-8").split())
-
-
-IDENTIFIER_WORD_RE = re.compile(r"^[A-Za-z0-9_.]*(?:_[A-Za-z0-9]|[a-z][A-Z]|\.[A-Za-z])[A-Za-z0-9_.]*$")
-"""A word written as code: snake_case, camelCase or dotted (`complete_var`, `getItem`, `os.path`)."""
-
-
-def is_identifier_lookup(text: str) -> bool:
-    """Whether every word of a query is written as code: a lookup of names."""
-    words = text.split()
-    return bool(words) and all(IDENTIFIER_WORD_RE.match(word) for word in words)
 
 
 def identifier_parts(word: str) -> list[str]:
@@ -300,6 +292,11 @@ class SearchIndex:
         return Loanwords.of([term for term, _ in self.serialized["invertedIndex"]])
 
     @cached_property
+    def asides(self) -> frozenset[int]:
+        """Positions of the chunks of tests, examples, release notes… (asides.py)."""
+        return frozenset(p for p, d in enumerate(self.documents) if is_aside(d.chunk.path))
+
+    @cached_property
     def definitions_by_name(self) -> dict[str, list[int]]:
         """Positions of the chunks of each definition, by the key of its own (last) name."""
         table: dict[str, list[int]] = {}
@@ -413,17 +410,16 @@ class SearchIndex:
         if mode == "fused":
             weights = dict(settings()["fusion"])
             sparse = matches.covered(weights["coverage_power"])
-            if text != original or is_identifier_lookup(original):
-                # Words the glossary supplied, or names from the code, are exact; the model
-                # reads Japanese poorly and adds little to a name lookup: lean on the words.
-                weights["sparse_weight"] = weights["lookup_sparse_weight"]
             combined = self._weigh_kinds(fuse(sparse, dense, weights), query_terms(text))
         else:
             combined = sparse or dense
         order = self._by_score(combined)
         if mode == "fused":
-            order = messages_first(matches.messages, order)
-            order = self._names_first(original, combined, order)
+            # A test or example quoting the message or naming the definition does not jump
+            # ahead of the code: it keeps its weighed place unless the query asks for it.
+            asides = frozenset() if asks_for_asides(query_terms(text), settings()["fusion"]["aside_cues"]) else self.asides
+            order = messages_first(matches.messages - asides, order)
+            order = self._names_first(original, combined, order, asides)
         return self._collapse(order, combined, sparse, dense, top)
 
     def _by_score(self, scores: dict[int, float]) -> list[int]:
@@ -432,14 +428,16 @@ class SearchIndex:
         documents = self.documents
         return sorted(scores, key=lambda p: (-scores[p], not is_public(documents[p].chunk.symbol), p))
 
-    def _names_first(self, query: str, combined: dict[int, float], order: list[int]) -> list[int]:
-        """`order` with the definitions a name query names moved to the front (names.py);
-        those no side scored join `combined` at 0."""
+    def _names_first(self, query: str, combined: dict[int, float], order: list[int], asides: frozenset[int] = frozenset()) -> list[int]:
+        """`order` with the definitions a name query names moved to the front (names.py),
+        but for those at `asides`; those no side scored join `combined` at 0."""
         name = query_name(query)
         if name is None:
             return order
         named = []
         for position in self.definitions_by_name.get(name_key(name[-1]), []):
+            if position in asides:
+                continue
             chunk = self.documents[position].chunk
             rank = match_order(name, chunk.symbol, chunk.path, chunk.kind.value)
             if rank is not None:
@@ -451,7 +449,8 @@ class SearchIndex:
     def _weigh_kinds(self, scores: dict[int, float], terms: list[str]) -> dict[int, float]:
         """Chunks that name no symbol (a file's top-level rest, Markdown sections, windows)
         rank below functions and classes on equal evidence; a query that names the kind it
-        wants ("base class for…", "the function that…") lifts chunks of that kind."""
+        wants ("base class for…", "the function that…") lifts chunks of that kind. Asides
+        (tests, examples, release notes) weigh `aside_weight` unless the query asks for them."""
         fusion = settings()["fusion"]
         weights = dict(fusion["kind_weights"])
         words = set(terms)
@@ -459,7 +458,12 @@ class SearchIndex:
             if words.intersection(cue["words"]):
                 for kind in cue["kinds"]:
                     weights[kind] = weights.get(kind, 1.0) * fusion["kind_cue_weight"]
-        return {p: score * weights.get(self.documents[p].chunk.kind.value, 1.0) for p, score in scores.items()}
+        aside = 1.0 if asks_for_asides(terms, fusion["aside_cues"]) else fusion["aside_weight"]
+        asides = self.asides
+        return {
+            p: score * weights.get(self.documents[p].chunk.kind.value, 1.0) * (aside if p in asides else 1.0)
+            for p, score in scores.items()
+        }
 
     def _collapse(self, order: list[int], combined: dict[int, float], sparse: dict[int, float], dense: dict[int, float], top: int) -> list[Hit]:
         """The first `top` distinct symbols of `order`, best chunk of each."""

@@ -64,6 +64,8 @@ def write_search_data(
         "shards": None,
     }
     rows = [_chunk_row(d) for d in index.documents]
+    for position in index.asides:  # tests, examples, release notes: the fusion weighs them less
+        rows[position]["aside"] = 1
     model_dir = embedder_directory if index.has_vectors else None
     if shard_min_chunks is None:
         shard_min_chunks = settings()["shards"]["min_chunks"]

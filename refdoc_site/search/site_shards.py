@@ -15,7 +15,8 @@ on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`
   (the typo clause) keeps the first two letters when the edit is at the third letter or
   later, and the last two when it is at the first or second, so the two lists name every
   such term, and the browser then fetches those terms' shards;
-- `meta.bin`: a byte per chunk (its kind, whether its name is private, whether it belongs
+- `meta.bin`: a byte per chunk (its kind, whether its name is private, whether it is an
+  aside (asides.py), whether it belongs
   to the symbol of the chunk before): what the fusion and the collapse read of any chunk;
 - `names/N.json`: the definitions by the key of their name (`names.name_key`), hashed into
   buckets, for a query that is a name;
@@ -53,6 +54,7 @@ MODEL_BLOCK_MAGIC = b"RDMBK\x00\x01\x00"
 KINDS = [kind.value for kind in ChunkKind]
 PRIVATE_BIT = 0x10
 CONTINUES_BIT = 0x20
+ASIDE_BIT = 0x40
 FUZZY_KEY = 2
 FUZZY_MIN_TERM = 4
 """A typo clause needs five letters; the terms one edit away have four or more."""
@@ -185,13 +187,17 @@ def _symbol_keys(index: SearchIndex) -> list[tuple[str, str]]:
 
 
 def _meta(index: SearchIndex) -> bytes:
-    """One byte a chunk: kind number, PRIVATE_BIT, CONTINUES_BIT (same symbol as the one before)."""
+    """One byte a chunk: kind number, PRIVATE_BIT, CONTINUES_BIT (same symbol as the one
+    before), ASIDE_BIT (a test, example, release notes…: asides.py)."""
     out = bytearray()
     keys = _symbol_keys(index)
+    asides = index.asides
     for position, document in enumerate(index.documents):
         value = KINDS.index(document.chunk.kind.value)
         if not is_public(document.chunk.symbol):
             value |= PRIVATE_BIT
+        if position in asides:
+            value |= ASIDE_BIT
         if position and keys[position] == keys[position - 1]:
             value |= CONTINUES_BIT
         out.append(value)

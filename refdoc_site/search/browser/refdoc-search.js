@@ -282,16 +282,6 @@
     return pairs;
   }
 
-  var IDENTIFIER_WORD = /^[A-Za-z0-9_.]*(?:_[A-Za-z0-9]|[a-z][A-Z]|\.[A-Za-z])[A-Za-z0-9_.]*$/;
-
-  /* Whether every word of a query is written as code (snake_case, camelCase, dotted). */
-  function isIdentifierLookup(text) {
-    var words = text.trim().split(/\s+/).filter(Boolean);
-    return words.length > 0 && words.every(function (word) {
-      return IDENTIFIER_WORD.test(word);
-    });
-  }
-
   /* Distinct query terms in order, without stop words and single letters or digits (a
      single kanji is a word). */
   function queryTerms(text, stopWords) {
@@ -355,6 +345,11 @@
   /* order with the chunks that hold the query verbatim in a string literal (an error
      message pasted into the box) moved to the front, in their order (search/matches.py's
      messages_first): the words are exact, so the dense side re-ranks only below them. */
+  /* Whether a query's words ask for tests, examples or release notes (asides.py). */
+  function asksForAsides(terms, fusion) {
+    return (fusion.aside_cues || []).some(function (word) { return terms.indexOf(word) >= 0; });
+  }
+
   function messagesFirst(messages, order) {
     if (!messages.size) {
       return order;
@@ -446,6 +441,10 @@
 
   ChunkTable.prototype.kind = function (position) {
     return this.chunks[position].kind;
+  };
+
+  ChunkTable.prototype.isAside = function (position) {
+    return !!this.chunks[position].aside;
   };
 
   ChunkTable.prototype.isPublic = function (position) {
@@ -676,11 +675,17 @@
         });
       }
     });
+    // Tests, examples and release notes (asides.py marks them) weigh less unless asked for.
+    var aside = asksForAsides(terms, fusion) ? 1.0 : fusion.aside_weight;
     var table = this.table;
     Object.keys(scores).forEach(function (key) {
-      var weight = weights[table.kind(Number(key))];
+      var position = Number(key);
+      var weight = weights[table.kind(position)];
       if (weight !== undefined) {
         scores[key] = scores[key] * weight;
+      }
+      if (aside !== undefined && table.isAside(position)) {
+        scores[key] = scores[key] * aside;
       }
     });
     return scores;
@@ -698,7 +703,7 @@
 
   /* order with the definitions a name query names moved to the front; those no side
      scored join combined at 0. */
-  Searcher.prototype.namesFirst = function (query, combined, order) {
+  Searcher.prototype.namesFirst = function (query, combined, order, own) {
     var name = queryName(query);
     if (!name) {
       return order;
@@ -706,6 +711,9 @@
     var named = [];
     this.table.named(nameKey(name[name.length - 1])).forEach(function (chunk) {
       var position = chunk.position;
+      if (own && !own(position)) {
+        return;
+      }
       var rank = matchOrder(name, chunk.symbol, chunk.path, chunk.kind);
       if (rank) {
         if (combined[position] === undefined) {
@@ -761,23 +769,28 @@
     if (mode === "fused") {
       var weights = Object.assign({}, this.settings.fusion);
       sparse = covered(matches, weights.coverage_power);
-      if (text !== original || isIdentifierLookup(original)) {
-        // Words the glossary supplied, or names from the code, are exact; the model
-        // reads Japanese poorly and adds little to a name lookup: lean on the words.
-        weights.sparse_weight = weights.lookup_sparse_weight;
-      }
       combined = this.weighKinds(fuse(sparse, dense, weights), queryTerms(text, this.stopWords));
     } else {
       combined = Object.keys(sparse).length ? sparse : dense;
     }
     var order = this.byScore(combined);
+    var table = this.table;
     if (mode === "fused") {
-      order = messagesFirst(matches.messages, order);
-      order = this.namesFirst(original, combined, order);
+      // A test or example quoting the message or naming the definition does not jump
+      // ahead of the code: it keeps its weighed place unless the query asks for it.
+      var keepAsides = asksForAsides(queryTerms(text, this.stopWords), this.settings.fusion);
+      var own = function (position) { return keepAsides || !table.isAside(position); };
+      var messages = new Set();
+      matches.messages.forEach(function (position) {
+        if (own(position)) {
+          messages.add(position);
+        }
+      });
+      order = messagesFirst(messages, order);
+      order = this.namesFirst(original, combined, order, own);
     }
     var seen = Object.create(null);
     var hits = [];
-    var table = this.table;
     order.some(function (position) {
       var key = table.group(position);
       if (!seen[key]) {
@@ -794,7 +807,6 @@
     japaneseTerms: japaneseTerms,
     queryTerms: queryTerms,
     phraseTerms: phraseTerms,
-    isIdentifierLookup: isIdentifierLookup,
     queryName: queryName,
     matchOrder: matchOrder,
     withGlossary: withGlossary,

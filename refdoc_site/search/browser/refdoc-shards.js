@@ -27,6 +27,7 @@
   var FORMAT = "refdoc-shards/1";
   var PRIVATE_BIT = 0x10;
   var CONTINUES_BIT = 0x20;
+  var ASIDE_BIT = 0x40;
   var KIND_BITS = 0x0f;
   var FUZZY_KEY = 2;
   var ASCII = /^[\x00-\x7f]*$/;
@@ -108,6 +109,10 @@
 
   ShardTable.prototype.kind = function (position) {
     return this.shards.manifest.kinds[this.shards.meta[position] & KIND_BITS];
+  };
+
+  ShardTable.prototype.isAside = function (position) {
+    return !!(this.shards.meta[position] & ASIDE_BIT);
   };
 
   ShardTable.prototype.isPublic = function (position) {
