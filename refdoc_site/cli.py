@@ -22,7 +22,7 @@ from pathlib import Path
 from . import __version__
 from .asking.answer import Turn, ask
 from .asking.conversation import absolute_links, closing_lines, load_history, questions, save_history
-from .asking.library import Library
+from .asking.library import Library, apply_repository_corrections
 from .asking.mcp_server import LibraryTools, check_sdk, serve_stdio
 from .core.config import ENGINES, Config, with_embedder, with_overrides
 from .core.errors import RefdocError
@@ -373,6 +373,7 @@ def _query(args: argparse.Namespace) -> int:
     state = workspace.store.load()
     if not state.documents:
         raise RefdocError(f"{workspace.store.index_path}: no indexed chunks; run `refdoc-site index` first")
+    apply_repository_corrections(workspace, state.documents)  # searched as the site's search data holds them
     if args.expand:
         text = _expanded(args, workspace, text)
     search_index, embedder = _dense_side(args.embedder, SearchIndex.build(state.documents), workspace, state, args.mode)

@@ -220,3 +220,58 @@ def test_a_correction_to_review_is_in_the_comment_whatever_the_change_edits(tmp_
     assert [(s.kind, s.title, s.cited) for s in found.stale] == [("correction", "definition: app/core.py#spin", "")]
     comment = comment_markdown(found, "en")
     assert "- `definition: app/core.py#spin` (files/app/core.py.md): maintainer's correction: to review, its code changed since it was written" in comment
+
+
+WHEEL_FIXES = f"""\
+- definition: app/core.py#spin
+  summary: {REPLACED}
+- edge: app/brake.py#brake -> app/core.py#helper
+  wrong: true
+"""
+
+
+def test_ask_query_and_the_mcp_tools_answer_with_the_corrections(tmp_path, capsys) -> None:
+    """What answers from the store (asking/library.py) shows what the pages show: the
+    maintainer's summary, and no call the maintainer marked wrong."""
+    from refdoc_site.asking.library import Library
+    from refdoc_site.asking.mcp_server import LibraryTools
+
+    repo = _repo(tmp_path)
+    (repo / CORRECTIONS_NAME).write_text(WHEEL_FIXES, encoding="utf-8")
+    workspace = _build(repo, tmp_path)
+    store = ["--store", str(tmp_path / "store")]
+    capsys.readouterr()
+
+    assert main(["ask", "what does spin do to the wheel speed?", str(repo), *store, "--json"]) == 0
+    sources = {source["symbol"]: source for source in json.loads(capsys.readouterr().out)["sources"]}
+    assert sources["spin"]["summary"] == REPLACED
+
+    assert main(["query", "Doubles", str(repo), *store, "--json", "--mode", "sparse"]) == 0
+    assert [hit["symbol"] for hit in json.loads(capsys.readouterr().out)] == ["spin"], "found by the maintainer's words"
+
+    tools = LibraryTools(Library.open(workspace))
+    spin = tools.definition("app/core.py#spin")
+    assert spin["summary"]["responsibility"] == REPLACED and spin["summary"]["source"] == "maintainer"
+    assert "Spin the wheel" not in json.dumps(spin["summary"])
+    brake = tools.definition("app/brake.py#brake")
+    assert brake["callees"] == ["app/core.py#spin"], "the wrong call to helper is gone, the right one stays"
+    assert tools.callers("app/core.py#helper")["callers"] == []
+    assert [item["id"] for item in tools.callees("app/brake.py#brake")["callees"]] == ["app/core.py#spin"]
+
+
+def test_a_broken_corrections_file_is_one_warning_and_ask_still_answers(tmp_path, caplog, capsys) -> None:
+    from refdoc_site.asking.library import Library
+
+    repo = _repo(tmp_path)
+    workspace = _build(repo, tmp_path)
+    (repo / CORRECTIONS_NAME).write_text(WHEEL_FIXES + "- definition: app/core.py#spin\n  colour: red\n", encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="refdoc_site"):
+        library = Library.open(workspace)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "\n" not in warnings[0] and warnings[0].startswith(f"{CORRECTIONS_NAME}:")
+    assert "no correction is applied" in warnings[0]
+    assert library.definition("app/core.py#spin").summary["responsibility"] != REPLACED, "none of the file is used"
+    assert "app/core.py#helper" in library.definition("app/brake.py#brake").callees
+    capsys.readouterr()
+    assert main(["ask", "what does spin do?", str(repo), "--store", str(tmp_path / "store"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["mode"] == "extractive"

@@ -4,16 +4,20 @@
 repository's Markdown sections) ranked as `refdoc-site query` ranks them, each definition
 with its source, summary and call-graph neighbours, the file, module and system summaries,
 and the site address of each. It only reads the store; it never writes it, so it needs no
-lock and several may be open at once.
+lock and several may be open at once. The repository's corrections (refdoc-corrections.yml)
+are applied over what it read, as the pages apply them: an answer shows the summary a
+maintainer wrote, never a call a maintainer marked wrong.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
-from ..core.errors import RefdocError
+from ..core.corrections import correct_documents, load_corrections
+from ..core.errors import ConfigError, RefdocError
 from ..core.pages import SYSTEM_PAGE, chunk_url, file_page, module_page, page_url
 from ..core.records import Document, FileSummary, Hierarchy, SystemSummary
 from ..core.serial import from_json, to_json
@@ -22,6 +26,8 @@ from ..search.embed import matching_embedder
 from ..search.ranking import Hit, QueryEmbedder, SearchIndex
 from ..writing.names import NameIndex
 from ..writing.sections import whole_source
+
+log = logging.getLogger("refdoc_site")
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,7 @@ class Library:
         state = workspace.load_state()
         if not state.documents:
             raise RefdocError(f"{workspace.store.index_path}: no indexed chunks; run `refdoc-site build` first")
+        apply_repository_corrections(workspace, state.documents)
         hierarchy = None
         if (workspace.store_dir / HIERARCHY_NAME).exists():
             hierarchy = from_json(Hierarchy, workspace.store.read_json(HIERARCHY_NAME))
@@ -207,6 +214,20 @@ class Library:
             path, _, symbol = definition_key(chunk_id).partition("#")
             return chunk_url(path, symbol)
         return chunk_url(document.chunk.path, document.chunk.symbol)
+
+
+def apply_repository_corrections(workspace: Workspace, documents: list[Document]) -> None:
+    """The repository's corrections over the stored chunks, in place and before they are
+    indexed for search (a maintainer's summary is found by its words). A file with errors
+    is one warning and no correction: a question is still answered; `build` lists them all."""
+    name = workspace.config.corrections
+    try:
+        corrections = load_corrections(workspace.repo / name, name)
+    except ConfigError as error:
+        more = f" (and {len(error.problems) - 1} more)" if len(error.problems) > 1 else ""
+        log.warning("%s%s; no correction is applied until it is fixed", error.problems[0], more)
+        return
+    correct_documents(documents, corrections)
 
 
 def definition_id(document: Document) -> str:

@@ -25,8 +25,9 @@ text wherever they land, and nothing in it is ever read as a path.
 from __future__ import annotations
 
 import hashlib
+from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from typing import Any
 import yaml
 
 from .errors import ConfigError
+from .records import Document
 from .regular_files import read_regular
 
 CORRECTIONS_NAME = "refdoc-corrections.yml"
@@ -43,6 +45,8 @@ TEXT_MAX_CHARS = 2000
 TARGET_MAX_CHARS = 1000
 HASH_CHARS = 16
 EDGE_ARROW = " -> "
+MAINTAINER = "maintainer"
+"""`ChunkSummary.source` of a summary a maintainer wrote: no template restates a docstring over it."""
 
 
 class TargetKind(str, Enum):
@@ -113,6 +117,62 @@ def source_hash(texts: Iterable[str]) -> str:
 def split_edge(target: str) -> tuple[str, str] | None:
     caller, arrow, callee = target.partition(EDGE_ARROW.strip())
     return (caller.strip(), callee.strip()) if arrow and caller.strip() and callee.strip() else None
+
+
+# --- over the stored chunks -------------------------------------------------------------
+# The part of a correction that lands in the chunks themselves, shared by the render phase
+# (rendering/corrected.py, which also corrects the graph, the decisions and the pages) and
+# by what answers from the store (asking/library.py): both show the same summary and calls.
+
+
+def definition_windows(documents: list[Document]) -> dict[str, list[Document]]:
+    """Each definition's windows by `path#Qualified.name`, in order: what a `definition`
+    target names (every window of a split one is the one definition)."""
+    found: dict[str, list[Document]] = defaultdict(list)
+    for document in documents:
+        found[f"{document.chunk.path}#{document.chunk.symbol}"].append(document)
+    for windows in found.values():
+        windows.sort(key=lambda d: d.chunk.part)
+    return found
+
+
+def correct_definition(windows: list[Document], correction: Correction) -> None:
+    for document in windows:
+        summary = document.summary
+        if correction.summary:  # the generated text is what the maintainer found wrong: none of it stays
+            summary = replace(summary, responsibility=correction.summary, inputOutput="", notes="", source=MAINTAINER)
+        if correction.note:
+            summary = replace(summary, notes=correction.note)
+        document.summary = summary
+
+
+def remove_call(callers: list[Document], callees: list[Document]) -> None:
+    """The call out of both ends' metadata (what the search data and the library read)."""
+    caller_ids, callee_ids = {d.chunk.id for d in callers}, {d.chunk.id for d in callees}
+    for caller in callers:
+        caller.metadata.callees = [c for c in caller.metadata.callees if c not in callee_ids]
+    for callee in callees:
+        callee.metadata.callers = [c for c in callee.metadata.callers if c not in caller_ids]
+
+
+def correct_documents(documents: list[Document], corrections: list[Correction]) -> int:
+    """The definition and edge corrections applied to the chunks in place, as the render
+    phase applies them; one whose target the chunks lack is skipped (the build warns of it).
+    Returns how many were applied."""
+    by_definition = definition_windows(documents)
+    applied = 0
+    for correction in corrections:
+        if correction.kind is TargetKind.DEFINITION and correction.target in by_definition:
+            correct_definition(by_definition[correction.target], correction)
+            applied += 1
+        elif correction.kind is TargetKind.EDGE:
+            caller, callee = split_edge(correction.target) or ("", "")
+            if caller not in by_definition or callee not in by_definition:
+                continue
+            if correction.removes:
+                remove_call(by_definition[caller], by_definition[callee])
+            applied += 1
+    return applied
 
 
 def load_corrections(path: Path, label: str) -> list[Correction]:

@@ -4,11 +4,11 @@ build stored it, so that a later change of that source shows the entry as "to re
 
 from __future__ import annotations
 
-from ..core.corrections import Correction, TargetKind, append_correction, source_hash
+from ..core.corrections import Correction, TargetKind, append_correction, definition_windows, source_hash
 from ..core.errors import RefdocError
 from ..core.store import Store
 from ..core.workspace import FACTS_NAME, Workspace
-from ..rendering.corrected import TO_REVIEW, apply_corrections, definitions, section_sources, target_sources
+from ..rendering.corrected import TO_REVIEW, apply_corrections, section_sources, target_sources
 from ..rendering.render import prose_pages
 from .render_phase import CORRECTIONS_STATE, load_site_data, workspace_corrections
 
@@ -38,7 +38,7 @@ def correct(workspace: Workspace, target: str, summary: str = "", note: str = ""
         texts = {path: text for path, _, text in prose_pages(data)}
         sources = section_sources(texts[page], anchor) if page in texts else None
     else:
-        sources = target_sources(data, kind, name, definitions(data.documents))
+        sources = target_sources(data, kind, name, definition_windows(data.documents))
     if sources is None:
         raise RefdocError(f"{target}: no such {kind.value} in the last build's site; give a definition as path#Qualified.name, or edge:, decision:, section: page.md#anchor")
     before = next((c for c in workspace_corrections(workspace) if c.key == f"{kind.value}:{name}"), None)

@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..core.corrections import Correction, TargetKind, source_hash, split_edge
+from ..core.corrections import Correction, TargetKind, correct_definition, definition_windows, remove_call, source_hash, split_edge
 from ..core.pages import chunk_anchor, file_page
 from ..core.records import Document
 from ..writing.grounding import Grounded, NameSegment, TextSegment
@@ -27,8 +27,6 @@ if TYPE_CHECKING:  # render.py imports this module for SiteData's field
     from .render import SiteData
 
 CURRENT, TO_REVIEW, UNCHECKED = "current", "to review", "unchecked"
-MAINTAINER = "maintainer"
-"""`ChunkSummary.source` of a summary a maintainer wrote: no template restates a docstring over it."""
 
 
 @dataclass(frozen=True)
@@ -55,17 +53,6 @@ class CorrectionView:
 def plain(text: Grounded) -> str:
     """A grounded text (a written decision's title) as the words it shows."""
     return "".join(s.text if isinstance(s, TextSegment) else s.code if isinstance(s, NameSegment) else "" for s in text).strip()
-
-
-def definitions(documents: list[Document]) -> dict[str, list[Document]]:
-    """Each definition's windows by `path#Qualified.name`, in order: what a `definition`
-    target names (every window of a split one is the one definition)."""
-    found: dict[str, list[Document]] = defaultdict(list)
-    for document in documents:
-        found[f"{document.chunk.path}#{document.chunk.symbol}"].append(document)
-    for windows in found.values():
-        windows.sort(key=lambda d: d.chunk.part)
-    return found
 
 
 def target_sources(data: SiteData, kind: TargetKind, target: str, by_definition: dict[str, list[Document]]) -> list[str] | None:
@@ -110,7 +97,7 @@ def data_by_path(data: SiteData) -> dict[str, list[Document]]:
 def apply_corrections(data: SiteData, corrections: list[Correction], label: str) -> list[str]:
     """Apply the corrections to `data` in place (`data.corrections` then holds what the
     pages show); returns a warning line for each whose target the site no longer has."""
-    by_definition = definitions(data.documents)
+    by_definition = definition_windows(data.documents)
     warnings = []
     views: dict[str, CorrectionView] = {}
     for correction in corrections:
@@ -124,7 +111,7 @@ def apply_corrections(data: SiteData, corrections: list[Correction], label: str)
             continue
         views[correction.key] = replace(view, status=_status(correction.hash, sources))  # the code's now against the entry's
         if correction.kind is TargetKind.DEFINITION:
-            _correct_definition(by_definition[correction.target], correction)
+            correct_definition(by_definition[correction.target], correction)
         elif correction.kind is TargetKind.EDGE:
             caller, callee = split_edge(correction.target) or ("", "")
             views[correction.key] = replace(views[correction.key], name=by_definition[callee][0].chunk.symbol)
@@ -142,27 +129,16 @@ def _status(recorded: str, sources: list[str]) -> str:
     return CURRENT if recorded == source_hash(sources) else TO_REVIEW
 
 
-def _correct_definition(windows: list[Document], correction: Correction) -> None:
-    for document in windows:
-        summary = document.summary
-        if correction.summary:  # the generated text is what the maintainer found wrong: none of it stays
-            summary = replace(summary, responsibility=correction.summary, inputOutput="", notes="", source=MAINTAINER)
-        if correction.note:
-            summary = replace(summary, notes=correction.note)
-        document.summary = summary
-
-
 def _remove_edge(data: SiteData, callers: list[Document], callees: list[Document]) -> None:
     """The call out of the graph and out of both ends' metadata (the search data's)."""
     caller_ids, callee_ids = {d.chunk.id for d in callers}, {d.chunk.id for d in callees}
     for caller in callers:
         if caller.chunk.id in data.graph.calls:
             data.graph.calls[caller.chunk.id] = [c for c in data.graph.calls[caller.chunk.id] if c not in callee_ids]
-        caller.metadata.callees = [c for c in caller.metadata.callees if c not in callee_ids]
     for callee in callees:
         if callee.chunk.id in data.graph.callers:
             data.graph.callers[callee.chunk.id] = [c for c in data.graph.callers[callee.chunk.id] if c not in caller_ids]
-        callee.metadata.callers = [c for c in callee.metadata.callers if c not in caller_ids]
+    remove_call(callers, callees)
 
 
 def _correct_decision(data: SiteData, correction: Correction) -> None:
