@@ -269,3 +269,18 @@ def test_a_file_page_carries_its_code_as_runs_within_a_bound(sites: dict[int, Pa
         text = html.unescape(re.sub(r"<[^>]+>", "", block))
         # markup and runs at most the text's own size again (Pygments' spans were twice it)
         assert len(block.encode()) <= 2 * len(text.encode()) + 200, block
+
+
+def test_the_site_engine_runs_without_the_stored_documents(tmp_path: Path, monkeypatch) -> None:
+    """The engine converts every page while whatever the build holds stays held: the
+    documents (homeassistant's 92,000 chunks and their vectors) are let go before it."""
+    from refdoc_site.core.config import Config
+    from refdoc_site.pipeline import Workspace, build, render_phase
+
+    held = []
+    publish = render_phase.publish
+    monkeypatch.setattr(render_phase, "publish", lambda workspace: held.append(workspace._state) or publish(workspace))
+    workspace = Workspace.create(nested_repo(tmp_path / "repo", 2), Config(), tmp_path / "store", tmp_path / "out")
+    built = build(workspace)
+    assert held == [None] and (built.site_dir / "index.html").is_file()
+    assert len(workspace.load_state().documents) >= 2  # read again by whatever needs them next
