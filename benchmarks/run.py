@@ -35,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from site_scale import RssSamples, logged_lines, scale_rows, verdicts  # noqa: E402
+from page_anatomy import describe_anatomy, site_anatomy  # noqa: E402
 from site_weight import SiteWeight, describe, describe_kinds, site_weight  # noqa: E402
 
 DEFAULT_CACHE = HERE / ".cache"
@@ -185,8 +186,10 @@ def fetch_all(names: list[str], cache: Path) -> dict[str, dict]:
     return infos
 
 
-def run_child(repo: Path, store: Path, out: Path, result_path: Path, mkdocs: bool) -> int:
-    """Run every phase once against `store`, timing each; write the result as JSON."""
+def run_child(repo: Path, store: Path, out: Path, result_path: Path, mkdocs: bool, site_only: bool = False) -> int:
+    """Run every phase once against `store`, timing each; write the result as JSON. With
+    `site_only`, only the render and engine phases, over a store already indexed and
+    summarized (`--from-store`)."""
     import logging
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
@@ -201,7 +204,7 @@ def run_child(repo: Path, store: Path, out: Path, result_path: Path, mkdocs: boo
     samples = RssSamples()
     try:
         started = time.monotonic()
-        built = build(workspace, site=mkdocs)
+        built = site_phases(workspace, mkdocs) if site_only else build(workspace, site=mkdocs)
         samples.stop()
         report = built.index
         seconds.update(built.seconds)
@@ -222,7 +225,28 @@ def run_child(repo: Path, store: Path, out: Path, result_path: Path, mkdocs: boo
     return 0
 
 
-def measure(repo: Path, store: Path, out: Path, mkdocs: bool, log_path: Path) -> dict:
+def site_phases(workspace, mkdocs: bool):
+    """The render and engine phases as `build()` runs them, timed, over a summarized store."""
+    from refdoc_site.core.progress import heartbeat
+    from refdoc_site.pipeline import BuildReport, IndexReport, publish, render
+
+    state = workspace.load_state()
+    seconds = {}
+    started = time.perf_counter()
+    with heartbeat("render"):
+        pages = render(workspace)
+    seconds["render"] = time.perf_counter() - started
+    if mkdocs:
+        workspace.forget_state()  # as build() does
+        started = time.perf_counter()
+        publish(workspace)
+        seconds["mkdocs"] = time.perf_counter() - started
+    files = len(state.files)
+    report = IndexReport(files=files, chunks=len(state.documents), source_bytes=sum(f.size for f in state.files.values()))
+    return BuildReport(report, len(pages), workspace.out_dir, seconds)
+
+
+def measure(repo: Path, store: Path, out: Path, mkdocs: bool, log_path: Path, site_only: bool = False) -> dict:
     """One build in a child process; adds its peak RSS (MB) from the child's own rusage."""
     result_path = store.parent / f"result-{time.monotonic_ns()}.json"
     command = [
@@ -231,6 +255,8 @@ def measure(repo: Path, store: Path, out: Path, mkdocs: bool, log_path: Path) ->
     ]
     if not mkdocs:
         command.append("--no-mkdocs")
+    if site_only:
+        command.append("--site-only")
     with log_path.open("a", encoding="utf-8") as log:
         environment = {**os.environ, "PYTHONUNBUFFERED": "1"}  # each line when it is said, for the silence measured
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", env=environment)
@@ -257,20 +283,23 @@ def _rss_mb(maxrss: int) -> float:
 # --- the run --------------------------------------------------------------------------------
 
 
-def bench_corpus(name: str, repo: Path, mkdocs: bool, keep: bool, with_rebuild: bool = True) -> dict:
+def bench_corpus(name: str, repo: Path, mkdocs: bool, keep: bool, with_rebuild: bool = True, from_store: Path | None = None) -> dict:
     work = Path(tempfile.mkdtemp(prefix=f"refdoc-bench-{name}-"))
     store, out, log = work / "store", work / "site", work / "child.log"
     print(f"  log: {log}", flush=True)
+    if from_store is not None:  # its render and engine phases only, on a copy
+        shutil.copytree(from_store, store, ignore=shutil.ignore_patterns("mkdocs", "lock*"))
     try:
-        full = measure(repo, store, out, mkdocs, log)
+        full = measure(repo, store, out, mkdocs, log, site_only=from_store is not None)
         weight = asdict(site_weight(out)) if mkdocs and full["error"] is None else None
+        anatomy = site_anatomy(out) if weight else None  # where a file page's bytes go
         rebuild = measure(repo, store, out, mkdocs, log) if with_rebuild else {**full, "seconds": {}, "not_run": True}
     finally:
         if keep:
             print(f"  kept store and site in {work}", flush=True)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    return {"name": name, "full": full, "rebuild": rebuild, "mkdocs": mkdocs, "site": weight}
+    return {"name": name, "full": full, "rebuild": rebuild, "mkdocs": mkdocs, "site": weight, "anatomy": anatomy}
 
 
 def summarize_result(result: dict) -> dict:
@@ -358,6 +387,10 @@ def print_corpus(info: dict, result: dict, derived: dict) -> None:
     if site:
         print(describe(SiteWeight(**site)))
         print(describe_kinds(SiteWeight(**site), full["files"]))
+    if result.get("anatomy"):
+        count, totals, classes = result["anatomy"]
+        print(f"where the {count} file pages' bytes go (page_anatomy.py):")
+        print(describe_anatomy(count, totals, classes, full["files"]))
     print(f"longest interval without a line: {full.get('longest_silence_s', 0.0):.1f} s, after {full.get('silent_after', '?')!r}")
     verdict = "PASS" if derived["throughput_pass"] else "FAIL"
     print(
@@ -439,6 +472,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, help="also write the raw results to this file")
     parser.add_argument("--no-rebuild", action="store_true", help="only the full build (homeassistant's takes 15+ minutes)")
+    parser.add_argument(
+        "--from-store", type=Path,
+        help="a store a kept run indexed and summarized (`--keep`): only its render and engine phases, on a copy (one corpus)",
+    )
+    parser.add_argument("--site-only", action="store_true", help=argparse.SUPPRESS)
     # Internal: one measured build in this process (used by the parent; also handy to profile).
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--store", type=Path, help=argparse.SUPPRESS)
@@ -447,12 +485,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.child:
-        return run_child(args.child, args.store, args.out, args.result, not args.no_mkdocs)
+        return run_child(args.child, args.store, args.out, args.result, not args.no_mkdocs, args.site_only)
 
     names = [n.strip() for n in args.corpora.split(",") if n.strip()]
     unknown = [n for n in names if n not in CORPORA]
     if unknown:
         parser.error(f"unknown corpora {', '.join(unknown)}; known are {', '.join(CORPORA)}")
+    if args.from_store and (len(names) != 1 or not (args.from_store / "index.jsonl").is_file()):
+        parser.error(f"--from-store {args.from_store}: give one corpus and the `store` folder of a kept run of it (it holds index.jsonl)")
     cache = args.cache.resolve()
     infos = fetch_all(names, cache)
 
@@ -461,7 +501,9 @@ def main(argv: list[str] | None = None) -> int:
         mode = "without" if args.no_mkdocs else "with"
         print(f"\nbenchmarking {name} ({mode} mkdocs) ...", flush=True)
         started = time.perf_counter()
-        result = bench_corpus(name, cache / f"corpus-{name}", not args.no_mkdocs, args.keep, not args.no_rebuild)
+        result = bench_corpus(
+            name, cache / f"corpus-{name}", not args.no_mkdocs, args.keep, not (args.no_rebuild or args.from_store), args.from_store
+        )
         derived = summarize_result(result)
         print(f"  done in {time.perf_counter() - started:.1f}s", flush=True)
         print_corpus(infos[name], result, derived)

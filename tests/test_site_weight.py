@@ -21,6 +21,7 @@ from refdoc_site.core.pages import module_page
 from refdoc_site.rendering.nav import module_tree
 from refdoc_site.rendering.page_weight import (
     UNSTYLED_TOKENS,
+    code_runs_compacted,
     squeezed_white_space,
     unstyled_spans_removed,
 )
@@ -214,3 +215,72 @@ def test_a_module_among_many_siblings_carries_a_bounded_navigation(plugin_site: 
 def test_every_sibling_module_is_still_reached_through_the_navigation(plugin_site: Path) -> None:
     reached = nav_reachable(plugin_site)
     assert {f"modules/app/plugins/p{index:02d}/index.html" for index in range(PLUGINS)} <= reached
+
+
+def _drawn(page: str) -> list[tuple[str, str]]:
+    """What a code block shows, character by character with its class, as a browser draws the
+    spans in it or the script draws them from its runs (refdoc-page.js' paintRuns)."""
+    block = re.search(r"<code( data-refdoc-hl=\"([^\"]*)\")?>(.*?)</code>", page, re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", "", block[3]))
+    if block[1] is None:
+        drawn = []
+        for match in re.finditer(r'<span class="([a-z0-9]+)">([^<]*)</span>|([^<]+)', block[3]):
+            drawn += [(match[1] or "", c) for c in html.unescape(match[2] if match[1] else match[3])]
+        return drawn
+    units = text.encode("utf-16-le")
+    drawn, at = [], 0
+    for run in block[2].split(" "):
+        css, length = run.rsplit(".", 1)
+        drawn += [(css, c) for c in units[2 * at:2 * (at + int(length))].decode("utf-16-le")]
+        at += int(length)
+    return drawn + [("", c) for c in units[2 * at:].decode("utf-16-le")]
+
+
+def test_code_runs_draw_every_token_as_its_span_did() -> None:
+    original = (
+        '<div class="highlight"><pre><span></span><code><span class="k">def</span> <span class="nf">f</span>'
+        '<span class="p">(</span>a<span class="p">):</span>\n    <span class="k">return</span> '
+        '<span class="s2">&quot;&lt;😀&gt;&quot;</span> <span class="o">+</span> <span class="o">-</span>a\n</code></pre></div>'
+    )
+    compact = code_runs_compacted(original)
+    assert "<span" not in compact and 'data-refdoc-hl="' in compact
+    drawn, before = _drawn(compact), _drawn(original)
+    assert "".join(c for _, c in drawn) == "".join(c for _, c in before)  # the same text
+    # every visible character keeps its class; white space may take a neighbour's colour
+    assert [pair for pair in drawn if not pair[1].isspace()] == [pair for pair in before if not pair[1].isspace()]
+    assert "o.3" in compact  # `+ -`: one run of operators, the space between them taken in
+    assert len(compact) < len(original) * 0.75
+
+
+def test_code_runs_leave_nested_markup_and_inline_code_alone() -> None:
+    nested = '<pre><code><span class="hll"><span class="k">def</span></span>\n</code></pre>'
+    assert code_runs_compacted(nested) == nested
+    inline = "<p>See <code>a &lt; b</code>.</p>"
+    assert code_runs_compacted(inline) == inline
+    beside = '<pre><code><span class="gi">+a</span> <span class="gi">+b</span></code></pre>'
+    assert 'data-refdoc-hl="gi.2 .1 gi.2"' in code_runs_compacted(beside)  # a background keeps its bounds
+
+
+def test_a_file_page_carries_its_code_as_runs_within_a_bound(sites: dict[int, Path]) -> None:
+    page = page_html(sites[3], "files/app/g0/m1/work.py")
+    blocks = re.findall(r"<pre>(?:(?!</pre>).)*<code data-refdoc-hl=\"[^\"]*\">.*?</code></pre>", page, re.S)
+    assert blocks and not re.search(r"<code[^>]*>[^<]*<span", page)
+    for block in blocks:
+        text = html.unescape(re.sub(r"<[^>]+>", "", block))
+        # markup and runs at most the text's own size again (Pygments' spans were twice it)
+        assert len(block.encode()) <= 2 * len(text.encode()) + 200, block
+
+
+def test_the_site_engine_runs_without_the_stored_documents(tmp_path: Path, monkeypatch) -> None:
+    """The engine converts every page while whatever the build holds stays held: the
+    documents (homeassistant's 92,000 chunks and their vectors) are let go before it."""
+    from refdoc_site.core.config import Config
+    from refdoc_site.pipeline import Workspace, build, render_phase
+
+    held = []
+    publish = render_phase.publish
+    monkeypatch.setattr(render_phase, "publish", lambda workspace: held.append(workspace._state) or publish(workspace))
+    workspace = Workspace.create(nested_repo(tmp_path / "repo", 2), Config(), tmp_path / "store", tmp_path / "out")
+    built = build(workspace)
+    assert held == [None] and (built.site_dir / "index.html").is_file()
+    assert len(workspace.load_state().documents) >= 2  # read again by whatever needs them next

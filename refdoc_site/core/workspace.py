@@ -82,6 +82,11 @@ class Workspace:
             self._state = self.store.load()
         return self._state
 
+    def forget_state(self) -> None:
+        """Let go of the stored documents (the next phase that needs them reads them again):
+        the site engine, which needs none, converts every page while they would be held."""
+        self._state = None
+
     def indexed(self, state: StoreState) -> None:
         """Take the state an index run just made as the one the later phases read."""
         self._state = state

@@ -101,6 +101,10 @@ def build(
     store_change_map(workspace, timed("diff", lambda: change_map(workspace, base)) if base else None)
     rendered = timed("render", lambda: render_phase.render_report(workspace))
     engine = workspace.config.engine  # the site phase is timed under the engine's name
+    # The engine reads the rendered project only; the documents (homeassistant's 92,000
+    # chunks, each with its vector as Python floats) would stay held beside every page
+    # it converts.
+    workspace.forget_state()
     site_dir = timed(engine, lambda: render_phase.publish(workspace)) if site else workspace.out_dir
     return BuildReport(report, len(rendered.pages), site_dir, seconds, rendered.rendered)
 

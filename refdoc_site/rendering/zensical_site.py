@@ -33,7 +33,7 @@ import yaml
 from ..core.errors import SiteBuildError
 from ..search.ranking import ASSETS
 from .llms import MARKDOWN_COPIES_KEY, write_markdown_copies
-from .page_weight import squeezed_white_space, unstyled_spans_removed
+from .page_weight import code_runs_compacted, squeezed_white_space, unstyled_spans_removed
 
 ZENSICAL = "zensical"
 INSTALL_HINT = "pip install 'refdoc-site[zensical]'"
@@ -118,13 +118,13 @@ def problems(output: str, status: int) -> str:
 
 
 def lightened(site_dir: Path) -> int:
-    """Apply page_weight.py's two passes to every page of `site_dir` (MkDocs runs them as
+    """Apply page_weight.py's passes to every page of `site_dir` (MkDocs runs them as
     hooks); returns how many pages there are. A folder may bear a page's name: the file
     page of a repository's `404.html` is `files/…/404.html/index.html`."""
     pages = sorted(path for path in site_dir.rglob("*.html") if path.is_file())
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        lighter = squeezed_white_space(unstyled_spans_removed(text))
+        lighter = squeezed_white_space(code_runs_compacted(unstyled_spans_removed(text)))
         if lighter != text:
             page.write_text(lighter, encoding="utf-8")
     return len(pages)

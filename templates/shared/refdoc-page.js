@@ -14,7 +14,10 @@
 //   it works on GitHub Pages); the Ask panel puts one under each answer (`refdocReport`);
 // - `data-mermaid`: the site's own Mermaid, which the stand-in below loads on the first
 //   diagram a page draws (Material and Zensical draw with the global `mermaid`, and fetch
-//   it from a CDN when there is none).
+//   it from a CDN when there is none);
+// - code colours: a code block carries its tokens as runs (`data-refdoc-hl`, written by
+//   rendering/page_weight.py instead of a span a token), drawn as Pygments' spans when the
+//   block is first shown: at load, or when its `<details>` opens.
 (function () {
   var tag = document.currentScript;
   var here = tag.src;
@@ -219,9 +222,56 @@
       addReportLinks();
     }
   }
+
+  function paintRuns(code) {
+    var runs = code.getAttribute("data-refdoc-hl");
+    code.removeAttribute("data-refdoc-hl");
+    var text = code.textContent;
+    var painted = document.createDocumentFragment();
+    var at = 0;
+    runs.split(" ").forEach(function (run) {
+      var dot = run.lastIndexOf(".");
+      var length = Number(run.slice(dot + 1));
+      var piece = document.createTextNode(text.substr(at, length));
+      at += length;
+      if (dot > 0) {
+        var span = document.createElement("span");
+        span.className = run.slice(0, dot);
+        span.appendChild(piece);
+        piece = span;
+      }
+      painted.appendChild(piece);
+    });
+    painted.appendChild(document.createTextNode(text.slice(at)));
+    code.textContent = "";
+    code.appendChild(painted);
+  }
+
+  function paintCode() {
+    document.addEventListener("DOMContentLoaded", function () {
+      document.querySelectorAll("code[data-refdoc-hl]").forEach(function (code) {
+        if (!code.closest("details:not([open])")) {
+          paintRuns(code);
+        }
+      });
+    });
+    // `toggle` does not bubble: it is caught on its way down.
+    document.addEventListener("toggle", function (event) {
+      var details = event.target;
+      if (details instanceof HTMLDetailsElement && details.open) {
+        details.querySelectorAll("code[data-refdoc-hl]").forEach(function (code) {
+          if (!code.parentElement.closest("details:not([open])")) {
+            paintRuns(code);
+          }
+        });
+      }
+    }, true);
+  }
+
   if (tag.hasAttribute("data-search")) {
     pointSearchAtOurWorker();
   }
+  paintCode();
   loadAskWhenServed();
   if (tag.hasAttribute("data-mermaid")) {
     standInForMermaid();
