@@ -11,11 +11,15 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 import orjson
+import pytest
+from helpers import require_chromium, served_folder
 from test_init import PAGES_URL, _git, _run_step, _step, _workflow
 
 from refdoc_site.cli import main
@@ -98,7 +102,19 @@ def _article(page: Path, commit: str) -> str:
     return text.split("<article", 1)[-1].split("</article>", 1)[0]
 
 
-def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_the_main_site(tmp_path: Path) -> None:
+@dataclass
+class _Published:
+    branch: Path
+    """A clone of the gh-pages remote with the main site and both previews."""
+    built: dict[str, Path]
+    """Per pull request, the whole site its build wrote."""
+    publish: Callable[..., Path]
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory) -> _Published:
+    """The default branch's site and two previews, published by the workflow's steps."""
+    tmp_path = tmp_path_factory.mktemp("previews")
     repo = tmp_path / "widget"
     shutil.copytree(GOLDEN, repo)
     (repo / ".gitignore").write_text((repo / ".gitignore").read_text(encoding="utf-8") + ".refdoc/\n_publish/\n_pages/\n_change-map.md\n", encoding="utf-8")
@@ -120,14 +136,13 @@ def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_
         shutil.copytree(repo / "_publish/site", kept)
         return kept
 
-    def publish(job: str, step_id: str, **env: str) -> Path:
+    def publish(job: str, step_id: str, checkout: str = "gh-pages", **env: str) -> Path:
         said = _run_step(_step(workflow, job, step_id), repo, {**remote, **env}, extra={"PAGES_REMOTE": str(pages)})
         shutil.rmtree(repo / "_pages")
-        checkout = tmp_path / "gh-pages"
-        shutil.rmtree(checkout, ignore_errors=True)
-        subprocess.run(["git", "clone", "-q", "-b", "gh-pages", str(pages), str(checkout)], check=True)
+        shutil.rmtree(tmp_path / checkout, ignore_errors=True)
+        subprocess.run(["git", "clone", "-q", "-b", "gh-pages", str(pages), str(tmp_path / checkout)], check=True)
         assert "the preview is the whole site" not in said
-        return checkout
+        return tmp_path / checkout
 
     build("push")
     publish("publish", "publish")
@@ -139,7 +154,11 @@ def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_
         _git(repo, "commit", "-q", "-am", f"Change {path}")
         built[number] = build("pull_request", number)
         branch = publish("preview", "preview", PR_NUMBER=number)
+    return _Published(branch, built, publish)
 
+
+def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_the_main_site(published: _Published, tmp_path: Path) -> None:
+    branch, built = published.branch, published.built
     main_files = {p.relative_to(branch).as_posix() for p in branch.rglob("*") if p.is_file() and ".git" not in p.parts and not p.relative_to(branch).as_posix().startswith("pr-")}
     main_bytes = sum((branch / name).stat().st_size for name in main_files)
     main_commit = orjson.loads((branch / PAGE_MANIFEST).read_bytes())["commit"]
@@ -154,14 +173,14 @@ def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_
             name for name in (p.relative_to(whole).as_posix() for p in whole.rglob("*.html"))
             if not (branch / name).is_file() or _article(whole / name, commit) != _article(branch / name, main_commit)
         }
-        assert held_pages == differing
+        assert held_pages == differing | {"index.html"}, "the home page, which the comment links to, and what differs"
         assert {f"files/{path}/index.html", "changes/index.html"} <= held_pages
         other = next(p for n, (p, _) in CHANGES.items() if n != number)
         assert f"files/{other}/index.html" not in held_pages, "the other pull request's file is the main site's page"
         assert len(held_pages) * 2 < len(differing | {p.relative_to(whole).as_posix() for p in whole.rglob("*.html")})
         # Besides those pages: the search's scripts and data that differ, and the record.
         for name in held - held_pages:
-            assert name.startswith(("assets/refdoc/", f"{DATA_DIR}/", "md/", "llms")) or name in (PREVIEW_RECORD, "summaries/hierarchy.json"), name
+            assert name.startswith(("assets/refdoc/", "search/", "md/", "llms")) or name in (PREVIEW_RECORD, "summaries/hierarchy.json"), name
         held_bytes = sum((preview / name).stat().st_size for name in held)
         assert held_bytes * 10 < main_bytes, (held_bytes, main_bytes)
 
@@ -202,7 +221,9 @@ def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_
         assert {n: (again / n).read_bytes() for n in held} == {n: (preview / n).read_bytes() for n in held}
         assert {p.relative_to(again).as_posix() for p in again.rglob("*") if p.is_file()} == held
 
-    branch = publish("remove-preview", "remove", PR_NUMBER="1")
+
+def test_closing_a_pull_request_removes_its_preview_only(published: _Published) -> None:
+    branch = published.publish("remove-preview", "remove", checkout="after-removal", PR_NUMBER="1")
     assert not (branch / "pr-1").exists() and (branch / "pr-2" / PREVIEW_RECORD).is_file() and (branch / PAGE_MANIFEST).is_file()
 
 
@@ -223,3 +244,37 @@ def test_a_branch_without_a_main_site_gets_the_whole_preview(tmp_path: Path, cap
     assert (branch / "pr-3/index.html").is_file() and not (branch / "pr-3/sitemap.xml").exists()
     assert main(["preview", str(site), "--main", str(branch), "--out", str(tmp_path / "elsewhere")]) == 2
     assert f"--out {tmp_path / 'elsewhere'}: not inside --main {branch}" in capsys.readouterr().err
+
+
+def test_a_preview_searched_in_chromium_finds_its_change_and_the_main_site_pages(published: _Published, browser, tmp_path: Path) -> None:
+    """The branch served as GitHub Pages serves it (under /widget/), the preview's search box
+    typed into: the changed function lands in the preview, an unchanged one on the main
+    site, and nothing the worker fetched (its data, the model from the main site) failed."""
+    require_chromium()
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / SERVED_AT.strip("/")).symlink_to(published.branch)
+    with served_folder(tmp_path / "root") as url:
+        page = browser.new_page()
+        failed: list[str] = []
+        page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
+        page.goto(f"{url}widget/pr-1/")
+        found = {}
+        for query in ("clamp", "delete user"):
+            page.fill(".md-search__input", "")
+            page.click(".md-search__input")
+            page.keyboard.type(query, delay=10)
+            page.wait_for_function(
+                "q => document.documentElement.getAttribute('data-refdoc-search') === 'settled'"
+                " && document.querySelector('.md-search__input').value === q && document.querySelector('.md-search-result__link')",
+                arg=query, timeout=20_000,
+            )
+            page.wait_for_timeout(300)
+            found[query] = [link.evaluate("a => a.href") for link in page.query_selector_all(".md-search-result__link")]
+        page.close()
+        for links in found.values():
+            for link in links:
+                target, _ = _landing(published.branch, link.replace(f"{url}widget/", PAGES_URL).split("?")[0])
+                assert target is not None, link
+    assert any(link.startswith(f"{url}widget/pr-1/files/app/util.py/") and "#chunk-clamp" in link for link in found["clamp"]), found
+    assert any(link.startswith(f"{url}widget/files/app/service.py/") and "#chunk-UserService.delete-user" in link for link in found["delete user"]), found
+    assert failed == []

@@ -11,8 +11,9 @@ site's address replaced by marks, for other files the bytes.
 
 `make_preview` then writes, into the preview's folder of the branch (`pr-N/`):
 
-- the pages whose content differs or that the main site lacks (the changed files' pages,
-  their modules', "What changed"), their links to a page or asset they do not keep
+- the home page (the pull request's comment links to it), and the pages whose content
+  differs or that the main site lacks (the changed files' pages, their modules', "What
+  changed"), their links to a page or asset they do not keep
   rewritten to the main site's copy (`../` out of the preview's folder): `href`/`src`,
   the Mermaid script and the worker address in Material's `__config`, Markdown links in `md/` and `llms.txt`;
 - the search: the scripts of `assets/refdoc/` always (the worker finds its data relative
@@ -48,8 +49,11 @@ from ..search.site_search import DATA_DIR, SCRIPTS_DIR
 PAGE_MANIFEST = "refdoc-pages.json"
 PREVIEW_RECORD = "refdoc-preview.json"
 MANIFEST_FORMAT = "refdoc-pages/1"
-OWN_FILES = (f"{SCRIPTS_DIR}/", f"{DATA_DIR}/config.json")
-"""Always the preview's own: the search worker fetches its data relative to its own address."""
+OWN_FILES = (f"{SCRIPTS_DIR}/", f"{DATA_DIR}/config.json", "search/search_index.json")
+"""Always the preview's own: the search worker fetches its data relative to its own address,
+and Material's search box its (tiny) index relative to the site's root."""
+HOME_PAGE = "index.html"
+"""Always the preview's own too: the pull request's comment links to it."""
 LEFT_OUT = ("sitemap.xml", "sitemap.xml.gz", PAGE_MANIFEST)
 ROW_FILES = re.compile(rf"{re.escape(DATA_DIR)}/(?:chunks|rows/\d+)\.json")
 """The search's chunk tables (one, or a bundle of rows each): their `page` is a page's address."""
@@ -187,7 +191,7 @@ def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
     ours: dict[str, str] = own["files"]
 
     def differs(name: str) -> bool:
-        return name.startswith(OWN_FILES) or theirs.get(name) != ours[name]
+        return name.startswith(OWN_FILES) or name == HOME_PAGE or theirs.get(name) != ours[name]
 
     kept = {name for name in ours if name not in LEFT_OUT and not ROW_FILES.fullmatch(name) and differs(name)}
     data_files = {name for name in ours if name.startswith(f"{DATA_DIR}/")}
