@@ -236,9 +236,11 @@ def test_the_workflow_builds_a_pull_request_preview_under_its_number(tmp_path: P
     assert (site / "index.html").is_file() and (site / ".nojekyll").is_file()
     site = publish("preview", "preview", PR_NUMBER=PR_NUMBER)
     preview = site / f"pr-{PR_NUMBER}"
-    # The root holds this very build, so the preview keeps no page of its own: each is the
-    # main site's (tests/test_previews.py publishes previews of real changes).
-    assert (preview / PREVIEW_RECORD).is_file() and not list(preview.rglob("*.html")) and (site / "index.html").is_file()
+    # The root holds this very build, so the preview keeps no page but its home page (the
+    # comment's link): the others are the main site's (tests/test_previews.py publishes
+    # previews of real changes).
+    assert (preview / PREVIEW_RECORD).is_file() and [p.name for p in preview.rglob("*.html")] == ["index.html"]
+    assert (site / "index.html").is_file()
     site = publish("publish", "publish")
     assert (site / f"pr-{PR_NUMBER}" / PREVIEW_RECORD).is_file(), "the default branch's site keeps the previews"
     site = publish("remove-preview", "remove", PR_NUMBER=PR_NUMBER)
