@@ -1,4 +1,4 @@
-"""Command line: `refdoc-site build|index|summarize|render|stats|query|ask|plan|diff|serve|init|eval|mcp`.
+"""Command line: `refdoc-site build|index|summarize|render|stats|query|ask|plan|diff|serve|init|eval|mcp|preview`.
 
 Every error the user can cause ends in one line on stderr and exit code 2; a configuration
 with several problems prints one line per problem. The commands that write the store hold
@@ -41,6 +41,7 @@ from .pipeline.correct_phase import correct, correction_states
 from .rendering.changes import comment_markdown, summary_line
 from .rendering.init_files import PAGES_SETTING, init_files, write_init_files
 from .rendering.outputs import check_out_dir, check_store_dir
+from .rendering.previews import add_preview_command
 from .rendering.render import page_labels
 from .search.api_vectors import api_search_index
 from .search.embed import matching_embedder
@@ -157,6 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_embedder_option(evaluation, "static", EMBEDDER_HELP)
     evaluation.add_argument("-v", "--verbose", action="store_true")
     evaluation.set_defaults(run=_eval)
+    add_preview_command(commands)
     return parser
 
 

@@ -22,6 +22,7 @@ from refdoc_site import __version__
 from refdoc_site.cli import _parser, main
 from refdoc_site.core.config import load_config
 from refdoc_site.rendering.init_files import CONFIG_FILE, PINNED_ACTIONS, WORKFLOW_FILE
+from refdoc_site.rendering.previews import PREVIEW_RECORD
 
 ROOT = Path(__file__).resolve().parents[1]
 JS_DIR = Path(__file__).parent / "js"
@@ -222,6 +223,8 @@ def test_the_workflow_builds_a_pull_request_preview_under_its_number(tmp_path: P
     comment = (built / "comment.md").read_text(encoding="utf-8")
     assert comment.startswith("<!-- refdoc-site preview -->\n"), "the marker the comment step finds its comment by"
     assert f"Documentation preview: {preview_url}\n" in comment
+    checked, broken = _broken_links(built / "site", urlsplit(preview_url).path)
+    assert checked > 20 and broken == []
 
     pages = tmp_path / "pages.git"
     subprocess.run(["git", "init", "-q", "--bare", str(pages)], check=True)
@@ -240,11 +243,13 @@ def test_the_workflow_builds_a_pull_request_preview_under_its_number(tmp_path: P
     assert (site / "index.html").is_file() and (site / ".nojekyll").is_file()
     site = publish("preview", "preview", PR_NUMBER=PR_NUMBER)
     preview = site / f"pr-{PR_NUMBER}"
-    assert (preview / "index.html").is_file() and (site / "index.html").is_file()
-    checked, broken = _broken_links(preview, urlsplit(preview_url).path)
-    assert checked > 20 and broken == []
+    # The root holds this very build, so the preview keeps no page but its home page (the
+    # comment's link): the others are the main site's (tests/test_previews.py publishes
+    # previews of real changes).
+    assert (preview / PREVIEW_RECORD).is_file() and [p.name for p in preview.rglob("*.html")] == ["index.html"]
+    assert (site / "index.html").is_file()
     site = publish("publish", "publish")
-    assert (site / f"pr-{PR_NUMBER}/index.html").is_file(), "the default branch's site keeps the previews"
+    assert (site / f"pr-{PR_NUMBER}" / PREVIEW_RECORD).is_file(), "the default branch's site keeps the previews"
     site = publish("remove-preview", "remove", PR_NUMBER=PR_NUMBER)
     assert not (site / f"pr-{PR_NUMBER}").exists() and (site / "index.html").is_file()
 

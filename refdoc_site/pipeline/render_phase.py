@@ -60,6 +60,7 @@ from ..rendering.outputs import (
 )
 from ..rendering.component_map import graphviz
 from ..rendering.page_weight import ENGINE_PROGRESS
+from ..rendering.previews import write_page_manifest
 from ..rendering.project_files import (
     FILES_NAME,
     WHOLLY_WRITTEN,
@@ -347,6 +348,8 @@ def publish(workspace: Workspace) -> Path:
     with staging_folder(out) as staging, heartbeat(workspace.config.engine, lambda: _engine_progress(workspace.config.engine, staging, len(pages))):
         build_site(workspace.project_dir / "mkdocs.yml", staging, workspace.config.engine)
         raise_if_incomplete(staging, pages, out)
+        # What the site holds, for a pull request's preview to publish only what differs (previews.py).
+        write_page_manifest(staging, from_json(Facts, workspace.store.read_json(FACTS_NAME)).commit, workspace.config.site_url or "")
         swap_in(staging, out)
     published.save(inputs)
     return out

@@ -89,8 +89,14 @@
     }
   }
 
+  /* A pull request's preview publishes only the data files that differ from the main
+     site's (rendering/previews.py): config.json's `preview` names the others, fetched from
+     the main site's data folder. */
+  var fromMain = null;
+
   function fetched(name) {
-    return fetch(new URL(name, dataUrl)).then(function (response) {
+    var base = fromMain && fromMain.files[name] ? fromMain.url : dataUrl;
+    return fetch(new URL(name, base)).then(function (response) {
       if (!response.ok) {
         throw new Error(name + ": HTTP " + response.status);
       }
@@ -124,6 +130,12 @@
     // The data and the scripts are on their way together.
     var config = fetchJson("config.json");
     var data = config.then(function (config) {
+      if (config.preview) {
+        fromMain = { url: new URL(config.preview.main, dataUrl), files: {} };
+        config.preview.files.forEach(function (name) {
+          fromMain.files[name] = true;
+        });
+      }
       return config.shards ? [config] : Promise.all([config, fetchJson("index.json"), fetchJson("chunks.json")]);
     });
     keyword = Promise.all([data, importRanking()]).then(function (loaded) {

@@ -1,0 +1,153 @@
+"""What the gh-pages branch holds with the default branch's site and ten open previews.
+
+    python benchmarks/previews.py --corpus django --cache /work/bench-cache
+    python benchmarks/previews.py --corpus homeassistant --cache /work/bench-cache --work /tmp/previews-ha
+
+The corpus (benchmarks/run.py's, fetched into the cache) is committed into a git
+repository in the work folder and built as the default branch's site
+(`refdoc-site build --site-url https://bench.github.io/NAME/`), put at the root of a folder
+laid out as the gh-pages branch (what the workflow's publish step copies there). Then each
+of N pull requests changes one file, a function appended to the K-th of the corpus's
+Python files spread evenly over it, is built from the base with `--site-url …/pr-K/
+--base`, and published as the workflow's preview step publishes it
+(`refdoc-site preview SITE --main BRANCH --out BRANCH/pr-K`); the file is then restored,
+as the next pull request starts from the base too. The store is the one the builds share,
+as the CI cache shares it.
+
+Printed: per preview, the files and bytes it holds and the seconds `preview` took; then
+the branch's bytes and the previews' share of the main site. GitHub Pages publishes at
+most 1 GB: for homeassistant the verdict is main + N previews < 1 GB itself; for a smaller
+corpus it is the same bound scaled to its size, the N previews' bytes as a fraction of the
+main site against (1 GB − homeassistant's site) / homeassistant's site.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from run import CORPORA, DEFAULT_CACHE, GIT_IDENTITY, fetch_corpus  # noqa: E402
+
+PAGES_LIMIT = 1_000_000_000
+"""GitHub Pages: a published site of at most 1 GB."""
+HOMEASSISTANT_SITE = 681_400_000
+"""homeassistant 2026.11.0's site as benchmarks/README.md measured it (681.4 MB): the size
+at which the 1 GB bound leaves (1 GB − it) for the previews."""
+
+
+def _git(repo: Path, *arguments: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), "-c", "core.autocrlf=false", *arguments], check=True, capture_output=True, text=True, env={**os.environ, **GIT_IDENTITY})
+    return done.stdout.strip()
+
+
+def _build(repo: Path, out: Path, site_url: str, log: Path, *extra: str) -> float:
+    started = time.monotonic()
+    command = [sys.executable, "-m", "refdoc_site", "build", str(repo), "--out", str(out), "--site-url", site_url, *extra]
+    with log.open("a", encoding="utf-8") as written:
+        written.write(f"$ {' '.join(command)}\n")
+        written.flush()
+        done = subprocess.run(command, stdout=written, stderr=subprocess.STDOUT, check=False)
+    if done.returncode:
+        raise SystemExit(f"benchmark: build failed ({done.returncode}); see {log}")
+    return time.monotonic() - started
+
+
+def _bytes(folder: Path) -> tuple[int, int]:
+    files = [p for p in folder.rglob("*") if p.is_file() and ".git" not in p.parts]
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def changed_files(repo: Path, count: int) -> list[str]:
+    """`count` Python files of the corpus, spread evenly over its sorted list."""
+    files = sorted(_git(repo, "ls-files", "*.py").splitlines())
+    files = [name for name in files if "/migrations/" not in name and not name.endswith("__init__.py")]
+    return [files[len(files) * (k + 1) // (count + 1)] for k in range(count)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", default="django", choices=sorted(CORPORA))
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--work", type=Path, help="work folder (default: /tmp/refdoc-previews-NAME); reused")
+    parser.add_argument("--previews", type=int, default=10)
+    args = parser.parse_args(argv)
+    info = fetch_corpus(CORPORA[args.corpus], args.cache)
+    work = args.work or Path(f"/tmp/refdoc-previews-{args.corpus}")
+    repo, branch, log = work / "repo", work / "gh-pages", work / "builds.log"
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    shutil.copytree(args.cache / f"corpus-{args.corpus}", repo, ignore=shutil.ignore_patterns(".git"))
+    (repo / ".gitignore").write_text(".refdoc/\n", encoding="utf-8")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", f"{info['name']} {info['version']}")
+    base = _git(repo, "rev-parse", "HEAD")
+    pages_url = f"https://bench.github.io/{args.corpus}/"
+
+    print(f"{info['name']} {info['version']}: building the main site", flush=True)
+    seconds = _build(repo, work / "main", pages_url, log)
+    shutil.copytree(work / "main", branch, ignore=shutil.ignore_patterns(".refdoc-site.json"))
+    main_files, main_bytes = _bytes(branch)
+    print(f"  main site: {main_files:,} files, {main_bytes / 1e6:.1f} MB, built in {seconds:.0f} s", flush=True)
+    base_store = work / "base-store"
+    shutil.copytree(repo / ".refdoc", base_store)
+
+    rows = []
+    for number, path in enumerate(changed_files(repo, args.previews), start=1):
+        with (repo / path).open("a", encoding="utf-8") as changed:
+            changed.write(f"\n\ndef preview_change_{number}(value):\n    \"\"\"Pull request {number}: one function added.\"\"\"\n    return value\n")
+        _git(repo, "commit", "-q", "-am", f"Pull request {number}: {path}")
+        site = work / f"pr-{number}-site"
+        build_seconds = _build(repo, site, f"{pages_url}pr-{number}/", log, "--base", base, "--base-store", str(base_store))
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "refdoc_site", "preview", str(site), "--main", str(branch), "--out", str(branch / f"pr-{number}")],
+            capture_output=True, text=True, check=False,
+        )
+        if done.returncode:
+            raise SystemExit(f"benchmark: preview failed: {done.stderr.strip()}")
+        preview_seconds = time.monotonic() - started
+        files, held = _bytes(branch / f"pr-{number}")
+        pages = len(list((branch / f"pr-{number}").rglob("*.html")))
+        whole_files, whole = _bytes(site)
+        rows.append([str(number), path, f"{pages:,}", f"{files:,}", f"{held / 1e6:.2f}", f"{whole / 1e6:.1f}", f"{held / main_bytes:.2%}", f"{build_seconds:.0f}", f"{preview_seconds:.1f}"])
+        print("  " + " | ".join(rows[-1]), flush=True)
+        shutil.rmtree(site)
+        _git(repo, "checkout", "-q", base, "--", path)
+        _git(repo, "commit", "-q", "-am", f"Back to the base: {path}")
+
+    headers = ["PR", "changed file", "pages", "files", "MB held", "MB whole", "of main", "build s", "preview s"]
+    widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
+    print()
+    for row in [headers, ["-" * w for w in widths], *rows]:
+        print("| " + " | ".join(cell.ljust(w) if i == 1 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))) + " |")
+    total_files, total = _bytes(branch)
+    previews = total - main_bytes
+    share = previews / main_bytes
+    print(f"\ngh-pages: {total_files:,} files, {total / 1e6:.1f} MB: main site {main_bytes / 1e6:.1f} MB + {args.previews} previews {previews / 1e6:.2f} MB ({share:.2%} of the main site)")
+    if args.corpus == "homeassistant":
+        verdict = total < PAGES_LIMIT
+        print(f"{'PASS' if verdict else 'FAIL'}  main + {args.previews} previews = {total / 1e6:.1f} MB < 1 GB")
+    else:
+        allowed = (PAGES_LIMIT - HOMEASSISTANT_SITE) / HOMEASSISTANT_SITE
+        verdict = share < allowed
+        projected = HOMEASSISTANT_SITE * (1 + share)
+        print(f"{'PASS' if verdict else 'FAIL'}  {args.previews} previews = {share:.2%} of the main site < {allowed:.1%}, "
+              f"the share that keeps homeassistant's {HOMEASSISTANT_SITE / 1e6:.1f} MB site + previews under 1 GB "
+              f"(at this share: {projected / 1e6:.0f} MB)")
+    (work / "result.json").write_text(json.dumps({"corpus": info, "main_bytes": main_bytes, "branch_bytes": total, "rows": rows}, indent=2) + "\n", encoding="utf-8")
+    return 0 if verdict else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

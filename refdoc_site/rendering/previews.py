@@ -1,0 +1,261 @@
+"""Pull-request previews that cost what the pull request changes.
+
+A preview is built as a whole site (the same build as the default branch's), then cut down
+against the site the `gh-pages` branch already holds at its root: it keeps only the files
+that differ, and reaches the rest on the main site. What each site holds is stated by the
+site itself, in `refdoc-pages.json` at its root (`write_page_manifest`, run by every build):
+a SHA-256 per file, of what a reader gets from it. For a page that is its `<title>` and
+`<article>` (the navigation, the footer's build stamp and the canonical address differ on
+every page of a preview, and say nothing about the page), for any text the commit and the
+site's address replaced by marks, for other files the bytes.
+
+`make_preview` then writes, into the preview's folder of the branch (`pr-N/`):
+
+- the home page (the pull request's comment links to it), and the pages whose content
+  differs or that the main site lacks (the changed files' pages, their modules', "What
+  changed"), their links to a page or asset they do not keep
+  rewritten to the main site's copy (`../` out of the preview's folder): `href`/`src`,
+  the Mermaid script and the worker address in Material's `__config`, Markdown links in `md/` and `llms.txt`;
+- the search: the scripts of `assets/refdoc/` always (the worker finds its data relative
+  to itself), `config.json` always, the chunk rows with each row of a page the preview
+  does not keep pointing at the main site's page, and of the other data files those whose
+  bytes differ; `config.json`'s `preview` names the ones fetched from the main site
+  (the worker's `fetched`) and where that site's data lies;
+- `refdoc-preview.json`: what was kept and what was reached on the main site.
+
+It leaves out the sitemap (a preview is not for crawlers, and it would list pages served
+elsewhere). The output depends only on the two sites' files, so the same sites give the
+same bytes. A reader who follows a link to a page the preview did not keep lands on the
+main site and stays there: that page is the same on both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import posixpath
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import orjson
+
+from ..core.errors import RefdocError
+from ..core.terminal import say
+from ..search.site_search import DATA_DIR, SCRIPTS_DIR
+
+PAGE_MANIFEST = "refdoc-pages.json"
+PREVIEW_RECORD = "refdoc-preview.json"
+MANIFEST_FORMAT = "refdoc-pages/1"
+OWN_FILES = (f"{SCRIPTS_DIR}/", f"{DATA_DIR}/config.json", "search/search_index.json")
+"""Always the preview's own: the search worker fetches its data relative to its own address,
+and Material's search box its (tiny) index relative to the site's root."""
+HOME_PAGE = "index.html"
+"""Always the preview's own too: the pull request's comment links to it."""
+LEFT_OUT = ("sitemap.xml", "sitemap.xml.gz", PAGE_MANIFEST)
+ROW_FILES = re.compile(rf"{re.escape(DATA_DIR)}/(?:chunks|rows/\d+)\.json")
+"""The search's chunk tables (one, or a bundle of rows each): their `page` is a page's address."""
+COMMIT_MARK = b"\x00commit\x00"
+SITE_URL_MARK = b"\x00site\x00"
+SHORT_COMMIT = 12
+_TITLE = re.compile(rb"<title>.*?</title>", re.S)
+_ARTICLE = re.compile(rb"<article\b.*</article>", re.S)
+_HTML_LINK = re.compile(r'(\s(?:href|src|data-mermaid)=")([^"]*)(")|("search":\s*")([^"]*)(")')
+"""The addresses a page names: links, scripts and styles, the Mermaid script it loads on
+demand, and Material's search worker (refdoc-page.js loads Lunr from there)."""
+_MARKDOWN_LINK = re.compile(r"(\]\()([^)\s]+)(\))")
+_LINKED_TEXT = (".html", ".md", ".txt")
+
+
+def content_hash(name: str, data: bytes, commit: str, site_url: str) -> str:
+    """What a reader gets from the file `name` of a site built from `commit` at `site_url`."""
+    if name.endswith(".html"):
+        article = _ARTICLE.search(data)
+        if article:
+            title = _TITLE.search(data)
+            data = (title.group(0) if title else b"") + article.group(0)
+    if commit:
+        data = data.replace(commit.encode(), COMMIT_MARK).replace(commit[:SHORT_COMMIT].encode(), COMMIT_MARK)
+    if site_url:
+        data = data.replace(site_url.encode(), SITE_URL_MARK)
+    return hashlib.sha256(data).hexdigest()
+
+
+def page_manifest(site: Path, commit: str, site_url: str) -> dict:
+    """The manifest of a built site: every file but the dot-files (the output's marker)."""
+    files = {}
+    for path in sorted(site.rglob("*")):
+        name = path.relative_to(site).as_posix()
+        if path.is_file() and not name.startswith(".") and name != PAGE_MANIFEST:
+            files[name] = content_hash(name, path.read_bytes(), commit, site_url)
+    return {"format": MANIFEST_FORMAT, "commit": commit, "site_url": site_url, "files": files}
+
+
+def write_page_manifest(site: Path, commit: str, site_url: str) -> None:
+    (site / PAGE_MANIFEST).write_bytes(orjson.dumps(page_manifest(site, commit, site_url), option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def read_manifest(site: Path) -> dict | None:
+    """A site's manifest, or None when it has none this version reads (built before previews were cut)."""
+    try:
+        manifest = orjson.loads((site / PAGE_MANIFEST).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return manifest if isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT else None
+
+
+@dataclass
+class PreviewReport:
+    kept: list[str] = field(default_factory=list)
+    """The files the preview's folder holds, the record included."""
+    inherited: int = 0
+    """Files of the preview's build that readers get from the main site instead."""
+    bytes: int = 0
+    whole: str = ""
+    """Why the preview is the whole site (no main site to reach), or ""."""
+
+
+@dataclass(frozen=True)
+class _Sites:
+    """Where the preview's kept files are, and how to reach the main site's from them."""
+
+    kept: frozenset[str]
+    main: frozenset[str]
+    depth: int
+    """Folders between the main site's root and the preview's (pr-N/: 1)."""
+    preview_path: str
+    """The preview's address without its host (`/repo/pr-7/`): root-relative links start so."""
+    main_path: str
+
+    def target(self, name: str) -> str | None:
+        """The site file an address inside the site names (a folder: its index.html)."""
+        name = unquote(name).strip("/")
+        for candidate in (name, f"{name}/index.html" if name and name != "." else "index.html"):
+            if candidate in self.kept or candidate in self.main:
+                return candidate
+        return None
+
+    def relink(self, url: str, folder: str) -> str:
+        """`url`, written in the preview's file in `folder`, pointed at the main site when the
+        file it names is one the preview does not keep."""
+        parts = urlsplit(url)
+        if parts.scheme or parts.netloc or not parts.path or url.startswith(("#", "data:", "mailto:")):
+            return url
+        rooted = parts.path.startswith("/")
+        if rooted:
+            if not self.preview_path or not parts.path.startswith(self.preview_path):
+                return url
+            path = posixpath.normpath(parts.path[len(self.preview_path):] or ".")
+        else:
+            path = posixpath.normpath(posixpath.join(folder, parts.path))
+        if path.startswith(".."):
+            return url
+        target = self.target(path)
+        if target is None or target in self.kept or target not in self.main:
+            return url
+        slash = "/" if parts.path.endswith("/") else ""
+        where = "" if path == "." else path
+        if rooted:
+            new = f"{self.main_path}{where}{slash}"
+        else:
+            ups = (folder.count("/") + 1 if folder else 0) + self.depth
+            new = "../" * ups + where + (slash if where else "")
+            new = new or "./"
+        return new + (f"?{parts.query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
+
+
+def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
+    """Write the preview of the built `site` into `out`, a folder inside the `main` site."""
+    if not (site / "index.html").is_file():
+        raise RefdocError(f"{site}: no built site here (no index.html); pass the folder `refdoc-site build --out` wrote")
+    try:
+        relative = out.resolve().relative_to(main.resolve())
+    except ValueError:
+        raise RefdocError(f"--out {out}: not inside --main {main}; the preview must live beside the main site") from None
+    if not relative.parts:
+        raise RefdocError(f"--out {out}: is the main site itself; give the preview a folder of its own (pr-N)")
+    own = read_manifest(site)
+    if own is None:
+        raise RefdocError(f"{site / PAGE_MANIFEST}: missing or unreadable; build the preview with this version of refdoc-site")
+    shutil.rmtree(out, ignore_errors=True)
+    base = read_manifest(main)
+    if base is None:
+        shutil.copytree(site, out, ignore=shutil.ignore_patterns(*LEFT_OUT))
+        report = PreviewReport(whole=f"{main / PAGE_MANIFEST} is missing: the main site does not say what it holds, so the preview is the whole site")
+        report.kept = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+        report.bytes = sum((out / name).stat().st_size for name in report.kept)
+        return report
+    theirs: dict[str, str] = base["files"]
+    ours: dict[str, str] = own["files"]
+
+    def differs(name: str) -> bool:
+        return name.startswith(OWN_FILES) or name == HOME_PAGE or theirs.get(name) != ours[name]
+
+    kept = {name for name in ours if name not in LEFT_OUT and not ROW_FILES.fullmatch(name) and differs(name)}
+    data_files = {name for name in ours if name.startswith(f"{DATA_DIR}/")}
+    sites = _Sites(frozenset(kept), frozenset(theirs), len(relative.parts), urlsplit(own["site_url"]).path, urlsplit(base["site_url"]).path)
+    written: dict[str, bytes] = {}
+    for name in sorted(ours):
+        if ROW_FILES.fullmatch(name):
+            rows = _relinked_rows(orjson.loads((site / name).read_bytes()), sites)
+            if content_hash(name, rows, own["commit"], own["site_url"]) != theirs.get(name):
+                written[name] = rows
+        elif name in kept and name.endswith(_LINKED_TEXT):
+            written[name] = _relinked_text(name, (site / name).read_text(encoding="utf-8"), sites).encode("utf-8")
+        elif name in kept:
+            written[name] = (site / name).read_bytes()
+    from_main = sorted(name.removeprefix(f"{DATA_DIR}/") for name in data_files - set(written))
+    config_name = f"{DATA_DIR}/config.json"
+    config = orjson.loads(written[config_name])
+    config["preview"] = {"main": "../" * (DATA_DIR.count("/") + 1 + sites.depth) + f"{DATA_DIR}/", "files": from_main}
+    written[config_name] = orjson.dumps(config)
+    report = PreviewReport(inherited=len(ours) - len(written))
+    record = {"format": "refdoc-preview/1", "commit": own["commit"], "main_commit": base["commit"], "kept": len(written) + 1, "from_main": report.inherited}
+    written[PREVIEW_RECORD] = orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n"
+    for name, data in sorted(written.items()):
+        target = out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    report.kept = sorted(written)
+    report.bytes = sum(len(data) for data in written.values())
+    return report
+
+
+def _relinked_text(name: str, text: str, sites: _Sites) -> str:
+    folder = posixpath.dirname(name)
+    if name.endswith(".html"):
+        def html(match: re.Match) -> str:
+            start, url, end = (match.group(1, 2, 3) if match.group(1) else match.group(4, 5, 6))
+            return start + sites.relink(url, folder) + end
+
+        return _HTML_LINK.sub(html, text)
+    return _MARKDOWN_LINK.sub(lambda m: m.group(1) + sites.relink(m.group(2), folder) + m.group(3), text)
+
+
+def _relinked_rows(rows: list[dict], sites: _Sites) -> bytes:
+    """A chunk table with each page the preview does not keep named on the main site; the
+    browser reads a row's page relative to the site's root, as Material's `base`."""
+    for row in rows:
+        row["page"] = sites.relink(row["page"], "")
+    return orjson.dumps(rows)
+
+
+def add_preview_command(commands) -> None:
+    """`refdoc-site preview SITE --main DIR --out DIR`, the workflow's preview step."""
+    text = "Cut a built pull-request site down to the files that differ from the main site it is published beside; the rest is reached there."
+    sub = commands.add_parser("preview", help=text, description=text)
+    sub.add_argument("site", type=Path, help="the preview's built site (refdoc-site build --out)")
+    sub.add_argument("--main", type=Path, required=True, help="the main site (the gh-pages branch's root), with its refdoc-pages.json")
+    sub.add_argument("--out", type=Path, required=True, help="the preview's folder inside the main site (replaced), e.g. pr-7")
+    sub.add_argument("-v", "--verbose", action="store_true")
+    sub.set_defaults(run=_run_preview)
+
+
+def _run_preview(args: argparse.Namespace) -> int:
+    report = make_preview(args.site, args.main, args.out)
+    if report.whole:
+        say(f"preview: {report.whole}")
+    say(f"preview: {len(report.kept)} files, {report.bytes / 1e6:.2f} MB in {args.out}; {report.inherited} reached on the main site")
+    return 0
