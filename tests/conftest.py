@@ -9,6 +9,7 @@ from helpers import ASK_SOURCES, launched_chromium, write_repo
 from openai_server import TEST_KEY, OpenAIServer
 
 from refdoc_site.asking.library import Library
+from refdoc_site.core import progress
 from refdoc_site.core.config import Config
 from refdoc_site.pipeline import Workspace, index, summarize
 
@@ -23,6 +24,15 @@ API_VARIABLES = (
 def no_api_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in API_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def quiet_heartbeat(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No heartbeat line in a test's output: the heartbeat counts silence from the process's
+    last line, so in a long test run a build printed "index: 1s so far" at once, and on a
+    loaded machine whenever a phase took 5 s, into the stderr a test reads whole.
+    tests/test_progress.py sets its own quick one."""
+    monkeypatch.setattr(progress, "HEARTBEAT_SILENCE", 1e9)
 
 
 @pytest.fixture()

@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import exited_pid, write_repo
+from helpers import exited_pid, without_heartbeats, write_repo
 
 from refdoc_site.cli import main
 from refdoc_site.core.pages import SITE_MARKER
@@ -177,7 +177,7 @@ def test_an_incomplete_site_is_not_swapped_in_and_the_previous_one_stays(work, m
 
     assert main(["build", str(repo), "--out", str(out)]) == 2
 
-    error = capsys.readouterr().err.strip()
+    error = without_heartbeats(capsys.readouterr().err)
     assert "the built site lacks 1 of its files (such as files/shop/prices.py/index.html)" in error
     assert f"the previous site at {out.resolve()} is kept" in error and "\n" not in error
     assert listing(out) == before
