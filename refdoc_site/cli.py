@@ -39,7 +39,7 @@ from .llm import HOW_TO_TURN_ON, open_session
 from .pipeline import FACTS_NAME, Base, Workspace, build, changes, index, plan, publish, render, skipped_by_reason, summarize
 from .pipeline.correct_phase import correct, correction_states
 from .rendering.changes import comment_markdown, summary_line
-from .rendering.init_files import PAGES_SETTING, init_files, write_init_files
+from .rendering.init_files import add_init_command
 from .rendering.outputs import check_out_dir, check_store_dir
 from .rendering.previews import add_preview_command
 from .rendering.render import page_labels
@@ -142,14 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     asking.add_argument("--chat", action="store_true", help="then read more questions from stdin, one a line, keeping the conversation")
     asking.add_argument("--history", type=Path, metavar="FILE", help="continue the conversation saved in FILE, and save this one there")
     asking.add_argument("--no-llm", action="store_true", help="answer with the best matches even when an LLM is configured")
-    initializing = commands.add_parser("init", help=INIT_HELP, description=INIT_HELP)
-    initializing.add_argument("repo", nargs="?", default=".", type=Path, help="repository to set up (default: .)")
-    initializing.add_argument("--force", action="store_true", help="overwrite refdoc.yml and the workflow when they exist")
-    initializing.add_argument("--branch", help="branch whose pushes publish the site (default: the branch checked out, else main)")
-    initializing.add_argument("--install", help="what the workflow's pip installs: a requirement, a wheel's URL, git+https://…@COMMIT (default: refdoc-site==this version)")
-    initializing.add_argument("--shards", type=int, default=1, metavar="N", help="index in N jobs of a matrix (index --shard K/N) merged by the build job, for a repository too large for one (default 1)")
-    initializing.add_argument("-v", "--verbose", action="store_true")
-    initializing.set_defaults(run=_init)
+    add_init_command(commands)
     evaluation = commands.add_parser("eval", help="Score the search on a labelled query set.")
     evaluation.add_argument("queries", type=Path, help="labelled queries, JSON lines")
     evaluation.add_argument("--corpus", type=Path, required=True, help="folder the queries are about")
@@ -162,7 +155,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-INIT_HELP = "Write a commented refdoc.yml and a GitHub Actions workflow that publishes the site on GitHub Pages, with pull-request previews."
 SERVE_HELP = "Serve the site on this machine, rebuilt when the repository changes, with an Ask panel answering from the store."
 EMBEDDER_HELP = "dense side: the static model the site ships (default), or the API embedder's stored vectors"
 
@@ -457,17 +449,6 @@ def _serve(args: argparse.Namespace) -> int:
     with _llm_session(args, workspace) as llm:
         say = functools.partial(print, flush=True)
         Served(workspace, llm, LibraryAnswering(workspace, llm), options, say).run(warning)
-    return 0
-
-
-def _init(args: argparse.Namespace) -> int:
-    if not args.repo.is_dir():
-        raise RefdocError(f"{args.repo}: not a directory; pass the repository folder to set up")
-    written = write_init_files(args.repo, init_files(args.repo, args.branch, args.install, args.shards), force=args.force)
-    for path in written:
-        say(f"wrote {path}")
-    say(f"GitHub Pages: choose {PAGES_SETTING}")
-    say("the first push to the branch creates gh-pages; set the OPENAI_API_KEY repository secret for LLM prose (optional)")
     return 0
 
 

@@ -8,6 +8,7 @@ a repository's CI runs. The template uses `[[ ]]` and `[% %]` so that GitHub's o
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from .. import __version__
 from ..core.config import load_config
 from ..core.errors import ConfigError, RefdocError
 from ..core.resources import templates_dir
+from ..core.terminal import say
 
 CONFIG_FILE = Path("refdoc.yml")
 WORKFLOW_FILE = Path(".github/workflows/refdoc-site.yml")
@@ -142,3 +144,29 @@ def _github_url(repo: Path) -> str:
     """The repository's GitHub address from its `origin` remote, or "" when it has none."""
     match = _GITHUB_REMOTE.search(_git(repo, "remote", "get-url", "origin"))
     return f"https://github.com/{match['owner']}/{match['name']}" if match else ""
+
+
+INIT_HELP = "Write a commented refdoc.yml and a GitHub Actions workflow that publishes the site on GitHub Pages, with pull-request previews."
+
+
+def add_init_command(commands) -> None:
+    """`refdoc-site init [REPO]`: refdoc.yml and the workflow, written into the repository."""
+    sub = commands.add_parser("init", help=INIT_HELP, description=INIT_HELP)
+    sub.add_argument("repo", nargs="?", default=".", type=Path, help="repository to set up (default: .)")
+    sub.add_argument("--force", action="store_true", help="overwrite refdoc.yml and the workflow when they exist")
+    sub.add_argument("--branch", help="branch whose pushes publish the site (default: the branch checked out, else main)")
+    sub.add_argument("--install", help="what the workflow's pip installs: a requirement, a wheel's URL, git+https://…@COMMIT (default: refdoc-site==this version)")
+    sub.add_argument("--shards", type=int, default=1, metavar="N", help="index in N jobs of a matrix (index --shard K/N) merged by the build job, for a repository too large for one (default 1)")
+    sub.add_argument("-v", "--verbose", action="store_true")
+    sub.set_defaults(run=_run_init)
+
+
+def _run_init(args: argparse.Namespace) -> int:
+    if not args.repo.is_dir():
+        raise RefdocError(f"{args.repo}: not a directory; pass the repository folder to set up")
+    written = write_init_files(args.repo, init_files(args.repo, args.branch, args.install, args.shards), force=args.force)
+    for path in written:
+        say(f"wrote {path}")
+    say(f"GitHub Pages: choose {PAGES_SETTING}")
+    say("the first push to the branch creates gh-pages; set the OPENAI_API_KEY repository secret for LLM prose (optional)")
+    return 0
