@@ -157,3 +157,22 @@ def test_a_hostile_section_correction_is_text_on_a_file_and_a_component_page(tmp
         assert re.sub(r"<[^>]+>", "", page_html).count(shown.replace("<", "&lt;").replace(">", "&gt;")) == 2, page
     for row in (_searched(workspace)[key] for key in ("files/app/core.py/#appcorepy", "map/tests/#members")):
         assert f"): {shown[:10]}" in row["summary"] and "&lt;" not in row["summary"], row  # plain text, which results show as text
+
+
+def test_a_sections_hash_leaves_out_the_commit_its_source_links_name() -> None:
+    """Every push builds another commit, which a file page's source link names: that alone
+    does not put a section correction to review; another line count does."""
+    from refdoc_site.core.corrections import Correction, TargetKind, source_hash
+    from refdoc_site.core.resources import page_labels
+    from refdoc_site.rendering.corrected import CorrectionView, correct_sections, section_sources
+
+    def page(commit: str, lines: int = 7) -> str:
+        return f"# app/core.py\n\nDefines spin.\n\n**Lines:** {lines} · [source](https://example.org/blob/{commit}/app/core.py#L1-L{lines})\n\n## Exports\n"
+
+    first, second = "a" * 40, "b" * 40
+    recorded = source_hash(section_sources(page(first), "appcorepy", first) or [])
+    correction = Correction(TargetKind.SECTION, FILE_SUMMARY, 1, summary=SUMMARY_TEXT, hash=recorded)
+    views = {correction.key: CorrectionView(correction, CORRECTIONS_NAME)}
+    states = [correct_sections("files/app/core.py.md", text, views, page_labels("en"), commit)[1][0].status for text, commit in
+              ((page(second), second), (page(second, 8), second))]
+    assert states == ["current", "to review"]
