@@ -445,11 +445,13 @@ def _add_hostile_docs(repo: HostileRepo) -> None:
 
 
 def _add_corrections(repo: HostileRepo) -> None:
-    """A corrections file whose texts are markup, on a definition, a call edge and a
-    section of the overview: each lands on a page, and in the search data, as text."""
+    """A corrections file whose texts are markup, on a definition, a call edge, a section
+    of the overview and a file page's own summary: each lands on a page, and in the search
+    data, as text."""
     entries = [
         {"definition": "main.py#main", "summary": HOSTILE_CORRECTION, "note": HOSTILE_CORRECTION},
         {"section": "index.md#at-a-glance", "note": HOSTILE_CORRECTION},
+        {"section": "files/main.py.md#mainpy", "summary": HOSTILE_CORRECTION},
         {"decision": HOSTILE_CORRECTION.replace("\n", " "), "note": "a decision no build finds: a warning, not an error"},
     ]
     (repo.root / "refdoc-corrections.yml").write_text(yaml.safe_dump(entries, allow_unicode=True), encoding="utf-8")

@@ -142,7 +142,7 @@ def test_a_maintainers_hostile_correction_is_text_on_its_page_and_in_the_search_
     _, _, pages, _, site = built
     shown = one_line(HOSTILE_CORRECTION)
     main_page = "".join(pages[html_of(file_page("main.py"))].text)
-    assert main_page.count(shown) == 2 and "Written by a maintainer" in main_page  # the summary and the note
+    assert main_page.count(shown) == 3 and "Written by a maintainer" in main_page  # the summary, the note, the file's summary
     assert shown in "".join(pages["index.html"].text)  # the overview section's note
     for name in ("main.py", "index.md"):
         page = pages[html_of(file_page(name)) if name != "index.md" else "index.html"]

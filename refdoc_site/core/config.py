@@ -19,7 +19,7 @@ import yaml
 from ..languages import LANGUAGES, LanguageSpec
 from .api_settings import ApiSettings
 from .corrections import CORRECTIONS_NAME, corrections_name_problem
-from .errors import ConfigError
+from .errors import ConfigError, shown_value
 from .regular_files import read_regular
 
 CONFIG_NAME = "refdoc.yml"
@@ -208,26 +208,26 @@ class _Option:
 
 
 def _string(value: Any) -> str | None:
-    return None if isinstance(value, str) else f"expected a string, got {_shown(value)}"
+    return None if isinstance(value, str) else f"expected a string, got {shown_value(value)}"
 
 
 def _globs(value: Any) -> str | None:
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return None
-    return f"expected a list of glob strings, got {_shown(value)}"
+    return f"expected a list of glob strings, got {shown_value(value)}"
 
 
 def _requests(value: Any) -> str | None:
     if isinstance(value, list) and all(isinstance(item, str) and item.strip() for item in value):
         return None
-    return f"expected a list of requests to plan for (non-empty strings), got {_shown(value)}"
+    return f"expected a list of requests to plan for (non-empty strings), got {shown_value(value)}"
 
 
 def _int_at_least(minimum: int) -> Callable[[Any], str | None]:
     def check(value: Any) -> str | None:
         if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
             return None
-        return f"expected a whole number of at least {minimum}, got {_shown(value)}"
+        return f"expected a whole number of at least {minimum}, got {shown_value(value)}"
 
     return check
 
@@ -236,7 +236,7 @@ def _one_of(choices: tuple[str, ...]) -> Callable[[Any], str | None]:
     def check(value: Any) -> str | None:
         if value in choices:
             return None
-        return f"expected one of {', '.join(choices)}, got {_shown(value)}"
+        return f"expected one of {', '.join(choices)}, got {shown_value(value)}"
 
     return check
 
@@ -248,7 +248,7 @@ def _section(record: type, check_key: Callable[[str, Any], str | None]) -> Calla
 
     def check(value: Any) -> str | None:
         if not isinstance(value, dict):
-            return f"expected a mapping with {', '.join(keys)}, got {_shown(value)}"
+            return f"expected a mapping with {', '.join(keys)}, got {shown_value(value)}"
         problems = []
         for key, setting in value.items():
             problem = f"unknown key; known are {', '.join(keys)}" if key not in keys else check_key(key, setting)
@@ -260,12 +260,12 @@ def _section(record: type, check_key: Callable[[str, Any], str | None]) -> Calla
 
 
 def _boolean(value: Any) -> str | None:
-    return None if isinstance(value, bool) else f"expected true or false, got {_shown(value)}"
+    return None if isinstance(value, bool) else f"expected true or false, got {shown_value(value)}"
 
 
 def _secrets_key(key: str, value: Any) -> str | None:
     if not (isinstance(value, list) and all(isinstance(item, str) and item for item in value)):
-        return f"expected a list of non-empty strings, got {_shown(value)}"
+        return f"expected a list of non-empty strings, got {shown_value(value)}"
     if key == "allow":
         return None
     for item in value:
@@ -289,11 +289,11 @@ def _url(value: Any) -> str | None:
     if not value:
         return None
     if not value.startswith(("http://", "https://")):
-        return f"expected an http:// or https:// URL, got {_shown(value)}"
+        return f"expected an http:// or https:// URL, got {shown_value(value)}"
     if URL_FORBIDDEN.search(value):
-        return f"expected a URL without spaces, control characters, quotes, backslashes or angle brackets (percent-encode them), got {_shown(value)}"
+        return f"expected a URL without spaces, control characters, quotes, backslashes or angle brackets (percent-encode them), got {shown_value(value)}"
     if not _host(value):
-        return f"expected an http:// or https:// URL with a host name, got {_shown(value)}"
+        return f"expected an http:// or https:// URL with a host name, got {shown_value(value)}"
     return None
 
 
@@ -323,7 +323,7 @@ def _llm_key(key: str, value: Any) -> str | None:
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         if not number or (kind is int and not isinstance(value, int)) or value < minimum:
             noun = "a whole number" if kind is int else "a number"
-            return f"expected {noun} of at least {minimum}, got {_shown(value)}"
+            return f"expected {noun} of at least {minimum}, got {shown_value(value)}"
         return None
     if key == "prices":
         return _prices(value)
@@ -339,7 +339,7 @@ def _prices(value: Any) -> str | None:
 
     if isinstance(value, dict) and all(isinstance(k, str) and pair(v) for k, v in value.items()):
         return None
-    return f"expected model: [input, output] USD per million tokens, got {_shown(value)}"
+    return f"expected model: [input, output] USD per million tokens, got {shown_value(value)}"
 
 
 def _llm_config(value: dict) -> LlmConfig:
@@ -359,12 +359,6 @@ def _lsp_mode_name(value: Any) -> Any:
 
 def _lsp_mode(value: Any) -> str | None:
     return _one_of(LSP_MODES)(_lsp_mode_name(value))
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    return f"{type(value).__name__} {value!r}"
 
 
 OPTIONS: tuple[_Option, ...] = (
@@ -417,7 +411,7 @@ def load_config(repo: Path, config_path: Path | None = None) -> Config:
 
 def parse_config(raw: Any, label: str = CONFIG_NAME) -> Config:
     if not isinstance(raw, dict):
-        raise ConfigError([f"{label}: expected a mapping of options, got {_shown(raw)}"])
+        raise ConfigError([f"{label}: expected a mapping of options, got {shown_value(raw)}"])
     problems: list[str] = []
     values: dict[str, Any] = {}
     options = {option.key: option for option in OPTIONS}
@@ -445,7 +439,7 @@ def parse_config(raw: Any, label: str = CONFIG_NAME) -> Config:
 
 def _parse_languages(value: Any, label: str, problems: list[str]) -> dict[str, dict[str, int]]:
     if not isinstance(value, dict):
-        problems.append(f"{label}: languages: expected a mapping of language names, got {_shown(value)}")
+        problems.append(f"{label}: languages: expected a mapping of language names, got {shown_value(value)}")
         return {}
     parsed: dict[str, dict[str, int]] = {}
     for name, overrides in value.items():

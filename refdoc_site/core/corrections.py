@@ -34,9 +34,10 @@ from typing import Any
 
 import yaml
 
-from .errors import ConfigError
+from .errors import ConfigError, shown_value
 from .records import Document
 from .regular_files import read_regular
+from .text import CONTROL
 
 CORRECTIONS_NAME = "refdoc-corrections.yml"
 """The default corrections file at the repository root (refdoc.yml's `corrections` renames it)."""
@@ -101,10 +102,10 @@ class Correction:
 def corrections_name_problem(value: Any) -> str | None:
     """refdoc.yml's `corrections`: a YAML file of the repository named from its root, never
     a way out of it (no absolute path, no `..`)."""
-    if isinstance(value, str) and value and not value.startswith("/") and not _control(value):
+    if isinstance(value, str) and value and not value.startswith("/") and not CONTROL.search(value):
         if ".." not in value.replace("\\", "/").split("/") and value.endswith((".yml", ".yaml")):
             return None
-    return f"expected a .yml file inside the repository, relative to its root (like {CORRECTIONS_NAME}), got {_shown(value)}"
+    return f"expected a .yml file inside the repository, relative to its root (like {CORRECTIONS_NAME}), got {shown_value(value)}"
 
 
 def source_hash(texts: Iterable[str]) -> str:
@@ -220,7 +221,7 @@ def parse_corrections(text: str, label: str) -> list[Correction]:
 def _entry(item: Any, line: int, lines: dict[str, int], label: str, problems: list[str]) -> Correction | None:
     kinds = ", ".join(kind.value for kind in TargetKind)
     if not isinstance(item, dict):
-        problems.append(f"{label}:{line}: expected a mapping with one of {kinds}, got {_shown(item)}")
+        problems.append(f"{label}:{line}: expected a mapping with one of {kinds}, got {shown_value(item)}")
         return None
     named = [kind for kind in TargetKind if kind.value in item]
     if len(named) != 1:
@@ -233,26 +234,26 @@ def _entry(item: Any, line: int, lines: dict[str, int], label: str, problems: li
         problems.append(f"{label}:{lines.get(key, line)}: {key}: {text}")
 
     target = item[kind.value]
-    if not isinstance(target, str) or not target.strip() or len(target) > TARGET_MAX_CHARS or _control(target):
-        problem(kind.value, f"expected the target as one line of text (at most {TARGET_MAX_CHARS} characters), got {_shown(target)}")
+    if not isinstance(target, str) or not target.strip() or len(target) > TARGET_MAX_CHARS or CONTROL.search(target):
+        problem(kind.value, f"expected the target as one line of text (at most {TARGET_MAX_CHARS} characters), got {shown_value(target)}")
     elif kind is TargetKind.EDGE and split_edge(target) is None:
-        problem(kind.value, f"expected `caller id -> callee id`, got {_shown(target)}")
+        problem(kind.value, f"expected `caller id -> callee id`, got {shown_value(target)}")
     elif kind in (TargetKind.DEFINITION, TargetKind.SECTION) and "#" not in target:
-        problem(kind.value, f"expected {'path#Qualified.name' if kind is TargetKind.DEFINITION else 'page.md#anchor'}, got {_shown(target)}")
+        problem(kind.value, f"expected {'path#Qualified.name' if kind is TargetKind.DEFINITION else 'page.md#anchor'}, got {shown_value(target)}")
     allowed = ALLOWED[kind]
     for key, value in item.items():
         if key == kind.value:
             continue
         if key == "hash":
             if not (isinstance(value, str) and len(value) == HASH_CHARS and all(c in "0123456789abcdef" for c in value)):
-                problem(key, f"expected the {HASH_CHARS} hex digits `refdoc-site correct` writes, got {_shown(value)}")
+                problem(key, f"expected the {HASH_CHARS} hex digits `refdoc-site correct` writes, got {shown_value(value)}")
         elif key not in allowed:
             problem(str(key), f"unknown key for a {kind.value}; known are {', '.join((*allowed, 'hash'))}")
         elif key in FLAGS:
             if value is not True:
-                problem(key, f"expected true, got {_shown(value)}")
+                problem(key, f"expected true, got {shown_value(value)}")
         elif not isinstance(value, str) or not value.strip() or len(value) > TEXT_MAX_CHARS:
-            problem(key, f"expected text of at most {TEXT_MAX_CHARS} characters, got {_shown(value)}")
+            problem(key, f"expected text of at most {TEXT_MAX_CHARS} characters, got {shown_value(value)}")
     if not any(key in item for key in allowed):
         problems.append(f"{label}:{line}: {kind.value}: says nothing; give one of {', '.join(allowed)}")
     if len(problems) > before:
@@ -261,15 +262,6 @@ def _entry(item: Any, line: int, lines: dict[str, int], label: str, problems: li
         kind, target.strip(), line, summary=item.get("summary", "").strip(), note=item.get("note", "").strip(),
         removes=any(item.get(flag) is True for flag in FLAGS), hash=item.get("hash", ""),
     )
-
-
-def _control(text: str) -> bool:
-    return any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text)
-
-
-def _shown(value: Any) -> str:
-    text = repr(value) if isinstance(value, str) else f"{type(value).__name__} {value!r}"
-    return text if len(text) <= 80 else text[:77] + "…"
 
 
 def correction_yaml(correction: Correction) -> str:

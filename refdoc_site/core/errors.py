@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+SHOWN_MAX_CHARS = 80
+"""A wrong value longer than this is cut in its message: the message stays one short line."""
+
+
+def shown_value(value: Any) -> str:
+    """A wrong value as a problem's message shows it: a string by its repr (its control
+    characters escaped), anything else with its type (`int 12`), cut to `SHOWN_MAX_CHARS`."""
+    text = repr(value) if isinstance(value, str) else f"{type(value).__name__} {value!r}"
+    return text if len(text) <= SHOWN_MAX_CHARS else text[: SHOWN_MAX_CHARS - 3] + "…"
+
 
 class RefdocError(Exception):
     """Base of every error shown to the user as one clean line."""

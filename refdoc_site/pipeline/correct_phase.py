@@ -9,7 +9,7 @@ from ..core.errors import RefdocError
 from ..core.store import Store
 from ..core.workspace import FACTS_NAME, Workspace
 from ..rendering.corrected import TO_REVIEW, apply_corrections, section_sources, target_sources
-from ..rendering.render import prose_pages
+from ..rendering.render import corrected_pages
 from .render_phase import CORRECTIONS_STATE, load_site_data, workspace_corrections
 
 
@@ -35,8 +35,8 @@ def correct(workspace: Workspace, target: str, summary: str = "", note: str = ""
         others = [c for c in workspace_corrections(workspace) if c.key != f"{kind.value}:{name}"]
         apply_corrections(data, others, label)
         page, _, anchor = name.partition("#")
-        texts = {path: text for path, _, text in prose_pages(data)}
-        sources = section_sources(texts[page], anchor) if page in texts else None
+        texts, _ = corrected_pages(data, {page})
+        sources = section_sources(texts[page], anchor, data.commit) if page in texts else None
     else:
         sources = target_sources(data, kind, name, definition_windows(data.documents))
     if sources is None:

@@ -25,7 +25,8 @@ from ..core.serial import from_json, to_json
 from ..core.store import FILES_NAME, INDEX_NAME, Store
 from ..core.workspace import DISCOVERY_NAME, GRAPH_NAME, Workspace
 from ..indexing.summarize import ExtractiveSummarizer
-from ..rendering.corrected import TO_REVIEW, apply_corrections
+from ..rendering.corrected import TO_REVIEW, apply_corrections, section_pages
+from ..rendering.render import corrected_pages
 from ..understanding.changes import ChangeMap, Snapshot, compare, edited_places, load_snapshot
 from ..writing.doc_writers import OfflineWriter
 from ..writing.stale import stale_pages
@@ -68,14 +69,17 @@ def change_map(workspace: Workspace, base: Base) -> ChangeMap:
 
 
 def _to_review(workspace: Workspace, corrections: list[Correction]) -> set[str]:
-    """The corrections of a definition, call or decision whose code in the revision is no
-    longer the code their hash recorded: the render phase's own check (rendering/corrected.py),
-    over the revision's store. A section's is known only when its page is rendered."""
+    """The corrections whose target in the revision is no longer what their hash recorded:
+    the render phase's own check (rendering/corrected.py), over the revision's store; a
+    section's page is rendered for it, as the build renders it (only the pages a section
+    correction is on)."""
     from .render_phase import load_site_data  # lazy: render_phase imports this module (the stored map)
 
     data = load_site_data(workspace)
     apply_corrections(data, corrections, workspace.config.corrections)
-    return {key for key, view in data.corrections.items() if view.status == TO_REVIEW}
+    _, placed = corrected_pages(data, section_pages(data.corrections))
+    views = {**data.corrections, **{view.correction.key: view for view in placed}}
+    return {key for key, view in views.items() if view.status == TO_REVIEW}
 
 
 def store_change_map(workspace: Workspace, changes: ChangeMap | None) -> None:

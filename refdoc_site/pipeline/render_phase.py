@@ -168,11 +168,12 @@ def render_report(workspace: Workspace) -> RenderReport:
     model_dir = query_embedder.directory if query_embedder else None
     parallel = len(data.documents) >= PARALLEL_MIN_CHUNKS
     # The overview, decisions, plans and module pages are rendered first: their sections
-    # are searched with the code (the file pages, most of the work, render meanwhile).
+    # are searched with the code (the file pages, most of the work, render meanwhile), and
+    # so are the sections corrected on other pages.
     job = IncrementalRender(data, docs_dir, site, previous or {}, check.as_written)
     with reading_once(store.directory / DOC_BLOCKS_DIR):  # the reST sections the index read
         prose = job.prose()
-        searched = data.documents + searched_sections(prose, query_embedder, store)
+        searched = data.documents + searched_sections(job.searched(prose), query_embedder, store)
         with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel), heartbeat(
             "render", lambda: f"{job.rendered} pages rendered"
         ):

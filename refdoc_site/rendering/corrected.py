@@ -201,12 +201,20 @@ def sections_of(text: str) -> dict[str, tuple[int, int, int]]:
     return found
 
 
-def section_sources(text: str, anchor: str) -> list[str] | None:
+def section_sources(text: str, anchor: str, commit: str = "") -> list[str] | None:
+    """What a section correction's hash is of: the section's own text as generated, without
+    the commit the site was built from (a source link names it: every push would put the
+    correction to review); None when the page has no such section."""
     found = sections_of(text).get(anchor)
     if found is None:
         return None
     _, start, end = found
-    return ["\n".join(text.split("\n")[start:end]).strip()]
+    return [_generated(text.split("\n"), start, end, commit)]
+
+
+def _generated(lines: list[str], start: int, end: int, commit: str) -> str:
+    text = "\n".join(lines[start:end]).strip()
+    return text.replace(commit, "").replace(commit[:12], "") if commit else text
 
 
 def section_pages(views: dict[str, CorrectionView]) -> set[str]:
@@ -214,11 +222,11 @@ def section_pages(views: dict[str, CorrectionView]) -> set[str]:
     return {view.target.split("#", 1)[0] for view in views.values() if view.kind == "section"}
 
 
-def correct_sections(page: str, text: str, views: dict[str, CorrectionView], labels: dict) -> tuple[str, list[CorrectionView]]:
+def correct_sections(page: str, text: str, views: dict[str, CorrectionView], labels: dict, commit: str = "") -> tuple[str, list[CorrectionView]]:
     """The page's Markdown with its sections' corrections applied: a replacement summary in
     place of the section's own text, a note after it, each marked (`maintainer_box`);
     returns it and the views placed, with their state (a section's hash is of its
-    generated text, as `refdoc-site correct` recorded it)."""
+    generated text, `section_sources`, as `refdoc-site correct` recorded it)."""
     wanted = [view for view in views.values() if view.kind == "section" and view.target.split("#", 1)[0] == page]
     if not wanted or not text:
         return text, []
@@ -231,11 +239,21 @@ def correct_sections(page: str, text: str, views: dict[str, CorrectionView], lab
         if found is None:
             continue
         _, start, end = found
-        view = replace(view, status=_status(view.correction.hash, ["\n".join(lines[start:end]).strip()]))
+        view = replace(view, status=_status(view.correction.hash, [_generated(lines, start, end, commit)]))
         body = lines[start:end] if not view.correction.summary else ["", escape_text(view.correction.summary), ""]
         lines[start:end] = ["", maintainer_box([view], labels), *body]
         placed.append(view)
     return "\n".join(lines), placed
+
+
+def corrected_sections_only(text: str, views: list[CorrectionView]) -> str:
+    """A page's Markdown cut to the sections the corrections `views` were placed on, each
+    its heading and own text: what the search indexes of a page it does not search whole
+    (a file or component page), so that the maintainer's words find the section."""
+    lines = text.split("\n")
+    sections = sections_of(text)
+    kept = [sections[anchor] for anchor in dict.fromkeys(v.target.split("#", 1)[1] for v in views) if anchor in sections]
+    return "\n".join(line for heading, _, end in sorted(kept) for line in lines[heading:end])
 
 
 def maintainer_box(views: list[CorrectionView], labels: dict) -> str:

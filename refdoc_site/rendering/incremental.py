@@ -36,6 +36,7 @@ from ..core.serial import to_json
 from ..understanding.components import module_id
 from ..writing.docstrings import Docstring
 from .doc_markdown import PROSE_LANGUAGES
+from .corrected import corrected_sections_only, section_pages
 from .llms import without_front_matter
 from .render import RenderedPage, SiteData, _Pages, docstring_parts, page_file, write_page
 
@@ -67,6 +68,10 @@ class IncrementalRender:
         """The pages whose bytes on disk are as the last whole render wrote them
         (project_files.py): a page edited since, by anyone, is written again."""
         self.shown = {document.chunk.id: _json(_shown(to_json(document))) for document in data.documents}
+        self.always = section_pages(data.corrections)
+        """The pages a section correction is on: never clean (its state is of their text now)."""
+        self.early: list[RenderedPage] = []
+        """The file and component pages with a section correction, rendered with the prose."""
         self.digests: dict[str, str] = {}
         self.clean: set[str] = set()
         self.rendered = 0
@@ -74,22 +79,31 @@ class IncrementalRender:
 
     def _compare(self, digests: dict[str, str]) -> None:
         """Take in pages' digests; those that match `previous`, with their file there as
-        written, are clean."""
+        written, are clean (but those a section correction is on)."""
         self.digests |= digests
-        self.clean |= {page for page, value in digests.items() if self.previous.get(page) == value and page in self.as_written}
+        self.clean |= {page for page, value in digests.items() if self.previous.get(page) == value and page in self.as_written} - self.always
 
     def prose(self) -> list[RenderedPage]:
         """The prose pages (search reads their sections): an unchanged module page's text
-        is read back from its file, the others rendered."""
+        is read back from its file, the others rendered. Then the other pages a section
+        correction is on are rendered (`early`): search reads their corrected sections."""
         prose = []
         for page, title, text in self.pages.prose(skip=self.clean):
             kept = _text_as_written(self.docs_dir / page, title) if page in self.clean and not text else None
             if kept is None and page in self.clean:
                 self.clean.discard(page)  # not as written: render it
-                text = next(t for p, _, t in self.pages.prose() if p == page)
+                text = next(t for p, _, t in self.pages.prose(only={page}))
             self.rendered += kept is None
             prose.append((page, title, text if kept is None else kept))
+        self.early = list(self.pages.reference(only=self.always))
+        self.rendered += len(self.early)
         return prose
+
+    def searched(self, prose: list[RenderedPage]) -> list[RenderedPage]:
+        """What the search indexes of the pages: the prose pages whole, of the `early` ones
+        the sections a correction is on."""
+        placed = list(self.pages.sections_placed.values())
+        return prose + [(page, title, corrected_sections_only(text, [v for v in placed if v.target.startswith(f"{page}#")])) for page, title, text in self.early]
 
     def write(self, prose: list[RenderedPage], before_writing: Callable[[dict[str, str]], None]) -> RenderedPages:
         """Write the prose pages and summaries whose text changed, render and write each file
@@ -107,8 +121,9 @@ class IncrementalRender:
         for page, title, text in prose:
             written += page not in self.clean and write_page(self.docs_dir, page, title, text)
             names.append(page)
-        for page, title, text in self.pages.reference(skip=self.clean):
-            self.rendered += 1
+        early = {page for page, _, _ in self.early}
+        for page, title, text in chain(self.early, self.pages.reference(skip=self.clean | early)):
+            self.rendered += page not in early
             written += write_page(self.docs_dir, page, title, text)
             names.append(page)
         current = set(names) | self.clean

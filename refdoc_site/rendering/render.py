@@ -28,7 +28,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..core.findings import Decision, Facts, Milestone
 from ..core.pages import SYSTEM_PAGE, chunk_anchor, component_page, file_page, module_page, plan_page
-from ..core.records import Component, ComponentKind, Document, Hierarchy
+from ..core.records import Component, ComponentKind, Document, FileSummary, Hierarchy
 from ..core.resources import DEFAULT_LANGUAGE, Labels, page_labels, templates_dir  # noqa: F401 (re-exported)
 from ..core.serial import to_json
 from ..core.text import deceptive_characters
@@ -43,7 +43,7 @@ from ..writing.names import NameIndex
 from ..writing.sections import PageSection, page_sections
 from ..writing.written import Plan, PlanChunk, WrittenDecisions, WrittenMilestones, WrittenOverview
 from .component_map import SiteMaps
-from .corrected import CorrectionView, correct_sections, for_definition, maintainer_box, plain, section_pages
+from .corrected import CorrectionView, correct_sections, for_definition, maintainer_box, plain
 from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, docstring_admonition, rst_labels
 from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
 from .overview import overview_context
@@ -95,6 +95,14 @@ def prose_pages(data: SiteData) -> list[RenderedPage]:
     return list(_Pages(data).prose())
 
 
+def corrected_pages(data: SiteData, wanted: set[str]) -> tuple[dict[str, str], list[CorrectionView]]:
+    """The pages in `wanted`, of any kind, rendered with their sections corrected, and the
+    section corrections placed on them, with their state (what a build would show)."""
+    pages = _Pages(data)
+    texts = {page: text for page, _, text in chain(pages.prose(only=wanted), pages.reference(only=wanted))}
+    return texts, list(pages.sections_placed.values())
+
+
 def render_pages(data: SiteData, docs_dir: Path, prose: list[RenderedPage] | None = None) -> list[str]:
     """Write every page under `docs_dir`; returns the page paths written, sorted. The prose
     pages are rendered here unless given (already rendered by `prose_pages`)."""
@@ -139,49 +147,61 @@ class _Pages:
             self.by_path[document.chunk.path].append(document)
         self.by_id = {d.chunk.id: d for d in data.documents}
         self.sections_placed: dict[str, CorrectionView] = {}
-        """The section corrections the prose pages rendered so far placed, with their state."""
+        """The section corrections the pages rendered so far placed, with their state."""
 
-    def prose(self, skip: frozenset[str] | set[str] = frozenset()) -> Iterator[RenderedPage]:
-        """The prose pages in the site's order, their sections corrected (corrected.py); a
-        module page in `skip` comes without its text ("") unless a section of it is corrected."""
-        for page, title, text in self._prose(set(skip) - section_pages(self.data.corrections)):
-            text, placed = correct_sections(page, text, self.data.corrections, self.labels)
-            self.sections_placed.update({f"{view.kind}:{view.target}": view for view in placed})
-            yield page, title, text
+    def prose(self, skip: frozenset[str] | set[str] = frozenset(), only: set[str] | None = None) -> Iterator[RenderedPage]:
+        """The prose pages in the site's order (those in `only`, when given), their sections
+        corrected; a module page in `skip` comes without its text ("")."""
+        for page, title, text in self._prose():
+            if only is None or page in only:
+                yield self.corrected(page, title, "" if page in skip else text())
 
-    def _prose(self, skip: set[str]) -> Iterator[RenderedPage]:
+    def reference(self, skip: frozenset[str] | set[str] = frozenset(), only: set[str] | None = None) -> Iterator[RenderedPage]:
+        """The summaries, the file and component pages, but those in `skip` (those in `only`,
+        when given), their sections corrected."""
+        for page, title, text in self._reference():
+            if page not in skip and (only is None or page in only):
+                yield self.corrected(page, title, text())
+
+    def corrected(self, page: str, title: str | None, text: str) -> RenderedPage:
+        """A page with its section corrections applied (corrected.py): every page kind
+        passes here on its way to its file, the search data and `refdoc-site correct`."""
+        text, placed = correct_sections(page, text, self.data.corrections, self.labels, self.data.commit)
+        self.sections_placed.update({view.correction.key: view for view in placed})
+        return page, title, text
+
+    def _prose(self) -> Iterator[tuple[str, str | None, Callable[[], str]]]:
         data = self.data
-        yield "index.md", None, self.render("index.md.jinja2", "index.md", **self.map_context(SYSTEM_ID))
-        yield "decisions.md", None, self.written_or_offline("decisions", "decisions.md.jinja2", "decisions.md")
-        yield "plans/milestones.md", None, self.written_or_offline("milestones", "milestones.md.jinja2", "plans/milestones.md")
+        yield "index.md", None, lambda: self.render("index.md.jinja2", "index.md", **self.map_context(SYSTEM_ID))
+        yield "decisions.md", None, lambda: self.written_or_offline("decisions", "decisions.md.jinja2", "decisions.md")
+        yield "plans/milestones.md", None, lambda: self.written_or_offline("milestones", "milestones.md.jinja2", "plans/milestones.md")
         for plan in data.plans:
             page = plan_page(plan.slug)
-            title = f"{self.labels['plan']}: {plan.query}"
-            yield page, title, self.render("written/plan.md.jinja2", page, plan=plan)
+            yield page, f"{self.labels['plan']}: {plan.query}", lambda page=page, plan=plan: self.render("written/plan.md.jinja2", page, plan=plan)
         for name, module in sorted(data.hierarchy.modules.items()):
             page = module_page(name)
-            title = fill(self.labels["module_title"], name=name)
-            yield page, title, "" if page in skip else self.render("module.md.jinja2", page, module=module, **self.map_context(module_id(name)))
+            yield page, fill(self.labels["module_title"], name=name), lambda page=page, name=name, module=module: self.render(
+                "module.md.jinja2", page, module=module, **self.map_context(module_id(name))
+            )
 
-    def reference(self, skip: frozenset[str] | set[str] = frozenset()) -> Iterator[RenderedPage]:
-        """The summaries and the file pages, but those in `skip`."""
+    def _reference(self) -> Iterator[tuple[str, str | None, Callable[[], str]]]:
         data = self.data
-        yield "summaries/system.md", None, self.render("summaries/system.md.jinja2", "summaries/system.md")
-        yield "summaries/modules.md", None, self.render("summaries/modules.md.jinja2", "summaries/modules.md")
-        yield "summaries/files.md", None, self.render("summaries/files.md.jinja2", "summaries/files.md")
+        for page in ("summaries/system.md", "summaries/modules.md", "summaries/files.md"):
+            yield page, None, lambda page=page: self.render(f"{page}.jinja2", page)
         for path, summary in sorted(data.hierarchy.files.items()):
-            page = file_page(path)
-            if page in skip:
-                continue
-            sections = page_sections(self.by_path.get(path, []))
-            if summary.language in PROSE_LANGUAGES:
-                yield page, path, self.render("doc.md.jinja2", page, file=summary, doc=self.doc_page(path, sections, page))
-            else:
-                yield page, path, self.render("file.md.jinja2", page, file=summary, sections=sections)
+            yield file_page(path), path, lambda path=path, summary=summary: self.file_text(path, summary)
         for page, component in self.maps.pages():
             title = self.component_title(component)
-            context = self.map_context(component.id)
-            yield page, title, self.render("component.md.jinja2", page, component=component, page_title=title, **context)
+            yield page, title, lambda page=page, component=component, title=title: self.render(
+                "component.md.jinja2", page, component=component, page_title=title, **self.map_context(component.id)
+            )
+
+    def file_text(self, path: str, summary: FileSummary) -> str:
+        page = file_page(path)
+        sections = page_sections(self.by_path.get(path, []))
+        if summary.language in PROSE_LANGUAGES:
+            return self.render("doc.md.jinja2", page, file=summary, doc=self.doc_page(path, sections, page))
+        return self.render("file.md.jinja2", page, file=summary, sections=sections)
 
     def doc_page(self, path: str, sections: list[PageSection], page: str) -> DocPage:
         """A prose doc's sections as Markdown (doc_markdown.py), its links resolved from `page`."""
