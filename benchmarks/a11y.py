@@ -37,15 +37,16 @@ CACHED_LIGHTHOUSE = Path.home() / ".cache/refdoc-site/lighthouse/node_modules/.b
 TESTS_MERMAID = ROOT / "tests/js/node_modules/mermaid/dist/mermaid.min.js"
 PAGE_KINDS = {
     "overview": [""],
-    "module": ["modules/src/flask/", "modules/app/"],
-    "file": ["files/src/flask/app.py/", "files/app/service.py/"],
-    "prose doc": ["files/docs/quickstart.rst/", "docs/quickstart/", "files/README.md/"],
+    "module": ["modules/src/flask/", "modules/app/", "modules/refdoc_site/"],
+    "file": ["files/src/flask/app.py/", "files/app/service.py/", "files/refdoc_site/cli.py/"],
+    "prose doc": ["files/docs/quickstart.rst/", "docs/quickstart/", "files/docs/configuration.md/", "files/README.md/"],
     "decisions": ["decisions/"],
     "milestones": ["plans/milestones/"],
     "system summary": ["summaries/system/"],
     "file summaries": ["summaries/files/"],
 }
-"""Each kind's page: the first candidate the site has (flask's first, the shop's after)."""
+"""Each kind's page: the first candidate the site has (flask's first, then the shop's and
+this repository's own)."""
 CHANGES_PAGE = "changes/"
 CATEGORIES = ("accessibility", "seo")
 

@@ -61,7 +61,7 @@ def keys_used_by_renderer() -> set[str]:
     stamp.py for the footer), of the answers `ask` gives (asking/) and of the offline
     summaries' phrases (understanding/hierarchy.py)."""
     package = Path(render_module.__file__).parent.parent
-    sources = [*(package / "rendering").glob("*.py"), *(package / "asking").glob("*.py"), package / "understanding" / "hierarchy.py"]
+    sources = [*(package / "rendering").glob("*.py"), *(package / "asking").glob("*.py"), package / "understanding" / "hierarchy.py", package / "core" / "phrases.py"]
     return set().union(*(PYTHON_LOOKUP.findall(source.read_text(encoding="utf-8")) for source in sources))
 
 

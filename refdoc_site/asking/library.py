@@ -19,6 +19,7 @@ from functools import cached_property
 from ..core.corrections import correct_documents, load_corrections
 from ..core.errors import ConfigError, RefdocError
 from ..core.pages import SYSTEM_PAGE, chunk_url, file_page, module_page, page_url
+from ..core.phrases import localized_documents
 from ..core.records import Document, FileSummary, Hierarchy, SystemSummary
 from ..core.serial import from_json, to_json
 from ..core.workspace import HIERARCHY_NAME, Workspace
@@ -99,10 +100,11 @@ class Library:
         if not state.documents:
             raise RefdocError(f"{workspace.store.index_path}: no indexed chunks; run `refdoc-site build` first")
         apply_repository_corrections(workspace, state.documents)
+        documents = localized_documents(state.documents, workspace.config.language)  # answers say the summaries as the site does
         hierarchy = None
         if (workspace.store_dir / HIERARCHY_NAME).exists():
             hierarchy = from_json(Hierarchy, workspace.store.read_json(HIERARCHY_NAME))
-        return cls(workspace, state.documents, hierarchy, SearchIndex.build(state.documents), matching_embedder(state))
+        return cls(workspace, documents, hierarchy, SearchIndex.build(documents), matching_embedder(state))
 
     @cached_property
     def names(self) -> NameIndex:

@@ -141,9 +141,10 @@ def correct_definition(windows: list[Document], correction: Correction) -> None:
     for document in windows:
         summary = document.summary
         if correction.summary:  # the generated text is what the maintainer found wrong: none of it stays
-            summary = replace(summary, responsibility=correction.summary, inputOutput="", notes="", source=MAINTAINER)
+            phrased = {name: said for name, said in summary.phrases.items() if name not in ("responsibility", "inputOutput", "notes")}
+            summary = replace(summary, responsibility=correction.summary, inputOutput="", notes="", source=MAINTAINER, phrases=phrased)
         if correction.note:
-            summary = replace(summary, notes=correction.note)
+            summary = replace(summary, notes=correction.note, phrases={name: said for name, said in summary.phrases.items() if name != "notes"})
         document.summary = summary
 
 

@@ -171,6 +171,19 @@ class Metadata:
 
 
 @dataclass
+class Phrase:
+    """One sentence of a summary field, as its facts."""
+
+    key: str
+    """Its entry in the label table's `phrases` (`calls`, `returns_value`, `effects`, …)."""
+    items: list[str] = field(default_factory=list, metadata={OMIT_DEFAULT: True})
+    """The names it lists, as the code writes them; for `effects` and `notes`, keys of the
+    table's `effect_names` and `note_names`."""
+    subject: str = field(default="", metadata={OMIT_DEFAULT: True})
+    """The one thing it names besides: a returned expression, a file, a security boundary."""
+
+
+@dataclass
 class ChunkSummary:
     """The structured summary of a chunk (the seed's summary record)."""
 
@@ -181,6 +194,9 @@ class ChunkSummary:
     notes: str
     source: str = "extractive"
     """Who wrote it: `extractive` offline, or the model's name."""
+    phrases: dict[str, list[Phrase]] = field(default_factory=dict, metadata={OMIT_DEFAULT: True})
+    """The fields the offline summarizer phrased, by field name, as facts (core/phrases.py):
+    a page in another language phrases them again."""
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""What an undocumented definition does, in sentences a person would write: what it
-returns, what it raises, what it touches, which functions it calls.
+"""What an undocumented definition does, as the facts of sentences a person would write:
+what it returns, what it raises, what it touches, which functions it calls. Each sentence
+is a `Phrase` (core/phrases.py), phrased in the site's language where it is shown.
 
 Only facts the code shows are said; where nothing true and non-trivial can be said the
 answer is empty, since a sentence that restates the name ("Handles eta") reads as
@@ -10,20 +11,15 @@ from __future__ import annotations
 
 import re
 
-from ..core.records import Chunk, Metadata
+from ..core.records import Chunk, Metadata, Phrase
 from ..core.text import split_identifier
 from ..languages.receivers import receiver_rules
 from ..languages.statements import STATEMENTS, StatementShapes
 from .tree_sitter_tier import RESULT_PREFIX
 
-EFFECT_PHRASES = {
-    "file": "reads or writes files",
-    "network": "talks over the network",
-    "database": "queries or changes a database",
-    "subprocess": "runs other programs",
-    "global state": "changes global state",
-}
-"""Detected effects as a predicate; "raising" is said by the raises sentence instead."""
+EFFECTS_SAID = ("file", "network", "database", "subprocess", "global state")
+"""Detected effects the label tables' `effect_names` phrase; "raising" is said by the raises
+sentence instead."""
 
 QUOTED_EXPRESSION = 48
 """Characters of a returned expression quoted whole; a longer one is not summarised by it."""
@@ -40,17 +36,17 @@ def called_names(metadata: Metadata) -> list[str]:
     return list(dict.fromkeys(c.removeprefix(RESULT_PREFIX) for c in metadata.calls))
 
 
-def code_sentences(chunk: Chunk, metadata: Metadata) -> str:
-    """What the chunk's code does, or "" when it shows nothing worth a sentence."""
+def code_sentences(chunk: Chunk, metadata: Metadata) -> list[Phrase]:
+    """What the chunk's code does, or nothing when it shows nothing worth a sentence."""
     shapes = STATEMENTS.get(chunk.language)
     body = _body_lines(chunk)
     said = [
-        _returns_sentence(body, shapes, _instance_names(chunk, shapes), set(split_identifier(chunk.name))) if shapes else "",
-        _raises_sentence(body, shapes) if shapes else "",
-        _effects_sentence(metadata),
+        _returns_sentence(body, shapes, _instance_names(chunk, shapes), set(split_identifier(chunk.name))) if shapes else None,
+        _raises_sentence(body, shapes) if shapes else None,
+        effects_phrase(metadata),
     ]
-    text = " ".join(s for s in said if s)
-    return text or _calls_sentence(chunk, metadata)
+    phrases = [p for p in said if p]
+    return phrases or [p for p in [_calls_sentence(chunk, metadata)] if p]
 
 
 def _body_lines(chunk: Chunk) -> list[str]:
@@ -66,45 +62,41 @@ def _instance_names(chunk: Chunk, shapes: StatementShapes) -> frozenset[str]:
     return shapes.named("instance") | {named.group(1)} if named else shapes.named("instance")
 
 
-def _returns_sentence(body: list[str], shapes: StatementShapes, instance: frozenset[str], own_words: set[str]) -> str:
+def _returns_sentence(body: list[str], shapes: StatementShapes, instance: frozenset[str], own_words: set[str]) -> Phrase | None:
     """What it returns, when that is one thing worth saying: a new instance, the instance
     itself, a constant, a test, a short expression other than its own name's field."""
     returned = list(dict.fromkeys(m.group(1).strip() for line in body if (m := shapes.returns.match(line))))
     if not returned:
-        return ""
+        return None
     types = [m.group(1) for e in returned if (m := shapes.constructs.match(e))]
     if types and len(types) == len(returned):
-        return f"Returns a new {_join(list(dict.fromkeys(types)), 'or')}."
+        return Phrase("returns_new", list(dict.fromkeys(types)))
     if len(returned) > 1:
-        return ""
+        return None
     expression = returned[0]
     if expression in instance:
-        return "Returns the instance itself, so calls chain."
+        return Phrase("returns_self")
     if expression in shapes.named("literals") or LITERAL.match(expression):
-        return f"Returns {expression}." if expression not in ("None", "undefined", "null", "nil") else ""
+        return Phrase("returns_value", subject=expression) if expression not in ("None", "undefined", "null", "nil") else None
     if len(expression) > QUOTED_EXPRESSION or BARE_NAME.match(expression) or "`" in expression or not _balanced(expression):
-        return ""
+        return None
     if set(split_identifier(expression)) <= own_words | instance:  # `get_eta` returning `self.eta`
-        return ""
+        return None
     if COMPARISON.search(expression):
-        return f"Returns whether {expression}."
-    return f"Returns {expression}."
+        return Phrase("returns_whether", subject=expression)
+    return Phrase("returns_value", subject=expression)
 
 
-def _raises_sentence(body: list[str], shapes: StatementShapes) -> str:
+def _raises_sentence(body: list[str], shapes: StatementShapes) -> Phrase | None:
     raised = [m.group(1) or "" for line in body if (m := shapes.raises.search(line))]
     named = list(dict.fromkeys(n for n in raised if n))
-    if named:
-        return f"{shapes.raise_verb} {_join(named[:3], 'or')}."
-    return ""
+    return Phrase(shapes.raise_phrase, named[:3]) if named else None
 
 
-def _effects_sentence(metadata: Metadata) -> str:
-    phrases = [EFFECT_PHRASES[e] for e in metadata.effects if e in EFFECT_PHRASES]
-    if not phrases:
-        return ""
-    text = _join(phrases, "and")
-    return text[0].upper() + text[1:] + "."
+def effects_phrase(metadata: Metadata) -> Phrase | None:
+    """What the chunk touches, by the effects the analysis detected."""
+    said = [e for e in metadata.effects if e in EFFECTS_SAID]
+    return Phrase("effects", said) if said else None
 
 
 def notable_calls(chunk: Chunk, metadata: Metadata) -> list[str]:
@@ -115,12 +107,11 @@ def notable_calls(chunk: Chunk, metadata: Metadata) -> list[str]:
     return [n for n in dict.fromkeys(called_names(metadata)) if n.rsplit(".", 1)[-1] not in skipped]
 
 
-def _calls_sentence(chunk: Chunk, metadata: Metadata) -> str:
+def _calls_sentence(chunk: Chunk, metadata: Metadata) -> Phrase | None:
     names = notable_calls(chunk, metadata)
     if not names:
-        return ""
-    shown = names[:CALLS_SHOWN]
-    return f"Calls {', '.join(shown)}, …" if len(names) > CALLS_SHOWN else f"Calls {_join(shown, 'and')}."
+        return None
+    return Phrase("calls_more" if len(names) > CALLS_SHOWN else "calls", names[:CALLS_SHOWN])
 
 
 def _balanced(expression: str) -> bool:
@@ -132,8 +123,3 @@ def _balanced(expression: str) -> bool:
             return False
     return depth == 0
 
-
-def _join(items: list[str], conjunction: str) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + f" {conjunction} " + items[-1]

@@ -11,11 +11,12 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..core.records import Chunk, ChunkKind, ChunkSummary, Document, Hierarchy, Metadata
-from ..core.text import MAX_PROSE, clip, first_sentences
+from ..core.phrases import phrase_text
+from ..core.records import Chunk, ChunkKind, ChunkSummary, Document, Hierarchy, Metadata, Phrase
+from ..core.text import MAX_PROSE, first_sentences
 from ..languages import language_named
 from ..languages.receivers import receiver_rules
-from .code_facts import EFFECT_PHRASES, code_sentences, notable_calls
+from .code_facts import code_sentences, effects_phrase, notable_calls
 from .doc_blocks import plain_text, read_section
 
 
@@ -84,20 +85,35 @@ class ExtractiveSummarizer:
         return False
 
     def summarize(self, chunk: Chunk, metadata: Metadata) -> ChunkSummary:
-        return ChunkSummary(
-            responsibility=responsibility(chunk, metadata),
-            inputOutput=input_output(chunk),
-            sideEffects=side_effects(metadata),
-            mainDependencies=dependencies(chunk, metadata),
-            notes=notes(chunk, metadata),
-            source=self.name,
-        )
+        said = {
+            "responsibility": _responsibility(chunk, metadata),
+            "inputOutput": _input_output(chunk),
+            "sideEffects": [p for p in [effects_phrase(metadata)] if p],
+            "mainDependencies": _dependencies(chunk, metadata),
+            "notes": _notes(metadata),
+        }
+        phrased = {name: value for name, value in said.items() if isinstance(value, list) and value}
+        texts = {name: _text(value) for name, value in said.items()}
+        return ChunkSummary(**texts, source=self.name, phrases=phrased)
+
+
+Said = str | list[Phrase]
+"""A field as the summarizer found it: text quoted from the code, or sentences it phrases."""
+
+
+def _text(said: Said) -> str:
+    """A field's stored (English) text."""
+    return said if isinstance(said, str) else phrase_text(said) if said else ""
 
 
 def responsibility(chunk: Chunk, metadata: Metadata) -> str:
     """The docstring's first sentence (or the comment block above the definition); else what
     the code shows it does; else nothing (a sentence made of the name would read as
     information and be none)."""
+    return _text(_responsibility(chunk, metadata))
+
+
+def _responsibility(chunk: Chunk, metadata: Metadata) -> Said:
     if chunk.kind is ChunkKind.WINDOW and language_named(chunk.language).category == "config":
         return _settings_outline(chunk)
     if chunk.kind is ChunkKind.SECTION and chunk.language == "restructuredtext":
@@ -113,26 +129,23 @@ def responsibility(chunk: Chunk, metadata: Metadata) -> str:
         return _class_outline(chunk)
     # Not a comment inside the body: it says what one line does (`# Add a Vary header`),
     # which read as the whole definition's purpose is wrong.
-    return clip(code_sentences(chunk, metadata), MAX_PROSE)
+    return code_sentences(chunk, metadata)
 
 
 DOC_TAG_LINE = re.compile(r"^[ \t]*@\w+.*$", re.MULTILINE)
 """A JSDoc/Javadoc tag line (`@private`, `@param …`): markup for tools, not the summary."""
 
 
-def input_output(chunk: Chunk) -> str:
+def _input_output(chunk: Chunk) -> list[Phrase]:
     """What the docstring says a function takes and returns; empty without that, since
     the parameters and return type as written are on the page in the signature."""
     if chunk.kind not in (ChunkKind.FUNCTION, ChunkKind.METHOD):
-        return ""
+        return []
     params = [f"{name} ({first_sentences(text, 50).rstrip('.')})" for name, text in documented_parameters(chunk.docstring)[:4]]
     returns = _documented_return(chunk.docstring)
-    said = []
     if params:
-        said.append("Takes " + ", ".join(params))
-    if returns:
-        said.append(f"returns {returns}" if params else f"Returns {returns}")
-    return clip("; ".join(said) + ".", MAX_PROSE) if said else ""
+        return [Phrase("takes_returns", params, returns) if returns else Phrase("takes", params)]
+    return [Phrase("returns_documented", subject=returns)] if returns else []
 
 
 DOCUMENTED_PARAMETER = (
@@ -151,28 +164,17 @@ def documented_parameters(docstring: str) -> list[tuple[str, str]]:
     return list(dict((name, text) for name, text in found).items())
 
 
-def side_effects(metadata: Metadata) -> str:
-    phrases = [EFFECT_PHRASES[e] for e in metadata.effects if e in EFFECT_PHRASES]
-    return clip(_sentence(_join_words(phrases)), MAX_PROSE) if phrases else ""
-
-
-def dependencies(chunk: Chunk, metadata: Metadata) -> str:
+def _dependencies(chunk: Chunk, metadata: Metadata) -> list[Phrase]:
     calls = [c for c in notable_calls(chunk, metadata) if not c.startswith(("self.", "this."))]
     names = list(dict.fromkeys(metadata.imports[:4] + calls[:6]))
-    return clip("Uses " + ", ".join(names) + ".", MAX_PROSE) if names else ""
+    return [Phrase("uses", names)] if names else []
 
 
-def notes(chunk: Chunk, metadata: Metadata) -> str:
+def _notes(metadata: Metadata) -> list[Phrase]:
     """Facts worth a flag; the line count, the part and the export status the page shows
     elsewhere."""
-    items = []
-    if metadata.isAsync:
-        items.append("asynchronous")
-    if metadata.throwsException:
-        items.append("can raise or return errors")
-    if metadata.securityBoundary:
-        items.append(f"security boundary: {metadata.securityBoundary}")
-    return clip(_sentence("; ".join(items)), MAX_PROSE) if items else ""
+    flags = [name for name, on in (("asynchronous", metadata.isAsync), ("errors", metadata.throwsException), ("security", bool(metadata.securityBoundary))) if on]
+    return [Phrase("notes", flags, metadata.securityBoundary)] if flags else []
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -191,19 +193,14 @@ def _documented_return(docstring: str) -> str:
 MEMBER = re.compile(r"^[ \t]*(?:async\s+)?(?:def|fn|func|function)\s+(\w+)", re.MULTILINE)
 
 
-def _class_outline(chunk: Chunk) -> str:
+def _class_outline(chunk: Chunk) -> list[Phrase]:
     """What an undocumented class extends and offers, from its declaration and members."""
     pattern = receiver_rules(chunk.language).bases
     match = pattern.search(chunk.signature) if pattern else None
     written = match.group(1) if match else ""
     bases = [b.strip() for b in written.split(",") if b.strip() and "=" not in b and b.strip() not in ("object", "")]
     public = [m for m in MEMBER.findall(chunk.content) if not m.startswith("_")][:6]
-    said = []
-    if bases:
-        said.append("Extends " + ", ".join(bases) + ".")
-    if public:
-        said.append("Offers " + ", ".join(public) + ".")
-    return clip(" ".join(said), MAX_PROSE)
+    return [Phrase(key, names) for key, names in (("extends", bases), ("offers", public)) if names]
 
 
 CONFIG_ENTRY = re.compile(r"^(?:\[([^\]\n]+)\]|([A-Za-z_][\w.-]*)\s*[:=]|([A-Z]{2,})\s)", re.MULTILINE)
@@ -211,14 +208,13 @@ CONFIG_ENTRY = re.compile(r"^(?:\[([^\]\n]+)\]|([A-Za-z_][\w.-]*)\s*[:=]|([A-Z]{
 target), or a Dockerfile instruction."""
 
 
-def _settings_outline(chunk: Chunk) -> str:
+def _settings_outline(chunk: Chunk) -> list[Phrase]:
     """What a settings file sets, by its top-level entries (not its text read as prose)."""
     entries = list(dict.fromkeys(next(g for g in m.groups() if g) for m in CONFIG_ENTRY.finditer(chunk.content)))
     name = chunk.path.rsplit("/", 1)[-1]
     if not entries:
-        return f"Settings in {name}."
-    shown = ", ".join(entries[:8]) + (", …" if len(entries) > 8 else "")
-    return clip(f"Settings in {name}: {shown}.", MAX_PROSE)
+        return [Phrase("settings", subject=name)]
+    return [Phrase("settings_entries", entries[:8] + (["…"] if len(entries) > 8 else []), name)]
 
 
 def _prose_of(markdown: str) -> str:
@@ -252,17 +248,3 @@ def _prose_of(markdown: str) -> str:
 
 SETEXT_RULE = re.compile(r"^(?:={3,}|-{3,})$")
 
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    if not text:
-        return text
-    if text.split(" ", 1)[0].isalpha():  # a word, not an identifier such as `self.avg`
-        text = text[0].upper() + text[1:]
-    return text if text.endswith((".", "!", "?", "…")) else text + "."
-
-
-def _join_words(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]

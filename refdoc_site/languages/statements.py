@@ -26,8 +26,8 @@ class StatementShapes:
     makes calls chain), `literals` (constants: returning one says little beyond a flag or an
     absence), `builtins` (built-in functions and conversions, whose calls say nothing about
     what a definition does)."""
-    raise_verb: str = "Raises"
-    """How a sentence says it: "Raises", "Throws", "Panics with"."""
+    raise_phrase: str = "raises"
+    """The label tables' phrase that says it: `raises`, `throws`, `panics` ("Panics with")."""
     returns: re.Pattern[str] = RETURN_STATEMENT
     """A `return` statement; group 1 is the returned expression."""
     receiver: re.Pattern[str] | None = None
@@ -51,13 +51,13 @@ _ECMASCRIPT = StatementShapes(
     raises=re.compile(r"\bthrow\s+(?:new\s+([A-Za-z_$][\w.$]*))?"),
     constructs=re.compile(r"^new\s+([A-Za-z_$][\w.$]*)\s*\("),
     words={"instance": "this", "literals": "true false null undefined", "builtins": "String Number Boolean Array Object Symbol BigInt require"},
-    raise_verb="Throws",
+    raise_phrase="throws",
 )
 _GO = StatementShapes(
     raises=re.compile(r"\bpanic\((?:([A-Za-z_][\w.]*)\()?"),
     constructs=re.compile(r"^&?([A-Z]\w*(?:\.[A-Z]\w*)?)\{"),
     words={"literals": "true false nil", "builtins": "len cap make append new copy delete panic recover string int int64 float64 byte rune"},
-    raise_verb="Panics with",
+    raise_phrase="panics",
     receiver=re.compile(r"^\s*func\s*\(\s*(\w+)"),
 )
 

@@ -22,6 +22,7 @@ from ..core.corrections import Correction, load_corrections
 from ..core.errors import StoreError
 from ..core.findings import Decision, Facts, Milestone
 from ..core.pages import module_page, plan_page
+from ..core.phrases import localized_documents
 from ..core.processes import alongside
 from ..core.progress import heartbeat
 from ..core.records import Document, Hierarchy
@@ -311,7 +312,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
                ("milestones", WRITTEN_MILESTONES, WrittenMilestones))
     return SiteData(
         site_name=workspace.config.site_name or facts.project_name or workspace.repo.name,
-        documents=workspace.load_state().documents,
+        documents=localized_documents(workspace.load_state().documents, workspace.config.language),
         hierarchy=from_json(Hierarchy, store.read_json(HIERARCHY_NAME)),
         graph=from_json(RepoGraph, store.read_json(GRAPH_NAME)),
         decisions=from_json(list[Decision], store.read_json(DECISIONS_NAME)),

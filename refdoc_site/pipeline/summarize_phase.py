@@ -12,6 +12,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Collection, Iterable
 
+from ..core.phrases import localized_documents
 from ..core.reading import read_text
 from ..core.records import Hierarchy
 from ..core.repository import checkout_prefix, repository_url
@@ -88,16 +89,17 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     if store_call_graph(state.documents, graph):
         store.save(state)
     roles = classify_files(workspace.repo, state.files, workspace.redactor)
-    offline = build_hierarchy(state.files, state.documents, graph, declared, roles, workspace.config.language)
+    shown = localized_documents(state.documents, workspace.config.language)  # the summaries as the pages say them
+    offline = build_hierarchy(state.files, shown, graph, declared, roles, workspace.config.language)
     offline_system = offline.system.text
-    hierarchy = summarizer.summarize_hierarchy(offline, state.documents)
+    hierarchy = summarizer.summarize_hierarchy(offline, shown)
     own = own_files(roles)
     decisions = collect_decisions(
         workspace.repo, {path: entry for path, entry in state.files.items() if path in own}, graph, workspace.redactor
     )
-    milestones = plan_milestones(state.documents, hierarchy, graph)
+    milestones = plan_milestones(shown, hierarchy, graph)
     scripts = manifest_texts(workspace, {*state.files, *top, *entry_points_files(workspace)}, SCRIPT_MANIFESTS)
-    orientation = build_orientation(state.documents, hierarchy, graph, declared.description, scripts, declared.name)
+    orientation = build_orientation(shown, hierarchy, graph, declared.description, scripts, declared.name)
     if hierarchy.system.text != offline_system:  # the model wrote it: the overview tells it
         orientation.narrative = hierarchy.system.text
     outputs = {

@@ -1,0 +1,133 @@
+"""The sentences the offline summarizer writes about a chunk ("Calls …", "Returns …",
+"Reads or writes files.", "Uses …") follow refdoc.yml's `language` on the pages, while the
+store stays English whatever the language (core/phrases.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import string
+from pathlib import Path
+from unittest.mock import patch
+
+import pytest
+from helpers import SHOP_FIXTURE
+
+from refdoc_site.core.config import Config
+from refdoc_site.core.phrases import localized, phrase_text
+from refdoc_site.core.records import ChunkSummary, Phrase
+from refdoc_site.core.resources import page_labels
+from refdoc_site.pipeline import Workspace, index, render, summarize
+
+EXTRA = '''class Ledger(Base):
+    def total(self):
+        return self.count > 0
+
+    def add(self, entry):
+        if entry is None:
+            raise ValueError("no entry")
+        return Entry(entry)
+
+
+def settle(ledger):
+    reconcile(ledger)
+    archive_entries(ledger)
+'''
+"""Undocumented code, so that every kind of sentence is written: a class outline, a
+comparison returned, a raise, a new instance, calls."""
+
+ENGLISH_PHRASES = (
+    "Returns a new ", "Returns the instance itself", "Returns whether ", "Raises ", "Throws ", "Panics with ",
+    "Calls ", "Extends ", "Offers ", "Settings in ", "Takes ", "; returns ", "Uses ",
+    "reads or writes files", "talks over the network", "queries or changes a database", "runs other programs",
+    "changes global state", "asynchronous", "can raise or return errors", "security boundary",
+)
+"""The fixed words of every sentence summarize.py and code_facts.py write, read from the code
+(and checked against the English table below); case is ignored."""
+
+SHOWN_PAGES = ("index.md", "modules/app.md", "files/app/service.py.md", "files/app/extra.py.md", "files/go/server/server.go.md", "files/pyproject.toml.md")
+"""The overview, a component page and file pages of four languages."""
+
+
+def fixed_words(template: str) -> list[str]:
+    return [literal.strip(" .…,;:") for literal, _, _, _ in string.Formatter().parse(template) if literal.strip(" .…,;:")]
+
+
+def test_the_list_covers_every_english_phrase() -> None:
+    english = page_labels("en")
+    texts = [w for t in english["phrases"].values() for w in fixed_words(t)] + [w for t in [*english["effect_names"].values(), *english["note_names"].values()] for w in fixed_words(t)]
+    assert texts and all(any(w.lower() in p.lower() or p.strip().lower() in w.lower() for p in ENGLISH_PHRASES) for w in texts), texts
+
+
+def shown_prose(markdown: str) -> str:
+    """A page's own text: without front matter, code blocks, the source boxes, code spans and
+    the quoted docstrings (a definition's first paragraph under its heading)."""
+    text = re.sub(r"\A---\n.*?\n---\n", "", markdown, flags=re.S)
+    text = re.sub(r"^(```|~~~).*?^\1", "", text, flags=re.S | re.M)
+    text = re.sub(r"(?m)^(?: {4}|\t).*$", "", text)
+    text = re.sub(r"(?m)^(#{2,6} .*\n\n)(?!- \*\*)[^\n]+\n", r"\1", text)  # the docstring's sentence under a heading
+    return re.sub(r"`[^`]*`", "", text)
+
+
+def build(tmp_path: Path, language: str) -> Path:
+    repo = tmp_path / language / "shop"
+    shutil.copytree(SHOP_FIXTURE, repo)
+    (repo / "app" / "extra.py").write_text(EXTRA, encoding="utf-8")
+    workspace = Workspace.create(repo, Config(site_name="Shop", language=language), tmp_path / language / "store", tmp_path / language / "site")
+    index(workspace)
+    summarize(workspace)
+    with patch("refdoc_site.pipeline.render_phase.find_mermaid", return_value=None):
+        render(workspace)
+    return workspace.store_dir
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp_path = tmp_path_factory.mktemp("summary-language")
+    return {language: build(tmp_path, language) for language in ("en", "ja")}
+
+
+def page(store: Path, name: str) -> str:
+    return (store / "mkdocs" / "docs" / name).read_text(encoding="utf-8")
+
+
+def test_a_japanese_site_phrases_the_summarizer_s_sentences_in_japanese(stores: dict[str, Path]) -> None:
+    english = {name: shown_prose(page(stores["en"], name)) for name in SHOWN_PAGES}
+    # The English pages say them, so their absence below is the language's doing.
+    assert {p for p in ENGLISH_PHRASES if any(p.lower() in text.lower() for text in english.values())} >= {
+        "Calls ", "Extends ", "Offers ", "Returns whether ", "Raises ", "Returns a new ", "Uses ", "Settings in ", "talks over the network", "can raise or return errors",
+    }
+    for name in SHOWN_PAGES:
+        shown = shown_prose(page(stores["ja"], name))
+        left = [p for p in ENGLISH_PHRASES if p.lower() in shown.lower()]
+        assert not left, (name, left, [line for line in shown.splitlines() if any(p.lower() in line.lower() for p in left)][:5])
+    extra = page(stores["ja"], "files/app/extra.py.md")
+    assert "Base を継承します。" in extra and "を呼び出します。" in extra and "かどうかを返します。" in extra
+    assert "ネットワーク通信を行います。" in page(stores["ja"], "files/app/service.py.md")
+
+
+def test_the_store_is_the_same_whatever_the_language(stores: dict[str, Path]) -> None:
+    def summaries(store: Path) -> list[dict]:
+        lines = (store / "index.jsonl").read_text(encoding="utf-8").splitlines()
+        return [json.loads(line)["summary"] for line in lines if line.strip()]
+
+    english, japanese = summaries(stores["en"]), summaries(stores["ja"])
+    assert english == japanese and any(s.get("phrases") for s in english)
+    assert "Calls reconcile and archive_entries." in [s["responsibility"] for s in english]
+
+
+def test_every_phrase_is_written_in_every_language() -> None:
+    for key in page_labels("en")["phrases"]:
+        items = ["file", "network"] if key == "effects" else ["asynchronous", "errors", "security"] if key == "notes" else ["a", "b", "c"]
+        said = [Phrase(key, items, "x")]
+        english, japanese = phrase_text(said, "en"), phrase_text(said, "ja")
+        assert english and japanese and english != japanese, key
+
+
+def test_a_summary_without_phrases_is_shown_as_stored() -> None:
+    quoted = ChunkSummary("Parse one line.", "", "", "", "")
+    assert localized(quoted, "ja") is quoted
+    phrased = ChunkSummary("Calls a and b.", "", "", "", "", phrases={"responsibility": [Phrase("calls", ["a", "b"])]})
+    assert localized(phrased, "en") is phrased
+    assert localized(phrased, "ja").responsibility == "a、b を呼び出します。"
