@@ -91,7 +91,8 @@ def test_without_an_llm_the_answer_is_a_paragraph_then_the_best_matches_labelled
     assert "shop/orders.py#place_order" in top
     assert f"[shop/orders.py:{place.start_line}-{place.end_line}]({place.url})" in results[0]
     assert answer.cited == [s.id for s in answer.sources] and answer.flagged == []
-    assert all(s.reason == "retrieved" and s.summary for s in answer.sources)
+    assert all(s.reason == "retrieved" for s in answer.sources)
+    assert all(s.summary for s in answer.sources if s.kind != "section"), "every definition listed has its summary"
     assert ask("how does placing an order charge the card?", ask_library, None).text == answer.text
 
 
@@ -367,9 +368,14 @@ def test_a_follow_up_is_searched_with_the_question_it_continues(qa_library: Libr
     assert ask(standalone, qa_library, None, history).sources[0].symbol == "refund_payment"
 
 
-def test_a_follow_up_that_finds_nothing_with_the_conversation_is_searched_alone(qa_library: Library) -> None:
+def test_a_follow_up_that_finds_nothing_with_the_conversation_is_searched_alone(qa_library: Library, monkeypatch) -> None:
+    from refdoc_site.asking import retrieval
     from refdoc_site.asking.retrieval import retrieve
 
+    # The fallback is what is tested, so the premise (nothing about the pair) must not move
+    # with the thresholds: at cosine 0.40 the pair's refund words reach the changelog's
+    # 1.0.0 entry (0.43), which a cosine of 0.45 turns away.
+    monkeypatch.setattr(retrieval, "MIN_COSINE", 0.45)
     earlier, follow_up = "what temperature should sourdough bread be baked at?", "and how is it refunded to the card?"
     assert retrieve(f"{earlier} {follow_up}", qa_library) == [], "together they are about nothing here"
     answer = ask(follow_up, qa_library, None, [Turn(earlier, "Not found in this repository.")])
