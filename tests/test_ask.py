@@ -129,6 +129,18 @@ def test_the_paragraph_says_only_the_calls_the_graph_holds_between_the_listed_de
     assert " calls " not in alone and "ship_parcel" not in alone, "no call joins them: two topics, the third left to the list"
 
 
+def test_a_guides_section_ranked_first_gives_the_opening_to_the_best_definition(ask_library: Library) -> None:
+    """cobra's "run the pre-run hooks, the command itself and then the post-run hooks" opened
+    with the user guide's section on hooks, `Command.execute` second in the list."""
+    labels = page_labels("en")
+    sources = listed(ask_library, "README.md#Shop > Refunds", "shop/payments.py#refund_payment", "shop/orders.py#place_order")
+    sentences = paragraph(ask_library, sources, labels).split(". ")
+    assert sentences[0].startswith("`refund_payment` ([shop/payments.py:11-13]"), sentences
+    assert sentences[1].startswith("`Shop > Refunds` ([README.md:3-5]"), "the section still gets its sentence, next"
+    only_prose = paragraph(ask_library, sources[:1], labels)
+    assert only_prose.startswith("`Shop > Refunds` ([README.md:3-5]"), "with no definition listed, the section opens"
+
+
 def test_a_question_about_nothing_in_the_repository_is_not_found(ask_library: Library) -> None:
     pieces: list[str] = []
     answer = ask("what temperature should sourdough bread be baked at?", ask_library, None, on_text=pieces.append)
