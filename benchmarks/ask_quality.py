@@ -9,9 +9,9 @@ wrongly "not found", and how often a question about nothing in the repository is
                                      [--stores DIR]
 
 The labelled sets and their corpora are `search_quality.py`'s (fetched the same way).
-The off-topic questions are `eval/not-found.jsonl`: ten per corpus language, written before
-any threshold was tried, each asked of every corpus of its language (the Japanese ones of
-httpx). Every question goes through `ask()` itself, with no LLM; `median ms` is its wall
+The off-topic questions are `eval/not-found.jsonl`: ten per labelled set, about what other
+kinds of program do (in the set's own language: Japanese for httpx-ja), written before any
+threshold was tried on them and asked of that set's corpus only. Every question goes through `ask()` itself, with no LLM; `median ms` is its wall
 time per labelled question (the library already open).
 
 The first sentence is read from the answer's text as a reader reads it: the paragraph
@@ -55,9 +55,6 @@ from refdoc_site.pipeline import Workspace, index, summarize
 from refdoc_site.search.evaluate import load_queries
 
 NOT_FOUND_FILE = EVAL_DIR / "not-found.jsonl"
-NOT_FOUND_LANGUAGES = {"Python": "Python", "JavaScript": "JavaScript", "TypeScript": "TypeScript"}
-"""A corpus's language → the off-topic questions asked of it; httpx also gets the Japanese ones."""
-JAPANESE_CORPORA = {"httpx"}
 TOP = 3
 SENTENCE_STOP = re.compile(r"(?<=[.!?])\s+|(?<=。)")
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")
@@ -112,10 +109,10 @@ def first_sentence_links(text: str) -> list[str]:
     return LINK_TARGET.findall(SENTENCE_STOP.split(paragraph, 1)[0])
 
 
-def off_topic(language: str, corpus: str) -> list[str]:
+def off_topic(name: str) -> list[str]:
+    """The off-topic questions written for the labelled set `name`."""
     items = [json.loads(line) for line in NOT_FOUND_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
-    wanted = {language} | ({"Japanese"} if corpus in JAPANESE_CORPORA else set())
-    return [item["query"] for item in items if item["language"] in wanted]
+    return [item["query"] for item in items if item["set"] == name]
 
 
 def open_library(folder: Path, temporary: Path) -> Library:
@@ -208,14 +205,12 @@ def main(argv: list[str] | None = None) -> int:
     rows, report = [], {}
     signals: dict[bool, tuple[list[Signals], list[Signals]]] = {True: ([], []), False: ([], [])}
     pooled: dict[bool, tuple[Figures, Figures]] = {True: (Figures(), Figures()), False: (Figures(), Figures())}
-    asked_off: set[str] = set()
     for corpus, folder in folders.items():
         sets = [s for s in wanted if s.corpus == corpus]
         with tempfile.TemporaryDirectory() as temporary:
             library = open_library(folder, args.stores / corpus if args.stores else Path(temporary))
             for labelled in sets:
-                questions = [] if corpus in asked_off else off_topic(labelled.language, corpus)
-                asked_off.add(corpus)
+                questions = off_topic(labelled.name)
                 found, off, found_signals, off_signals = measure(library, load_queries(EVAL_DIR / labelled.file), questions)
                 signals[labelled.tuned][0].extend(found_signals)
                 signals[labelled.tuned][1].extend(off_signals)

@@ -4,6 +4,7 @@ reads an answer's first sentence, and its verdicts on the issue's targets."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -14,13 +15,16 @@ from ask_quality import NOT_FOUND_FILE, Figures, Signals, first_sentence_links, 
 from search_quality import SETS
 
 
-def test_ten_off_topic_questions_per_corpus_language() -> None:
+def test_ten_off_topic_questions_per_labelled_set() -> None:
     items = [json.loads(line) for line in NOT_FOUND_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
-    languages = {"Python", "JavaScript", "TypeScript", "Go", "Rust"}
-    assert Counter(item["language"] for item in items) == dict.fromkeys([*languages, "Japanese"], 10)
-    assert len({item["id"] for item in items}) == len({item["query"] for item in items}) == 60
-    assert {s.language for s in SETS} <= languages  # every labelled set's language has its off-topic questions
-    assert len(off_topic("Python", "httpx")) == 20 and len(off_topic("TypeScript", "immer")) == 10
+    names = {s.name for s in SETS}
+    assert Counter(item["set"] for item in items) == dict.fromkeys(names, 10), "every labelled set, and only those, has ten"
+    assert len({item["id"] for item in items}) == len(items)
+    for name in names:
+        questions = off_topic(name)
+        assert len(questions) == len(set(questions)) == 10, name
+    assert all(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", q) for q in off_topic("httpx-ja")), "the Japanese set's are Japanese"
+    assert not any("HTTP" in q for q in off_topic("ky")), "ky is an HTTP client: HTTP is its subject"
 
 
 def test_the_grid_keeps_a_hit_when_either_signal_reaches_its_threshold() -> None:

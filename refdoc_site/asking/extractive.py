@@ -2,7 +2,8 @@
 hits themselves, each with its summary and link, labelled as search results.
 
 The paragraph says which definitions answer and how they relate, in words taken from the
-store only: the first sentence names the best hit with its citation and its summary, and
+store only: the first sentence names the best hit (the best definition, when a guide's
+section ranks above it) with its citation and its summary, and
 the hits it calls or is called by among the listed ones ("`place_order` (…): Place an
 order…; it calls `charge_card` (…) and `check_stock` (…)"); a hit those calls reach is
 followed the same way, one sentence each ("`charge_card` calls `send_charge` (…)"). A hit
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..core.records import ChunkKind
 from ..core.resources import Labels
 from ..core.text import SENTENCE_END, first_sentences, markdown_line
 from ..indexing.chunk import MODULE_SYMBOL
@@ -34,6 +36,9 @@ TOPICS = 2
 it (the rest are in the list below it)."""
 SUMMARY_CHARS = 200
 """Longest summary a sentence quotes (its first sentence, clipped with "…")."""
+PROSE_KINDS = frozenset({ChunkKind.SECTION.value, ChunkKind.PAGE.value, ChunkKind.WINDOW.value})
+"""Kinds of hit that are no definition: a document's section, a page's, a window of a file
+no grammar splits."""
 FAILED_NOTICE = "the model's answer failed, so these are the search results"
 """`Answer.notice` of a fallback (the text says it in the site's language: `ask_failed`)."""
 
@@ -115,7 +120,7 @@ def paragraph(library: Library, sources: list[Source], labels: Labels) -> str:
                 reached += further
 
     topics: list[str] = []
-    for source in sources:
+    for source in opening_order(sources):
         if source.id in named or len(topics) == TOPICS:  # named: the first topic's calls reached it
             continue
         topics.append(source.id)
@@ -133,6 +138,15 @@ def paragraph(library: Library, sources: list[Source], labels: Labels) -> str:
             sentences.append(labels["ask_clause"].join(clauses) + labels["ask_end"])
             follow(reached)
     return labels["ask_space"].join(sentences)
+
+
+def opening_order(sources: list[Source]) -> list[Source]:
+    """The hits in the order they may open a sentence: the best definition first (a guide's
+    section ranked above it comes next, then the rest as ranked), so that the first sentence
+    names the code the question is about and the guide still gets its sentence; the list
+    below the paragraph keeps the ranking."""
+    first = next((source for source in sources if source.kind not in PROSE_KINDS), None)
+    return sources if first is None else [first, *(source for source in sources if source is not first)]
 
 
 def join(items: list[str], labels: Labels) -> str:
