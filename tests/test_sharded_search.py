@@ -65,7 +65,18 @@ def test_the_site_is_written_in_pieces(sharded) -> None:
     assert not (data_dir / "index.json").exists() and not (data_dir / "chunks.json").exists()
     shards = config["shards"]
     assert len(shards["keys"]) > 20 and shards["documents"] == len(python_index.documents)
-    assert len(list((data_dir / "rows").iterdir())) == -(-len(python_index.documents) // shards["rowsPerBundle"])
+    per, groups = shards["rowsPerBundle"], shards["rowRuns"][1::2]
+    assert sum(shards["rowRuns"][0::2]) == len(python_index.documents)
+    sizes = {}
+    for position, document in enumerate(python_index.documents):  # a file's rows in one group, bundles of `per`
+        sizes.setdefault(document.chunk.path, set()).add(groups[[i for i, s in enumerate(_starts(shards["rowRuns"])) if s <= position][-1]])
+    assert all(len(found) == 1 for found in sizes.values())
+    rows_written = {p.stem: len(json.loads(p.read_text())) for p in (data_dir / "rows").iterdir()}
+    assert sum(rows_written.values()) == len(python_index.documents) and max(rows_written.values()) <= per
+
+
+def _starts(runs: list[int]) -> list[int]:
+    return [sum(runs[0:i:2]) for i in range(0, len(runs), 2)]
 
 
 def test_every_term_is_in_the_shard_its_longest_key_names(sharded) -> None:

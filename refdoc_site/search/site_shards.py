@@ -20,10 +20,16 @@ on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`
   to the symbol of the chunk before): what the fusion and the collapse read of any chunk;
 - `names/N.json`: the definitions by the key of their name (`names.name_key`), hashed into
   buckets, for a query that is a name;
-- `rows/N.json`: the chunk table's rows, `rows_per_bundle` at a time, for the results shown;
+- `rows/G-K.json`: the chunk table's rows, for the results shown, keyed by file so that
+  a pull request's preview (rendering/previews.py) carries only the bundles of the files
+  it changed: a file belongs to group G (`row_groups`: a hash of its path), and group G's
+  rows, in position order, are cut `rows_per_bundle` at a time (bundle K). The manifest's
+  `rowRuns` names the group of each position (run lengths), all the browser needs to find
+  a position's bundle;
 - `centroids.bin` and `clusters/N.bin` (vector_partition): the query's `probe` nearest
-  clusters, each chunk in four-bit coarse codes; `exact/N.bin`, the int8 rows of
-  `exact_per_bundle` chunks in position order, for the `rerank` best by coarse score;
+  clusters, each chunk in four-bit coarse codes; `exact/G-K.bin`, the int8 rows of
+  group G's chunks `exact_per_bundle` at a time (as the rows), for the `rerank` best by
+  coarse score;
 - `model/vocab/N.txt` and `model/blocks/N.bin`: the word pieces by their first
   characters (`vocab_key`), and the embedding model's rows `model_rows_per_block` at a
   time, for the query's words and word pieces only;
@@ -32,6 +38,7 @@ on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Callable
 from pathlib import Path
@@ -47,7 +54,7 @@ from .names import is_public, name_key
 from .ranking import SCORE_DECIMALS, SearchIndex, settings
 from .vector_partition import VectorPartition, approximate_dense_scores, cluster_count, pack_codes, partition, unpack_codes
 
-FORMAT = "refdoc-shards/1"
+FORMAT = "refdoc-shards/2"
 CLUSTER_MAGIC = b"RDCLU\x00\x02\x00"
 EXACT_MAGIC = b"RDEXA\x00\x01\x00"
 MODEL_BLOCK_MAGIC = b"RDMBK\x00\x01\x00"
@@ -100,9 +107,10 @@ def write_sharded(
     buckets = max(1, -(-len(index.documents) // options["names_per_bucket"]))
     for number, bucket in enumerate(_name_buckets(index, rows, buckets)):
         put(f"names/{number}.json", bucket)
+    groups = row_groups([d.chunk.path for d in index.documents], options["files_per_group"])
     per_bundle = options["rows_per_bundle"]
-    for start in range(0, len(rows), per_bundle):
-        put(f"rows/{start // per_bundle}.json", rows[start : start + per_bundle])
+    for name, positions in _bundles(groups, per_bundle).items():
+        put(f"rows/{name}.json", [rows[p] for p in positions])
     rules = loanword_rules()
     put("vocabulary.json", sorted(t for t in stats.postings if t.isascii() and t.isalpha() and t.islower() and len(t) >= rules["min_term_length"]))
     manifest = {
@@ -117,11 +125,12 @@ def write_sharded(
         "groups": _group_exceptions(index),
         "nameBuckets": buckets,
         "rowsPerBundle": per_bundle,
+        "rowRuns": _runs(groups),
         "vectors": None,
         "model": None,
     }
     if index.has_vectors and model_dir is not None:
-        manifest["vectors"] = _write_vectors(index, options, put_bytes)
+        manifest["vectors"] = _write_vectors(index, groups, options, put_bytes)
         manifest["model"] = _write_model(model_dir, options["model_rows_per_block"], put_bytes)
     return manifest, written
 
@@ -230,7 +239,36 @@ def _name_buckets(index: SearchIndex, rows: list[dict], buckets: int) -> list[li
     return [sorted(table.items()) for table in tables]
 
 
-def _write_vectors(index: SearchIndex, options: dict, put_bytes) -> dict:
+def row_groups(paths: list[str], files_per_group: int) -> list[int]:
+    """The group of each position: its path's `name_bucket` among a power of two of groups,
+    about `files_per_group` files each. A file keeps its group while the number of files
+    stays within the same power of two, whatever else changes."""
+    files = len(set(paths))
+    count = 1 << max(0, math.ceil(math.log2(max(1.0, files / max(files_per_group, 1)))))
+    group_of = {path: name_bucket(path, count) for path in set(paths)}
+    return [group_of[path] for path in paths]
+
+
+def _bundles(groups: list[int], per_bundle: int) -> dict[str, list[int]]:
+    """{"G-K": positions}: group G's positions in order, `per_bundle` at a time."""
+    members: dict[int, list[int]] = {}
+    for position, group in enumerate(groups):
+        members.setdefault(group, []).append(position)
+    return {f"{g}-{k // per_bundle}": ps[k : k + per_bundle] for g, ps in sorted(members.items()) for k in range(0, len(ps), per_bundle)}
+
+
+def _runs(groups: list[int]) -> list[int]:
+    """[length, group, length, group, …]: the groups of the positions, run by run."""
+    runs: list[int] = []
+    for position, group in enumerate(groups):
+        if position and group == groups[position - 1]:
+            runs[-2] += 1
+        else:
+            runs += [1, group]
+    return runs
+
+
+def _write_vectors(index: SearchIndex, groups: list[int], options: dict, put_bytes) -> dict:
     part = partition(index.rows, index.scales, cluster_count(len(index.documents), options["chunks_per_cluster"]))
     count, dim = part.centroid_rows.shape
     put_bytes("centroids.bin", b"RDVEC\x00\x01\x00" + struct.pack("<II", count, dim) + part.centroid_scales.astype("<f4").tobytes() + part.centroid_rows.tobytes())
@@ -240,10 +278,10 @@ def _write_vectors(index: SearchIndex, options: dict, put_bytes) -> dict:
         data += index.scales[members].astype("<f4").tobytes() + pack_codes(part.codes[members])
         put_bytes(f"clusters/{cluster}.bin", data)
     per_bundle = options["exact_per_bundle"]
-    for start in range(0, len(index.rows), per_bundle):
-        block = index.rows[start : start + per_bundle]
-        data = EXACT_MAGIC + struct.pack("<II", len(block), dim) + index.scales[start : start + per_bundle].astype("<f4").tobytes()
-        put_bytes(f"exact/{start // per_bundle}.bin", data + block.astype(np.int8).tobytes())
+    for name, positions in _bundles(groups, per_bundle).items():
+        block, scales = index.rows[positions], index.scales[positions]
+        data = EXACT_MAGIC + struct.pack("<II", len(block), dim) + scales.astype("<f4").tobytes()
+        put_bytes(f"exact/{name}.bin", data + block.astype(np.int8).tobytes())
     return {
         "clusters": part.clusters,
         "dim": dim,

@@ -24,7 +24,7 @@
 })(typeof self !== "undefined" ? self : this, function (RefdocSearch, RefdocEmbed) {
   "use strict";
 
-  var FORMAT = "refdoc-shards/1";
+  var FORMAT = "refdoc-shards/2";
   var PRIVATE_BIT = 0x10;
   var CONTINUES_BIT = 0x20;
   var ASIDE_BIT = 0x40;
@@ -101,6 +101,33 @@
     return left === 2 && right === 2 && a.charAt(start) === b.charAt(start + 1) && a.charAt(start + 1) === b.charAt(start);
   }
 
+  /* Where each position's row and exact vector lie: its file group (the manifest's
+     `rowRuns`, run lengths of groups in position order) and its number among that
+     group's positions; bundle "G-K" holds `per` of them (site_shards._bundles). */
+  function Bundles(runs, count) {
+    this.group = new Uint32Array(count);
+    this.local = new Uint32Array(count);
+    var next = new Map();
+    var position = 0;
+    for (var i = 0; i < runs.length; i += 2) {
+      var group = runs[i + 1];
+      var local = next.get(group) || 0;
+      for (var k = 0; k < runs[i]; k++, position++) {
+        this.group[position] = group;
+        this.local[position] = local++;
+      }
+      next.set(group, local);
+    }
+  }
+
+  Bundles.prototype.name = function (position, per) {
+    return this.group[position] + "-" + Math.floor(this.local[position] / per);
+  };
+
+  Bundles.prototype.offset = function (position, per) {
+    return this.local[position] % per;
+  };
+
   /* What the ranking reads of the chunks (refdoc-search.js ChunkTable), from meta.bin,
      the name buckets and the row bundles fetched so far. */
   function ShardTable(shards) {
@@ -129,8 +156,9 @@
   };
 
   ShardTable.prototype.row = function (position) {
-    var bundle = this.shards.rows.get(Math.floor(position / this.shards.manifest.rowsPerBundle));
-    return bundle ? bundle[position % this.shards.manifest.rowsPerBundle] : null;
+    var per = this.shards.manifest.rowsPerBundle;
+    var bundle = this.shards.rows.get(this.shards.bundles.name(position, per));
+    return bundle ? bundle[this.shards.bundles.offset(position, per)] : null;
   };
 
   ShardTable.prototype.named = function (key) {
@@ -203,8 +231,8 @@
     var per = shards.manifest.vectors.exactPerBundle;
     var scored = this.coarse(query);
     scored.slice(0, shards.manifest.vectors.rerank).forEach(function (pair) {
-      var bundle = shards.exact.get(Math.floor(pair[0] / per));
-      var row = pair[0] % per;
+      var bundle = shards.exact.get(shards.bundles.name(pair[0], per));
+      var row = shards.bundles.offset(pair[0], per);
       var sum = 0;
       for (var j = 0; j < bundle.dim; j++) {
         sum += bundle.matrix[row * bundle.dim + j] * query[j];
@@ -263,6 +291,7 @@
     this.built = -1;
     this.meta = null;
     this.rows = new Map();
+    this.bundles = new Bundles(this.manifest.rowRuns, this.manifest.documents);
     this.names = new Map();
     this.clusters = new Map();
     this.exact = new Map();
@@ -481,7 +510,7 @@
   ShardedData.prototype.prepareRows = function (positions) {
     var self = this;
     var per = this.manifest.rowsPerBundle;
-    return Promise.all(Array.from(new Set(positions.map(function (p) { return Math.floor(p / per); }))).map(function (bundle) {
+    return Promise.all(Array.from(new Set(positions.map(function (p) { return self.bundles.name(p, per); }))).map(function (bundle) {
       return self.file("rows/" + bundle + ".json", "json").then(function (rows) {
         self.rows.set(bundle, rows);
       });
@@ -558,7 +587,7 @@
         });
       })).then(function () {
         var per = vectors.exactPerBundle;
-        var bundles = new Set(clusters.reranked(query).map(function (position) { return Math.floor(position / per); }));
+        var bundles = new Set(clusters.reranked(query).map(function (position) { return self.bundles.name(position, per); }));
         return Promise.all(Array.from(bundles).map(function (bundle) {
           return self.file("exact/" + bundle + ".bin", "bytes").then(function (bytes) {
             if (!self.exact.has(bundle)) {
