@@ -17,11 +17,11 @@
  */
 (function (root, factory) {
   if (typeof module === "object" && module.exports) {
-    module.exports = factory(require("./refdoc-search.js"), require("./refdoc-embed.js"));
+    module.exports = factory(require("./refdoc-search.js"), require("./refdoc-embed.js"), require("./refdoc-keyword.js"));
   } else {
-    root.RefdocShards = factory(root.RefdocSearch, root.RefdocEmbed);
+    root.RefdocShards = factory(root.RefdocSearch, root.RefdocEmbed, root.RefdocKeyword);
   }
-})(typeof self !== "undefined" ? self : this, function (RefdocSearch, RefdocEmbed) {
+})(typeof self !== "undefined" ? self : this, function (RefdocSearch, RefdocEmbed, RefdocKeyword) {
   "use strict";
 
   var FORMAT = "refdoc-shards/2";
@@ -103,22 +103,29 @@
 
   /* Where each position's row and exact vector lie: its file group (the manifest's
      `rowRuns`, run lengths of groups in position order) and its number among that
-     group's positions; bundle "G-K" holds `per` of them (site_shards._bundles). */
-  function Bundles(runs, count) {
+     group's positions; bundle "G-K" holds `per` of them (site_shards._bundles). A piece
+     names a chunk by its stable id, group · stride + that number (site_shards.stable_ids). */
+  function Bundles(runs, count, stride) {
     this.group = new Uint32Array(count);
     this.local = new Uint32Array(count);
-    var next = new Map();
+    this.stride = stride;
+    this.members = new Map();
     var position = 0;
     for (var i = 0; i < runs.length; i += 2) {
       var group = runs[i + 1];
-      var local = next.get(group) || 0;
+      var members = this.members.get(group) || [];
       for (var k = 0; k < runs[i]; k++, position++) {
         this.group[position] = group;
-        this.local[position] = local++;
+        this.local[position] = members.length;
+        members.push(position);
       }
-      next.set(group, local);
+      this.members.set(group, members);
     }
   }
+
+  Bundles.prototype.position = function (id) {
+    return this.members.get(Math.floor(id / this.stride))[id % this.stride];
+  };
 
   Bundles.prototype.name = function (position, per) {
     return this.group[position] + "-" + Math.floor(this.local[position] / per);
@@ -247,13 +254,15 @@
     return dense;
   };
 
-  function readCluster(bytes) {
+  function readCluster(bytes, bundles) {
     var view = new DataView(bytes);
     var count = view.getUint32(8, true);
     var dim = view.getUint32(12, true);
     return {
       dim: dim,
-      positions: new Uint32Array(bytes.slice(16, 16 + 4 * count)),
+      positions: new Uint32Array(bytes.slice(16, 16 + 4 * count)).map(function (id) {
+        return bundles.position(id);
+      }),
       scales: new Float32Array(bytes.slice(16 + 4 * count, 16 + 8 * count)),
       codes: new Uint8Array(bytes, 16 + 8 * count, count * ((dim + 1) >> 1))
     };
@@ -291,7 +300,8 @@
     this.built = -1;
     this.meta = null;
     this.rows = new Map();
-    this.bundles = new Bundles(this.manifest.rowRuns, this.manifest.documents);
+    this.bundles = new Bundles(this.manifest.rowRuns, this.manifest.documents, this.manifest.idStride);
+    this.stats = null;
     this.names = new Map();
     this.clusters = new Map();
     this.exact = new Map();
@@ -395,7 +405,10 @@
     var self = this;
     var searcher = this.searcher;
     var lunr = this.lunr;
-    var needs = [this.file("meta.bin", "bytes").then(function (bytes) { self.meta = new Uint8Array(bytes); })];
+    var needs = [
+      this.file("meta.bin", "bytes").then(function (bytes) { self.meta = new Uint8Array(bytes); }),
+      this.file("stats.json", "json").then(function (stats) { self.stats = self.stats || readStatistics(stats); })
+    ];
     var words = ASCII.test(text) || !searcher.loanwordRules || searcher.loanwords
       ? Promise.resolve()
       : this.file("vocabulary.json", "json").then(function (vocabulary) {
@@ -441,7 +454,7 @@
       needs.push(this.file("names/" + bucket + ".json", "json").then(function (entries) {
         if (!self.names.has(bucket)) {
           self.names.set(bucket, new Map(entries.map(function (entry) {
-            return [entry[0], entry[1].map(function (c) { return { position: c[0], symbol: c[1], path: c[2], kind: c[3] }; })];
+            return [entry[0], entry[1].map(function (c) { return { position: self.bundles.position(c[0]), symbol: c[1], path: c[2], kind: c[3] }; })];
           })));
         }
       }));
@@ -449,48 +462,89 @@
     return Promise.all(needs);
   };
 
+  /* stats.json: what every weight reads of the whole index (site_shards._global_statistics). */
+  function readStatistics(stats) {
+    var idf = new Map();
+    stats.idf.forEach(function (pair) {
+      idf.set(pair[0], pair[1]);
+    });
+    return { boosts: stats.boosts, k1: stats.k1, b: stats.b, means: stats.means, idf: idf };
+  }
+
+  /* Calls visit(f, id, tf, length) for each chunk of a term entry's field lists (gaps of
+     stable ids, each followed by -tf when more than one, then the field's length). */
+  function eachPosting(lists, visit) {
+    for (var f = 0; f < lists.length; f++) {
+      var list = lists[f];
+      var id = -1;
+      for (var i = 0; i < list.length; ) {
+        id += list[i++];
+        var tf = 1;
+        if (list[i] < 0) {
+          tf = -list[i++];
+        }
+        visit(f, id, tf, list[i++]);
+      }
+    }
+  }
+
   /* The Lunr index of the terms fetched so far: what lunr.Index.load makes of the whole
      index, less the terms no fetched clause can reach (a query's score reads only the
-     weights of the terms it matched, and the query vector's own length). */
+     weights of the terms it matched, and the query vector's own length). The weights are
+     lunr_index.posting_weights', made with the same operations in the same order and
+     rounded as Python rounds (as refdoc-keyword.js does for a small site's index); the
+     term numbers are the fetched terms' string order. */
   ShardedData.prototype.buildIndex = function () {
     if (this.built === this.entries.size) {
       return;
     }
     var lunr = this.lunr;
     var fields = this.manifest.fields;
-    var scale = Math.pow(10, this.manifest.decimals);
+    var decimals = this.manifest.decimals;
+    var stats = this.stats;
+    var bundles = this.bundles;
     var inverted = Object.create(null);
     var elements = Object.create(null);
-    var terms = [];
+    var all = [];
     this.entries.forEach(function (entries) {
-      entries.forEach(function (entry) {
-        var term = entry[0];
-        var posting = { _index: entry[1] };
-        terms.push(term);
-        entry[2].forEach(function (list, f) {
-          var documents = {};
-          var position = -1;
-          for (var i = 0; i < list.length; i += 2) {
-            position += list[i];
-            documents[position] = NO_METADATA;
-            var ref = fields[f] + "/" + position;
-            var flat = elements[ref];
-            if (flat === undefined) {
-              elements[ref] = [entry[1], list[i + 1] / scale];
-            } else {
-              flat.push(entry[1], list[i + 1] / scale);
-            }
-          }
-          posting[fields[f]] = documents;
-        });
-        inverted[term] = posting;
+      all.push.apply(all, entries);
+    });
+    all.sort(function (x, y) {
+      return byString(x[0], y[0]);
+    });
+    var terms = [];
+    all.forEach(function (entry, number) {
+      var term = entry[0];
+      var posting = { _index: number };
+      var count = 0;
+      eachPosting(entry[1], function () {
+        count++;
       });
+      var idf = stats.idf.get(count);
+      fields.forEach(function (field) {
+        posting[field] = {};
+      });
+      terms.push(term);
+      eachPosting(entry[1], function (f, id, tf, length) {
+        var position = bundles.position(id);
+        posting[fields[f]][position] = NO_METADATA;
+        var mean = stats.means[f];
+        var norm = mean ? stats.k1 * (1 - stats.b + stats.b * (length / mean)) : stats.k1 * (1 - stats.b);
+        var weight = RefdocKeyword.roundLikePython(((idf * ((stats.k1 + 1) * tf)) / (norm + tf)) * stats.boosts[f], decimals);
+        var ref = fields[f] + "/" + position;
+        var flat = elements[ref];
+        if (flat === undefined) {
+          elements[ref] = [number, weight];
+        } else {
+          flat.push(number, weight);
+        }
+      });
+      inverted[term] = posting;
     });
     var fieldVectors = Object.create(null);
     Object.keys(elements).forEach(function (ref) {
       fieldVectors[ref] = new lunr.Vector(byTermNumber(elements[ref]));
     });
-    terms.sort(byString);
     var builder = new lunr.TokenSet.Builder();
     terms.forEach(function (term) {
       builder.insert(term);
@@ -582,7 +636,7 @@
       return Promise.all(clusters.probed(query).map(function (cluster) {
         return self.file("clusters/" + cluster + ".bin", "bytes").then(function (bytes) {
           if (!self.clusters.has(cluster)) {
-            self.clusters.set(cluster, readCluster(bytes));
+            self.clusters.set(cluster, readCluster(bytes, self.bundles));
           }
         });
       })).then(function () {
