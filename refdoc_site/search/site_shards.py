@@ -312,7 +312,8 @@ def _runs(groups: list[int]) -> list[int]:
 
 
 def _write_vectors(index: SearchIndex, groups: list[int], ids: list[int], options: dict, put_bytes) -> dict:
-    part = partition(index.rows, index.scales, cluster_count(len(index.documents), options["chunks_per_cluster"]))
+    keys = [d.chunk.id for d in index.documents]
+    part = partition(index.rows, index.scales, cluster_count(len(index.documents), options["chunks_per_cluster"]), keys)
     count, dim = part.centroid_rows.shape
     put_bytes("centroids.bin", b"RDVEC\x00\x01\x00" + struct.pack("<II", count, dim) + part.centroid_scales.astype("<f4").tobytes() + part.centroid_rows.tobytes())
     for cluster in range(part.clusters):
