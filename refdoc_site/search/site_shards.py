@@ -4,8 +4,9 @@ A small site ships one Lunr index, one chunk table and one vector file (`site_se
 past `shards.min_chunks` chunks that costs every first query the whole site (27 MB gzipped
 on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`) fetches:
 
-- `terms/N.json`, the postings of the terms that share a prefix: `keys[N]`, the longest
-  key a term starts with, a prefix split further while its shard is over
+- `terms/kH.json`, the postings of the terms that share a prefix (H: the prefix in
+  `key_name`'s hex, so that a new key leaves the other shards' names alone): the longest
+  key of `keys` a term starts with, a prefix split further while its shard is over
   `term_shard_bytes`. An entry is `[term, per field [gap, (-tf,) length, …]]` over the
   chunks' stable ids (`stable_ids`): the raw counts, not weights, so that an entry stays
   the same bytes while no chunk with its term changes. The browser makes the weight Lunr's
@@ -13,7 +14,7 @@ on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`
   count: what changes with any edit, in one small file) with the operations of
   `lunr_index.posting_weights`, so what it scores a fetched term with is exact. A query's
   exact clause reads its stem's shard, a prefix clause every shard under the prefix;
-- `fuzzy/p-N.json`, `fuzzy/s-N.json`: the terms of four letters or more by their first and
+- `fuzzy/p-H.json`, `fuzzy/s-H.json` (H: `key_name`): the terms of four letters or more by their first and
   by their last two letters. A term one edit from a query term of five letters or more
   (the typo clause) keeps the first two letters when the edit is at the third letter or
   later, and the last two when it is at the first or second, so the two lists name every
@@ -70,6 +71,12 @@ FUZZY_MIN_TERM = 4
 """A typo clause needs five letters; the terms one edit away have four or more."""
 
 
+def key_name(key: str) -> str:
+    """A key in a file's name: its UTF-16 code units, four hex digits each (refdoc-shards.js
+    `keyName`); "" for the empty key."""
+    return key.encode("utf-16-be").hex()
+
+
 def name_bucket(key: str, buckets: int) -> int:
     """FNV-1a over the key's UTF-16 code units (what JavaScript's charCodeAt reads)."""
     value = 0x811C9DC5
@@ -103,11 +110,11 @@ def write_sharded(
     entries = _term_entries(stats, ids)
     keys = _term_shards(entries, options["term_shard_bytes"])
     for number, (key, terms) in enumerate(keys):
-        put(f"terms/{number}.json", [entries[term] for term in terms])
+        put(f"terms/k{key_name(key)}.json", [entries[term] for term in terms])
     fuzzy = {"prefix": _fuzzy_lists(stats.postings, lambda t: t[:FUZZY_KEY]), "suffix": _fuzzy_lists(stats.postings, lambda t: t[-FUZZY_KEY:])}
     for side, lists in fuzzy.items():
-        for number, terms in enumerate(lists.values()):
-            put(f"fuzzy/{side[0]}-{number}.json", terms)
+        for key, terms in lists.items():
+            put(f"fuzzy/{side[0]}-{key_name(key)}.json", terms)
     put_bytes("meta.bin", _meta(index))
     put("stats.json", _global_statistics(stats))
     buckets = _power_of_two(len(index.documents) / max(options["names_per_bucket"], 1))

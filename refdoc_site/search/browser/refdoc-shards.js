@@ -68,6 +68,15 @@
     return /^[a-z0-9]$/.test(first) ? first : "other";
   }
 
+  /* A key in a file's name, four hex digits a UTF-16 code unit: site_shards.key_name. */
+  function keyName(key) {
+    var out = "";
+    for (var i = 0; i < key.length; i++) {
+      out += ("000" + key.charCodeAt(i).toString(16)).slice(-4);
+    }
+    return out;
+  }
+
   /* FNV-1a over UTF-16 code units: site_shards.name_bucket. */
   function nameBucket(key, buckets) {
     var value = 0x811c9dc5;
@@ -357,7 +366,7 @@
     var self = this;
     return Promise.all(
       Array.from(new Set(numbers)).filter(function (n) { return n >= 0; }).map(function (number) {
-        return self.file("terms/" + number + ".json", "json").then(function (entries) {
+        return self.file("terms/k" + keyName(self.manifest.keys[number]) + ".json", "json").then(function (entries) {
           if (!self.entries.has(number)) {
             self.entries.set(number, entries);
           }
@@ -374,7 +383,7 @@
     return Promise.all(
       lists.map(function (pair) {
         var number = self.fuzzyNumber[pair[0]].get(pair[1]);
-        return number === undefined ? Promise.resolve([]) : self.file("fuzzy/" + pair[0].charAt(0) + "-" + number + ".json", "json");
+        return number === undefined ? Promise.resolve([]) : self.file("fuzzy/" + pair[0].charAt(0) + "-" + keyName(pair[1]) + ".json", "json");
       })
     ).then(function (found) {
       var shards = [];
@@ -683,5 +692,5 @@
       });
   };
 
-  return { ShardedData: ShardedData, nameBucket: nameBucket, withinOneEdit: withinOneEdit, vocabKey: vocabKey };
+  return { ShardedData: ShardedData, nameBucket: nameBucket, keyName: keyName, withinOneEdit: withinOneEdit, vocabKey: vocabKey };
 });
