@@ -81,7 +81,7 @@ def recall(store_dir: Path, settings: list[tuple[int, int, int]], queries: list[
     partitions = {}
     for per_cluster, probe, rerank in settings:
         if per_cluster not in partitions:
-            partitions[per_cluster] = partition(index.rows, index.scales, cluster_count(len(index.documents), per_cluster))
+            partitions[per_cluster] = partition(index.rows, index.scales, cluster_count(len(index.documents), per_cluster), [d.chunk.id for d in index.documents])
         part = partitions[per_cluster]
         probe = probe or probe_for(part.clusters, shard_settings())
         dense_recall, fused_overlap, read = [], [], []

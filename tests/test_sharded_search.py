@@ -14,7 +14,7 @@ import pytest
 
 import refdoc_site.search.ranking as ranking
 from refdoc_site.search.site_search import DATA_DIR, write_search_data
-from refdoc_site.search.site_shards import approximate_probe, name_bucket, read_partition
+from refdoc_site.search.site_shards import approximate_probe, key_name, name_bucket, read_partition
 from test_js_parity import JS_DIR, QUERIES, model_available, node_available
 
 TYPO_QUERIES = ["konfiguration", "cnofiguration", "configuratoin", "summarise", "parse_argz", "lunrindex", "windows"]
@@ -65,7 +65,18 @@ def test_the_site_is_written_in_pieces(sharded) -> None:
     assert not (data_dir / "index.json").exists() and not (data_dir / "chunks.json").exists()
     shards = config["shards"]
     assert len(shards["keys"]) > 20 and shards["documents"] == len(python_index.documents)
-    assert len(list((data_dir / "rows").iterdir())) == -(-len(python_index.documents) // shards["rowsPerBundle"])
+    per, groups = shards["rowsPerBundle"], shards["rowRuns"][1::2]
+    assert sum(shards["rowRuns"][0::2]) == len(python_index.documents)
+    sizes = {}
+    for position, document in enumerate(python_index.documents):  # a file's rows in one group, bundles of `per`
+        sizes.setdefault(document.chunk.path, set()).add(groups[[i for i, s in enumerate(_starts(shards["rowRuns"])) if s <= position][-1]])
+    assert all(len(found) == 1 for found in sizes.values())
+    rows_written = {p.stem: len(json.loads(p.read_text())) for p in (data_dir / "rows").iterdir()}
+    assert sum(rows_written.values()) == len(python_index.documents) and max(rows_written.values()) <= per
+
+
+def _starts(runs: list[int]) -> list[int]:
+    return [sum(runs[0:i:2]) for i in range(0, len(runs), 2)]
 
 
 def test_every_term_is_in_the_shard_its_longest_key_names(sharded) -> None:
@@ -76,7 +87,7 @@ def test_every_term_is_in_the_shard_its_longest_key_names(sharded) -> None:
     keys = shards["keys"]
     found: dict[str, int] = {}
     for number in range(len(keys)):
-        for entry in json.loads((data_dir / f"terms/{number}.json").read_text()):
+        for entry in json.loads((data_dir / f"terms/k{key_name(keys[number])}.json").read_text()):
             assert entry[0] not in found, entry[0]
             found[entry[0]] = number
     terms = {term for term, _ in python_index.serialized["invertedIndex"]}
@@ -85,8 +96,8 @@ def test_every_term_is_in_the_shard_its_longest_key_names(sharded) -> None:
         assert keys[number] == max((key for key in keys if term.startswith(key)), key=len), term
     typo_lists = {side: [] for side in ("prefix", "suffix")}
     for side, side_keys in shards["fuzzy"].items():
-        for number in range(len(side_keys)):
-            typo_lists[side] += json.loads((data_dir / f"fuzzy/{side[0]}-{number}.json").read_text())
+        for key in side_keys:
+            typo_lists[side] += json.loads((data_dir / f"fuzzy/{side[0]}-{key_name(key)}.json").read_text())
     assert set(typo_lists["prefix"]) == set(typo_lists["suffix"]) == {t for t in terms if len(t) >= 4}
 
 
@@ -161,7 +172,7 @@ def test_sharded_fused_ranking_is_the_python_ranking_over_the_same_clusters(shar
     assert sum(overlap) / len(overlap) > 0.8, overlap
 
 
-def test_name_buckets_hash_as_javascript_does() -> None:
+def test_name_buckets_and_key_names_are_made_as_javascript_makes_them() -> None:
     if not node_available():
         pytest.skip("needs node")
     keys = ["searchindex", "_collapse", "__init__", "設定", "🙂x", ""]
@@ -170,6 +181,11 @@ def test_name_buckets_hash_as_javascript_does() -> None:
         ["node", "-e", script, str(Path(ranking.ASSETS / "refdoc-shards.js")), json.dumps(keys)], capture_output=True, text=True, check=True
     )
     assert json.loads(result.stdout) == [name_bucket(key, 97) for key in keys]
+    script = "const S = require(process.argv[1]); process.stdout.write(JSON.stringify(JSON.parse(process.argv[2]).map(S.keyName)));"
+    result = subprocess.run(
+        ["node", "-e", script, str(Path(ranking.ASSETS / "refdoc-shards.js")), json.dumps(keys)], capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout) == [key_name(key) for key in keys]  # the names of the term shards and typo lists
 
 
 def test_vocabulary_shards_are_keyed_as_javascript_keys_them(sharded, search_data) -> None:

@@ -55,7 +55,7 @@ and Material's search box its (tiny) index relative to the site's root."""
 HOME_PAGE = "index.html"
 """Always the preview's own too: the pull request's comment links to it."""
 LEFT_OUT = ("sitemap.xml", "sitemap.xml.gz", PAGE_MANIFEST)
-ROW_FILES = re.compile(rf"{re.escape(DATA_DIR)}/(?:chunks|rows/\d+)\.json")
+ROW_FILES = re.compile(rf"{re.escape(DATA_DIR)}/(?:chunks|rows/\d+-\d+)\.json")
 """The search's chunk tables (one, or a bundle of rows each): their `page` is a page's address."""
 COMMIT_MARK = b"\x00commit\x00"
 SITE_URL_MARK = b"\x00site\x00"

@@ -4,13 +4,17 @@ A small site ships one Lunr index, one chunk table and one vector file (`site_se
 past `shards.min_chunks` chunks that costs every first query the whole site (27 MB gzipped
 on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`) fetches:
 
-- `terms/N.json`, the postings of the terms that share a prefix: `keys[N]`, the longest
-  key a term starts with, a prefix split further while its shard is over
-  `term_shard_bytes`. An entry is `[term, term number, per field [gap, weight · 10^d, …]]`,
-  the weight Lunr's own index holds (`lunr_index.posting_weights`), so what the browser
-  scores a fetched term with is exact. A query's exact clause reads its stem's shard, a
-  prefix clause every shard under the prefix;
-- `fuzzy/p-N.json`, `fuzzy/s-N.json`: the terms of four letters or more by their first and
+- `terms/kH.json`, the postings of the terms that share a prefix (H: the prefix in
+  `key_name`'s hex, so that a new key leaves the other shards' names alone): the longest
+  key of `keys` a term starts with, a prefix split further while its shard is over
+  `term_shard_bytes`. An entry is `[term, per field [gap, (-tf,) length, …]]` over the
+  chunks' stable ids (`stable_ids`): the raw counts, not weights, so that an entry stays
+  the same bytes while no chunk with its term changes. The browser makes the weight Lunr's
+  own index holds from them and `stats.json` (the mean lengths, the idf of each posting
+  count: what changes with any edit, in one small file) with the operations of
+  `lunr_index.posting_weights`, so what it scores a fetched term with is exact. A query's
+  exact clause reads its stem's shard, a prefix clause every shard under the prefix;
+- `fuzzy/p-H.json`, `fuzzy/s-H.json` (H: `key_name`): the terms of four letters or more by their first and
   by their last two letters. A term one edit from a query term of five letters or more
   (the typo clause) keeps the first two letters when the edit is at the third letter or
   later, and the last two when it is at the first or second, so the two lists name every
@@ -19,11 +23,17 @@ on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`
   aside (asides.py), whether it belongs
   to the symbol of the chunk before): what the fusion and the collapse read of any chunk;
 - `names/N.json`: the definitions by the key of their name (`names.name_key`), hashed into
-  buckets, for a query that is a name;
-- `rows/N.json`: the chunk table's rows, `rows_per_bundle` at a time, for the results shown;
+  a power of two of buckets, by stable id, for a query that is a name;
+- `rows/G-K.json`: the chunk table's rows, for the results shown, keyed by file so that
+  a pull request's preview (rendering/previews.py) carries only the bundles of the files
+  it changed: a file belongs to group G (`row_groups`: a hash of its path), and group G's
+  rows, in position order, are cut `rows_per_bundle` at a time (bundle K). The manifest's
+  `rowRuns` names the group of each position (run lengths), all the browser needs to find
+  a position's bundle;
 - `centroids.bin` and `clusters/N.bin` (vector_partition): the query's `probe` nearest
-  clusters, each chunk in four-bit coarse codes; `exact/N.bin`, the int8 rows of
-  `exact_per_bundle` chunks in position order, for the `rerank` best by coarse score;
+  clusters, each chunk (by stable id) in four-bit coarse codes; `exact/G-K.bin`, the int8 rows of
+  group G's chunks `exact_per_bundle` at a time (as the rows), for the `rerank` best by
+  coarse score;
 - `model/vocab/N.txt` and `model/blocks/N.bin`: the word pieces by their first
   characters (`vocab_key`), and the embedding model's rows `model_rows_per_block` at a
   time, for the query's words and word pieces only;
@@ -32,6 +42,7 @@ on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Callable
 from pathlib import Path
@@ -42,12 +53,12 @@ import orjson
 from ..core.records import ChunkKind
 from .embed import read_model
 from .loanwords import rules as loanword_rules
-from .lunr_index import posting_weights, term_statistics
+from .lunr_index import B, K1, term_statistics
 from .names import is_public, name_key
 from .ranking import SCORE_DECIMALS, SearchIndex, settings
 from .vector_partition import VectorPartition, approximate_dense_scores, cluster_count, pack_codes, partition, unpack_codes
 
-FORMAT = "refdoc-shards/1"
+FORMAT = "refdoc-shards/2"
 CLUSTER_MAGIC = b"RDCLU\x00\x02\x00"
 EXACT_MAGIC = b"RDEXA\x00\x01\x00"
 MODEL_BLOCK_MAGIC = b"RDMBK\x00\x01\x00"
@@ -58,6 +69,12 @@ ASIDE_BIT = 0x40
 FUZZY_KEY = 2
 FUZZY_MIN_TERM = 4
 """A typo clause needs five letters; the terms one edit away have four or more."""
+
+
+def key_name(key: str) -> str:
+    """A key in a file's name: its UTF-16 code units, four hex digits each (refdoc-shards.js
+    `keyName`); "" for the empty key."""
+    return key.encode("utf-16-be").hex()
 
 
 def name_bucket(key: str, buckets: int) -> int:
@@ -87,22 +104,25 @@ def write_sharded(
         path.write_bytes(data)
         written[name] = len(data)
 
+    groups = row_groups([d.chunk.path for d in index.documents], options["files_per_group"])
+    ids, stride = stable_ids(groups)
     stats = term_statistics(index._terms or [], index.fields)
-    entries = _term_entries(stats)
+    entries = _term_entries(stats, ids)
     keys = _term_shards(entries, options["term_shard_bytes"])
     for number, (key, terms) in enumerate(keys):
-        put(f"terms/{number}.json", [entries[term] for term in terms])
+        put(f"terms/k{key_name(key)}.json", [entries[term] for term in terms])
     fuzzy = {"prefix": _fuzzy_lists(stats.postings, lambda t: t[:FUZZY_KEY]), "suffix": _fuzzy_lists(stats.postings, lambda t: t[-FUZZY_KEY:])}
     for side, lists in fuzzy.items():
-        for number, terms in enumerate(lists.values()):
-            put(f"fuzzy/{side[0]}-{number}.json", terms)
+        for key, terms in lists.items():
+            put(f"fuzzy/{side[0]}-{key_name(key)}.json", terms)
     put_bytes("meta.bin", _meta(index))
-    buckets = max(1, -(-len(index.documents) // options["names_per_bucket"]))
-    for number, bucket in enumerate(_name_buckets(index, rows, buckets)):
+    put("stats.json", _global_statistics(stats))
+    buckets = _power_of_two(len(index.documents) / max(options["names_per_bucket"], 1))
+    for number, bucket in enumerate(_name_buckets(index, rows, ids, buckets)):
         put(f"names/{number}.json", bucket)
     per_bundle = options["rows_per_bundle"]
-    for start in range(0, len(rows), per_bundle):
-        put(f"rows/{start // per_bundle}.json", rows[start : start + per_bundle])
+    for name, positions in _bundles(groups, per_bundle).items():
+        put(f"rows/{name}.json", [rows[p] for p in positions])
     rules = loanword_rules()
     put("vocabulary.json", sorted(t for t in stats.postings if t.isascii() and t.isalpha() and t.islower() and len(t) >= rules["min_term_length"]))
     manifest = {
@@ -117,28 +137,47 @@ def write_sharded(
         "groups": _group_exceptions(index),
         "nameBuckets": buckets,
         "rowsPerBundle": per_bundle,
+        "rowRuns": _runs(groups),
+        "idStride": stride,
         "vectors": None,
         "model": None,
     }
     if index.has_vectors and model_dir is not None:
-        manifest["vectors"] = _write_vectors(index, options, put_bytes)
+        manifest["vectors"] = _write_vectors(index, groups, ids, options, put_bytes)
         manifest["model"] = _write_model(model_dir, options["model_rows_per_block"], put_bytes)
     return manifest, written
 
 
-def _term_entries(stats) -> dict[str, list]:
-    """Each term's shard entry: [term, term number, per field [gap, weight · 10^d, …]]."""
-    scale = 10**SCORE_DECIMALS
-    number = {term: n for n, term in enumerate(stats.postings)}
-    lists: dict[str, list[list[int]]] = {term: [[] for _ in stats.fields] for term in stats.postings}
-    previous: dict[tuple[str, int], int] = {}
-    field_number = {field: f for f, field in enumerate(stats.fields)}
-    for term, field, position, weight in posting_weights(stats, SCORE_DECIMALS):
-        f = field_number[field]
-        last = previous.get((term, f), -1)
-        lists[term][f] += [position - last, round(weight * scale)]
-        previous[term, f] = position
-    return {term: [term, number[term], lists[term]] for term in stats.postings}
+def _term_entries(stats, ids: list[int]) -> dict[str, list]:
+    """Each term's shard entry: [term, per field [gap, (-tf,) length, …]]: the chunks with
+    the term by stable id (`stable_ids`; the gap from the id before, the first from -1),
+    the term's count there when more than one, and the field's length in that chunk. No
+    weight: it reads the whole index's statistics (`stats.json`), so the browser makes it
+    (the operations of `lunr_index.posting_weights`); an entry changes only when a chunk
+    with the term does."""
+    entries = {}
+    for term, posting in stats.postings.items():
+        lists = []
+        for field in stats.fields:
+            flat: list[int] = []
+            last = -1
+            lengths = stats.lengths[field]
+            for chunk_id, position in sorted((ids[position], position) for position in posting[field]):
+                tf = posting[field][position]
+                flat += [chunk_id - last, -tf, lengths[position]] if tf > 1 else [chunk_id - last, lengths[position]]
+                last = chunk_id
+            lists.append(flat)
+        entries[term] = [term, lists]
+    return entries
+
+
+def _global_statistics(stats) -> dict:
+    """What a weight reads of the whole index: the fields' mean lengths and the idf of each
+    posting count (Python's, as `compact_index` ships them: `Math.log` may differ in the
+    last bit)."""
+    counts = sorted({stats.posting_count(term) for term in stats.postings})
+    means = [sum(stats.lengths[f]) / stats.count if stats.count else 0 for f in stats.fields]
+    return {"boosts": [stats.boosts[f] for f in stats.fields], "k1": K1, "b": B, "means": means, "idf": [[n, stats.idf(n)] for n in counts]}
 
 
 def _term_shards(entries: dict[str, list], limit: int) -> list[tuple[str, list[str]]]:
@@ -220,30 +259,81 @@ def _group_exceptions(index: SearchIndex) -> dict[str, int]:
     return exceptions
 
 
-def _name_buckets(index: SearchIndex, rows: list[dict], buckets: int) -> list[list]:
-    """Per bucket, [name key, [[position, symbol, path, kind], …]] in key order."""
+def _name_buckets(index: SearchIndex, rows: list[dict], ids: list[int], buckets: int) -> list[list]:
+    """Per bucket, [name key, [[stable id, symbol, path, kind], …]] in key order."""
     tables: list[dict[str, list]] = [{} for _ in range(buckets)]
     for position, document in enumerate(index.documents):
         key = name_key(document.chunk.symbol.rsplit(".", 1)[-1])
         row = rows[position]
-        tables[name_bucket(key, buckets)].setdefault(key, []).append([position, row["symbol"], row["path"], row["kind"]])
+        tables[name_bucket(key, buckets)].setdefault(key, []).append([ids[position], row["symbol"], row["path"], row["kind"]])
     return [sorted(table.items()) for table in tables]
 
 
-def _write_vectors(index: SearchIndex, options: dict, put_bytes) -> dict:
-    part = partition(index.rows, index.scales, cluster_count(len(index.documents), options["chunks_per_cluster"]))
+def row_groups(paths: list[str], files_per_group: int) -> list[int]:
+    """The group of each position: its path's `name_bucket` among a power of two of groups,
+    about `files_per_group` files each. A file keeps its group while the number of files
+    stays within the same power of two, whatever else changes."""
+    files = len(set(paths))
+    count = _power_of_two(files / max(files_per_group, 1))
+    group_of = {path: name_bucket(path, count) for path in set(paths)}
+    return [group_of[path] for path in paths]
+
+
+def _power_of_two(value: float) -> int:
+    """The least power of two at least `value` (1 at least): a count of buckets that stays
+    the same while the site grows or shrinks within a factor of two."""
+    return 1 << max(0, math.ceil(math.log2(max(1.0, value))))
+
+
+def stable_ids(groups: list[int]) -> tuple[list[int], int]:
+    """Each position's id in the pieces: group · stride + its number among its group's
+    positions, stride the power of two that holds the largest group. A chunk keeps its id
+    while the chunks before it in its group stay (whatever other files do); the browser
+    turns an id back into a position with the manifest's `rowRuns`."""
+    local: dict[int, int] = {}
+    numbers = []
+    for group in groups:
+        numbers.append(local.get(group, 0))
+        local[group] = numbers[-1] + 1
+    stride = _power_of_two(max(local.values(), default=1))
+    return [group * stride + number for group, number in zip(groups, numbers)], stride
+
+
+def _bundles(groups: list[int], per_bundle: int) -> dict[str, list[int]]:
+    """{"G-K": positions}: group G's positions in order, `per_bundle` at a time."""
+    members: dict[int, list[int]] = {}
+    for position, group in enumerate(groups):
+        members.setdefault(group, []).append(position)
+    return {f"{g}-{k // per_bundle}": ps[k : k + per_bundle] for g, ps in sorted(members.items()) for k in range(0, len(ps), per_bundle)}
+
+
+def _runs(groups: list[int]) -> list[int]:
+    """[length, group, length, group, …]: the groups of the positions, run by run."""
+    runs: list[int] = []
+    for position, group in enumerate(groups):
+        if position and group == groups[position - 1]:
+            runs[-2] += 1
+        else:
+            runs += [1, group]
+    return runs
+
+
+def _write_vectors(index: SearchIndex, groups: list[int], ids: list[int], options: dict, put_bytes) -> dict:
+    keys = [d.chunk.id for d in index.documents]
+    part = partition(index.rows, index.scales, cluster_count(len(index.documents), options["chunks_per_cluster"]), keys)
     count, dim = part.centroid_rows.shape
     put_bytes("centroids.bin", b"RDVEC\x00\x01\x00" + struct.pack("<II", count, dim) + part.centroid_scales.astype("<f4").tobytes() + part.centroid_rows.tobytes())
     for cluster in range(part.clusters):
         members = part.members(cluster)
-        data = CLUSTER_MAGIC + struct.pack("<II", len(members), dim) + members.astype("<u4").tobytes()
+        members = members[np.argsort(np.asarray(ids)[members], kind="stable")]  # by stable id: the bytes of an unchanged cluster stay
+        data = CLUSTER_MAGIC + struct.pack("<II", len(members), dim) + np.asarray(ids, dtype="<u4")[members].tobytes()
         data += index.scales[members].astype("<f4").tobytes() + pack_codes(part.codes[members])
         put_bytes(f"clusters/{cluster}.bin", data)
     per_bundle = options["exact_per_bundle"]
-    for start in range(0, len(index.rows), per_bundle):
-        block = index.rows[start : start + per_bundle]
-        data = EXACT_MAGIC + struct.pack("<II", len(block), dim) + index.scales[start : start + per_bundle].astype("<f4").tobytes()
-        put_bytes(f"exact/{start // per_bundle}.bin", data + block.astype(np.int8).tobytes())
+    for name, positions in _bundles(groups, per_bundle).items():
+        block, scales = index.rows[positions], index.scales[positions]
+        data = EXACT_MAGIC + struct.pack("<II", len(block), dim) + scales.astype("<f4").tobytes()
+        put_bytes(f"exact/{name}.bin", data + block.astype(np.int8).tobytes())
     return {
         "clusters": part.clusters,
         "dim": dim,
@@ -307,6 +397,20 @@ def _write_model(model_dir: Path, per_block: int, put_bytes) -> dict:
     return {"vocabShards": keys, "rowsPerBlock": per_block, "header": header, "specialIds": specials}
 
 
+def id_positions(manifest: dict) -> dict[int, int]:
+    """{stable id: position} from the manifest's `rowRuns` and `idStride` (what
+    refdoc-shards.js `Bundles` reads)."""
+    runs, stride = manifest["rowRuns"], manifest["idStride"]
+    found, local, position = {}, {}, 0
+    for length, group in zip(runs[0::2], runs[1::2]):
+        for _ in range(length):
+            number = local.get(group, 0)
+            found[group * stride + number] = position
+            local[group] = number + 1
+            position += 1
+    return found
+
+
 def read_partition(data_dir: Path, manifest: dict) -> VectorPartition:
     """The clusters a site's vectors were written in, read back (tests, recall benchmark)."""
     data = (data_dir / "centroids.bin").read_bytes()
@@ -314,11 +418,12 @@ def read_partition(data_dir: Path, manifest: dict) -> VectorPartition:
     scales = np.frombuffer(data, "<f4", count, 16).astype(np.float32)
     rows = np.frombuffer(data, np.int8, count * dim, 16 + 4 * count).reshape(count, dim)
     assignment = np.zeros(manifest["documents"], dtype=np.int64)
+    position_of = id_positions(manifest)
     codes = np.zeros((manifest["documents"], dim), dtype=np.int8)
     for cluster in range(count):
         data = (data_dir / f"clusters/{cluster}.bin").read_bytes()
         size = struct.unpack_from("<I", data, 8)[0]
-        members = np.frombuffer(data, "<u4", size, 16)
+        members = np.array([position_of[i] for i in np.frombuffer(data, "<u4", size, 16).tolist()], dtype=np.int64)
         assignment[members] = cluster
         codes[members] = unpack_codes(data[16 + 8 * size :], size, dim)
     return VectorPartition(assignment, rows, scales, codes)

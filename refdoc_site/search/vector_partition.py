@@ -12,6 +12,7 @@ vector already, so reading all of them costs no transfer.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,15 +53,23 @@ def cluster_count(chunks: int, per_cluster: int) -> int:
     return max(1, round(chunks / max(per_cluster, 1)))
 
 
-def partition(rows: np.ndarray, scales: np.ndarray, clusters: int) -> VectorPartition:
-    """Spherical k-means of the dequantised rows into `clusters` (seeded, fixed rounds)."""
+def partition(rows: np.ndarray, scales: np.ndarray, clusters: int, keys: list[str] | None = None) -> VectorPartition:
+    """Spherical k-means of the dequantised rows into `clusters` (seeded, fixed rounds).
+
+    With `keys` (a stable name per row, e.g. its chunk id) the first centroids are the rows
+    whose keys hash lowest (`stable_seeds`), not a draw among positions: a change to a few
+    chunks then changes at most as many of the seeds, and the clusters they lead to change
+    little (a pull request's preview carries only the cluster files that did)."""
     vectors = rows.astype(np.float32) * scales[:, None].astype(np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     vectors = vectors / np.where(norms == 0, 1, norms)
     count = len(vectors)
     clusters = min(max(clusters, 1), max(count, 1))
-    generator = np.random.default_rng(SEED)
-    centroids = vectors[np.sort(generator.choice(count, size=clusters, replace=False))] if count else np.zeros((1, rows.shape[1]), np.float32)
+    if keys is not None:
+        seeds = stable_seeds(keys, clusters)
+    else:
+        seeds = np.sort(np.random.default_rng(SEED).choice(count, size=clusters, replace=False)) if count else np.zeros(0, np.int64)
+    centroids = vectors[seeds] if count else np.zeros((1, rows.shape[1]), np.float32)
     assignment = np.zeros(count, dtype=np.int64)
     for _ in range(KMEANS_ITERATIONS):
         assignment = _nearest(vectors, centroids)
@@ -78,6 +87,13 @@ def partition(rows: np.ndarray, scales: np.ndarray, clusters: int) -> VectorPart
     assignment = _nearest(vectors, centroids) if count else assignment
     centroid_rows, centroid_scales = quantize_rows(centroids)
     return VectorPartition(assignment.astype(np.int64), centroid_rows, centroid_scales, coarse_codes(rows))
+
+
+def stable_seeds(keys: list[str], clusters: int) -> np.ndarray:
+    """The positions of the `clusters` keys with the lowest SHA-256 (ties to the lower
+    position), in position order: a sample that does not depend on the positions."""
+    order = sorted(range(len(keys)), key=lambda i: (hashlib.sha256(keys[i].encode("utf-8")).digest()[:8], i))
+    return np.array(sorted(order[:clusters]), dtype=np.int64)
 
 
 def coarse_codes(rows: np.ndarray) -> np.ndarray:

@@ -17,14 +17,14 @@
  */
 (function (root, factory) {
   if (typeof module === "object" && module.exports) {
-    module.exports = factory(require("./refdoc-search.js"), require("./refdoc-embed.js"));
+    module.exports = factory(require("./refdoc-search.js"), require("./refdoc-embed.js"), require("./refdoc-keyword.js"));
   } else {
-    root.RefdocShards = factory(root.RefdocSearch, root.RefdocEmbed);
+    root.RefdocShards = factory(root.RefdocSearch, root.RefdocEmbed, root.RefdocKeyword);
   }
-})(typeof self !== "undefined" ? self : this, function (RefdocSearch, RefdocEmbed) {
+})(typeof self !== "undefined" ? self : this, function (RefdocSearch, RefdocEmbed, RefdocKeyword) {
   "use strict";
 
-  var FORMAT = "refdoc-shards/1";
+  var FORMAT = "refdoc-shards/2";
   var PRIVATE_BIT = 0x10;
   var CONTINUES_BIT = 0x20;
   var ASIDE_BIT = 0x40;
@@ -68,6 +68,15 @@
     return /^[a-z0-9]$/.test(first) ? first : "other";
   }
 
+  /* A key in a file's name, four hex digits a UTF-16 code unit: site_shards.key_name. */
+  function keyName(key) {
+    var out = "";
+    for (var i = 0; i < key.length; i++) {
+      out += ("000" + key.charCodeAt(i).toString(16)).slice(-4);
+    }
+    return out;
+  }
+
   /* FNV-1a over UTF-16 code units: site_shards.name_bucket. */
   function nameBucket(key, buckets) {
     var value = 0x811c9dc5;
@@ -101,6 +110,40 @@
     return left === 2 && right === 2 && a.charAt(start) === b.charAt(start + 1) && a.charAt(start + 1) === b.charAt(start);
   }
 
+  /* Where each position's row and exact vector lie: its file group (the manifest's
+     `rowRuns`, run lengths of groups in position order) and its number among that
+     group's positions; bundle "G-K" holds `per` of them (site_shards._bundles). A piece
+     names a chunk by its stable id, group · stride + that number (site_shards.stable_ids). */
+  function Bundles(runs, count, stride) {
+    this.group = new Uint32Array(count);
+    this.local = new Uint32Array(count);
+    this.stride = stride;
+    this.members = new Map();
+    var position = 0;
+    for (var i = 0; i < runs.length; i += 2) {
+      var group = runs[i + 1];
+      var members = this.members.get(group) || [];
+      for (var k = 0; k < runs[i]; k++, position++) {
+        this.group[position] = group;
+        this.local[position] = members.length;
+        members.push(position);
+      }
+      this.members.set(group, members);
+    }
+  }
+
+  Bundles.prototype.position = function (id) {
+    return this.members.get(Math.floor(id / this.stride))[id % this.stride];
+  };
+
+  Bundles.prototype.name = function (position, per) {
+    return this.group[position] + "-" + Math.floor(this.local[position] / per);
+  };
+
+  Bundles.prototype.offset = function (position, per) {
+    return this.local[position] % per;
+  };
+
   /* What the ranking reads of the chunks (refdoc-search.js ChunkTable), from meta.bin,
      the name buckets and the row bundles fetched so far. */
   function ShardTable(shards) {
@@ -129,8 +172,9 @@
   };
 
   ShardTable.prototype.row = function (position) {
-    var bundle = this.shards.rows.get(Math.floor(position / this.shards.manifest.rowsPerBundle));
-    return bundle ? bundle[position % this.shards.manifest.rowsPerBundle] : null;
+    var per = this.shards.manifest.rowsPerBundle;
+    var bundle = this.shards.rows.get(this.shards.bundles.name(position, per));
+    return bundle ? bundle[this.shards.bundles.offset(position, per)] : null;
   };
 
   ShardTable.prototype.named = function (key) {
@@ -203,8 +247,8 @@
     var per = shards.manifest.vectors.exactPerBundle;
     var scored = this.coarse(query);
     scored.slice(0, shards.manifest.vectors.rerank).forEach(function (pair) {
-      var bundle = shards.exact.get(Math.floor(pair[0] / per));
-      var row = pair[0] % per;
+      var bundle = shards.exact.get(shards.bundles.name(pair[0], per));
+      var row = shards.bundles.offset(pair[0], per);
       var sum = 0;
       for (var j = 0; j < bundle.dim; j++) {
         sum += bundle.matrix[row * bundle.dim + j] * query[j];
@@ -219,13 +263,15 @@
     return dense;
   };
 
-  function readCluster(bytes) {
+  function readCluster(bytes, bundles) {
     var view = new DataView(bytes);
     var count = view.getUint32(8, true);
     var dim = view.getUint32(12, true);
     return {
       dim: dim,
-      positions: new Uint32Array(bytes.slice(16, 16 + 4 * count)),
+      positions: new Uint32Array(bytes.slice(16, 16 + 4 * count)).map(function (id) {
+        return bundles.position(id);
+      }),
       scales: new Float32Array(bytes.slice(16 + 4 * count, 16 + 8 * count)),
       codes: new Uint8Array(bytes, 16 + 8 * count, count * ((dim + 1) >> 1))
     };
@@ -263,6 +309,8 @@
     this.built = -1;
     this.meta = null;
     this.rows = new Map();
+    this.bundles = new Bundles(this.manifest.rowRuns, this.manifest.documents, this.manifest.idStride);
+    this.stats = null;
     this.names = new Map();
     this.clusters = new Map();
     this.exact = new Map();
@@ -318,7 +366,7 @@
     var self = this;
     return Promise.all(
       Array.from(new Set(numbers)).filter(function (n) { return n >= 0; }).map(function (number) {
-        return self.file("terms/" + number + ".json", "json").then(function (entries) {
+        return self.file("terms/k" + keyName(self.manifest.keys[number]) + ".json", "json").then(function (entries) {
           if (!self.entries.has(number)) {
             self.entries.set(number, entries);
           }
@@ -335,7 +383,7 @@
     return Promise.all(
       lists.map(function (pair) {
         var number = self.fuzzyNumber[pair[0]].get(pair[1]);
-        return number === undefined ? Promise.resolve([]) : self.file("fuzzy/" + pair[0].charAt(0) + "-" + number + ".json", "json");
+        return number === undefined ? Promise.resolve([]) : self.file("fuzzy/" + pair[0].charAt(0) + "-" + keyName(pair[1]) + ".json", "json");
       })
     ).then(function (found) {
       var shards = [];
@@ -366,7 +414,10 @@
     var self = this;
     var searcher = this.searcher;
     var lunr = this.lunr;
-    var needs = [this.file("meta.bin", "bytes").then(function (bytes) { self.meta = new Uint8Array(bytes); })];
+    var needs = [
+      this.file("meta.bin", "bytes").then(function (bytes) { self.meta = new Uint8Array(bytes); }),
+      this.file("stats.json", "json").then(function (stats) { self.stats = self.stats || readStatistics(stats); })
+    ];
     var words = ASCII.test(text) || !searcher.loanwordRules || searcher.loanwords
       ? Promise.resolve()
       : this.file("vocabulary.json", "json").then(function (vocabulary) {
@@ -412,7 +463,7 @@
       needs.push(this.file("names/" + bucket + ".json", "json").then(function (entries) {
         if (!self.names.has(bucket)) {
           self.names.set(bucket, new Map(entries.map(function (entry) {
-            return [entry[0], entry[1].map(function (c) { return { position: c[0], symbol: c[1], path: c[2], kind: c[3] }; })];
+            return [entry[0], entry[1].map(function (c) { return { position: self.bundles.position(c[0]), symbol: c[1], path: c[2], kind: c[3] }; })];
           })));
         }
       }));
@@ -420,48 +471,89 @@
     return Promise.all(needs);
   };
 
+  /* stats.json: what every weight reads of the whole index (site_shards._global_statistics). */
+  function readStatistics(stats) {
+    var idf = new Map();
+    stats.idf.forEach(function (pair) {
+      idf.set(pair[0], pair[1]);
+    });
+    return { boosts: stats.boosts, k1: stats.k1, b: stats.b, means: stats.means, idf: idf };
+  }
+
+  /* Calls visit(f, id, tf, length) for each chunk of a term entry's field lists (gaps of
+     stable ids, each followed by -tf when more than one, then the field's length). */
+  function eachPosting(lists, visit) {
+    for (var f = 0; f < lists.length; f++) {
+      var list = lists[f];
+      var id = -1;
+      for (var i = 0; i < list.length; ) {
+        id += list[i++];
+        var tf = 1;
+        if (list[i] < 0) {
+          tf = -list[i++];
+        }
+        visit(f, id, tf, list[i++]);
+      }
+    }
+  }
+
   /* The Lunr index of the terms fetched so far: what lunr.Index.load makes of the whole
      index, less the terms no fetched clause can reach (a query's score reads only the
-     weights of the terms it matched, and the query vector's own length). */
+     weights of the terms it matched, and the query vector's own length). The weights are
+     lunr_index.posting_weights', made with the same operations in the same order and
+     rounded as Python rounds (as refdoc-keyword.js does for a small site's index); the
+     term numbers are the fetched terms' string order. */
   ShardedData.prototype.buildIndex = function () {
     if (this.built === this.entries.size) {
       return;
     }
     var lunr = this.lunr;
     var fields = this.manifest.fields;
-    var scale = Math.pow(10, this.manifest.decimals);
+    var decimals = this.manifest.decimals;
+    var stats = this.stats;
+    var bundles = this.bundles;
     var inverted = Object.create(null);
     var elements = Object.create(null);
-    var terms = [];
+    var all = [];
     this.entries.forEach(function (entries) {
-      entries.forEach(function (entry) {
-        var term = entry[0];
-        var posting = { _index: entry[1] };
-        terms.push(term);
-        entry[2].forEach(function (list, f) {
-          var documents = {};
-          var position = -1;
-          for (var i = 0; i < list.length; i += 2) {
-            position += list[i];
-            documents[position] = NO_METADATA;
-            var ref = fields[f] + "/" + position;
-            var flat = elements[ref];
-            if (flat === undefined) {
-              elements[ref] = [entry[1], list[i + 1] / scale];
-            } else {
-              flat.push(entry[1], list[i + 1] / scale);
-            }
-          }
-          posting[fields[f]] = documents;
-        });
-        inverted[term] = posting;
+      all.push.apply(all, entries);
+    });
+    all.sort(function (x, y) {
+      return byString(x[0], y[0]);
+    });
+    var terms = [];
+    all.forEach(function (entry, number) {
+      var term = entry[0];
+      var posting = { _index: number };
+      var count = 0;
+      eachPosting(entry[1], function () {
+        count++;
       });
+      var idf = stats.idf.get(count);
+      fields.forEach(function (field) {
+        posting[field] = {};
+      });
+      terms.push(term);
+      eachPosting(entry[1], function (f, id, tf, length) {
+        var position = bundles.position(id);
+        posting[fields[f]][position] = NO_METADATA;
+        var mean = stats.means[f];
+        var norm = mean ? stats.k1 * (1 - stats.b + stats.b * (length / mean)) : stats.k1 * (1 - stats.b);
+        var weight = RefdocKeyword.roundLikePython(((idf * ((stats.k1 + 1) * tf)) / (norm + tf)) * stats.boosts[f], decimals);
+        var ref = fields[f] + "/" + position;
+        var flat = elements[ref];
+        if (flat === undefined) {
+          elements[ref] = [number, weight];
+        } else {
+          flat.push(number, weight);
+        }
+      });
+      inverted[term] = posting;
     });
     var fieldVectors = Object.create(null);
     Object.keys(elements).forEach(function (ref) {
       fieldVectors[ref] = new lunr.Vector(byTermNumber(elements[ref]));
     });
-    terms.sort(byString);
     var builder = new lunr.TokenSet.Builder();
     terms.forEach(function (term) {
       builder.insert(term);
@@ -481,7 +573,7 @@
   ShardedData.prototype.prepareRows = function (positions) {
     var self = this;
     var per = this.manifest.rowsPerBundle;
-    return Promise.all(Array.from(new Set(positions.map(function (p) { return Math.floor(p / per); }))).map(function (bundle) {
+    return Promise.all(Array.from(new Set(positions.map(function (p) { return self.bundles.name(p, per); }))).map(function (bundle) {
       return self.file("rows/" + bundle + ".json", "json").then(function (rows) {
         self.rows.set(bundle, rows);
       });
@@ -553,12 +645,12 @@
       return Promise.all(clusters.probed(query).map(function (cluster) {
         return self.file("clusters/" + cluster + ".bin", "bytes").then(function (bytes) {
           if (!self.clusters.has(cluster)) {
-            self.clusters.set(cluster, readCluster(bytes));
+            self.clusters.set(cluster, readCluster(bytes, self.bundles));
           }
         });
       })).then(function () {
         var per = vectors.exactPerBundle;
-        var bundles = new Set(clusters.reranked(query).map(function (position) { return Math.floor(position / per); }));
+        var bundles = new Set(clusters.reranked(query).map(function (position) { return self.bundles.name(position, per); }));
         return Promise.all(Array.from(bundles).map(function (bundle) {
           return self.file("exact/" + bundle + ".bin", "bytes").then(function (bytes) {
             if (!self.exact.has(bundle)) {
@@ -600,5 +692,5 @@
       });
   };
 
-  return { ShardedData: ShardedData, nameBucket: nameBucket, withinOneEdit: withinOneEdit, vocabKey: vocabKey };
+  return { ShardedData: ShardedData, nameBucket: nameBucket, keyName: keyName, withinOneEdit: withinOneEdit, vocabKey: vocabKey };
 });

@@ -1,0 +1,125 @@
+"""A large site's search pieces stay the same bytes where the code they cover did not change
+(site_shards.py), so that a pull request's preview (rendering/previews.py) carries a few of
+them: a repository indexed, one function appended to one file, indexed again, the search
+data written both times in pieces and compared piece by piece."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import refdoc_site.search.ranking as ranking
+import refdoc_site.search.site_shards as site_shards
+from refdoc_site.core.config import Config
+from refdoc_site.pipeline import Workspace, index
+from refdoc_site.search.embed import matching_embedder
+from refdoc_site.search.site_search import DATA_DIR, write_search_data
+from test_sharded_search import needs_node, rank
+
+ROOT = Path(__file__).resolve().parent.parent
+CHANGED = "shop/app/util.py"
+APPENDED = '\n\ndef clamp_percentage(value: float) -> float:\n    """Keep a percentage between zero and a hundred."""\n    return max(0.0, min(100.0, value))\n'
+GLOBAL = {"config.json", "meta.bin", "stats.json", "vocabulary.json", "centroids.bin"}
+"""What any edit may change: the manifest, a byte per chunk, the weights' statistics, the
+list of plain terms (a new word) and the centroids (every chunk moves them a little)."""
+
+
+def _pieces(data_dir: Path) -> dict[str, bytes]:
+    return {p.relative_to(data_dir).as_posix(): p.read_bytes() for p in data_dir.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def two_builds(tmp_path_factory) -> tuple[Path, Path, list]:
+    """The search data before and after the change, and the documents after it."""
+    work = tmp_path_factory.mktemp("stable")
+    repo = work / "repo"
+    shutil.copytree(ROOT / "refdoc_site" / "search", repo / "refdoc_site" / "search", ignore=shutil.ignore_patterns("browser", "__pycache__"))
+    shutil.copytree(ROOT / "tests" / "fixtures" / "golden_repo", repo / "shop")
+    workspace = Workspace.create(repo, Config(), work / "store", work / "site")
+    shared = ranking.settings()
+    small = {**shared, "shards": {**shared["shards"], "term_shard_bytes": 3000, "chunks_per_cluster": 16, "probe": 4, "files_per_group": 2}}
+    patch = pytest.MonkeyPatch()
+    patch.setattr(ranking, "settings", lambda: small)
+    patch.setattr(site_shards, "settings", lambda: small)
+    built = []
+    try:
+        for name in ("before", "after"):
+            if name == "after":
+                with (repo / CHANGED).open("a", encoding="utf-8") as changed:
+                    changed.write(APPENDED)
+            index(workspace)
+            state = workspace.store.load()
+            embedder = matching_embedder(state)
+            write_search_data(state.documents, work / name, embedder.directory if embedder else None, shard_min_chunks=0)
+            built.append(state.documents)
+    finally:
+        patch.undo()
+    return work / "before" / DATA_DIR, work / "after" / DATA_DIR, built
+
+
+def test_one_appended_function_changes_only_the_pieces_of_its_file(two_builds) -> None:
+    before_dir, after_dir, (before_docs, after_docs) = two_builds
+    before, after = _pieces(before_dir), _pieces(after_dir)
+    changed = sorted(name for name, data in after.items() if before.get(name) != data)
+    manifest = json.loads(after["config.json"])["shards"]
+    assert len(after_docs) == len(before_docs) + 1 and len(after_docs) > 200
+    own_ids = {i for i, p in site_shards.id_positions(manifest).items() if after_docs[p].chunk.path == CHANGED}
+    group = next(iter({i // manifest["idStride"] for i in own_ids}))
+    for name in changed:
+        kind = name.split("/", 1)[0]
+        if kind in ("rows", "exact"):  # the bundles of the file's group only
+            assert name.split("/")[1].split("-")[0] == str(group), name
+        elif kind == "terms":  # a shard with a term of the file's chunks
+            entries = json.loads(after[name]) + json.loads(before.get(name, b"[]"))
+            ids = set()
+            for entry in entries:
+                for flat in entry[1]:
+                    ids |= _ids(flat)
+            assert ids & own_ids, name
+        else:
+            assert name in GLOBAL or kind in ("names", "fuzzy", "clusters"), name
+    terms = [n for n in after if n.startswith("terms/")]
+    clusters = [n for n in after if n.startswith("clusters/")]
+    rows = [n for n in after if n.startswith("rows/")]
+    assert len(terms) > 20 and len(rows) > 10 and len(clusters) > 10
+    assert len([n for n in changed if n.startswith("terms/")]) <= len(terms) // 4, changed
+    assert len([n for n in changed if n.startswith("rows/")]) <= 2, changed
+    assert len([n for n in changed if n.startswith("names/")]) <= 2, changed
+    assert len([n for n in changed if n.startswith("clusters/")]) <= len(clusters) // 3, changed
+    assert sum(len(after[n]) for n in changed) < sum(len(d) for d in after.values()) // 5
+
+
+def _ids(flat: list[int]) -> set[int]:
+    """The stable ids of a term entry's field list: gaps, each followed by -tf when more
+    than one, then the length."""
+    ids, current, i = set(), -1, 0
+    while i < len(flat):
+        current += flat[i]
+        i += 2 if flat[i + 1] >= 0 else 3
+        ids.add(current)
+    return ids
+
+
+@needs_node
+def test_the_preview_pieces_with_the_main_sites_rank_as_the_pull_request_does(two_builds, tmp_path) -> None:
+    """What a preview serves: its changed pieces, the rest from the main site's build. It
+    ranks as Python ranks the pull request's chunks, and finds the appended function."""
+    before_dir, after_dir, (_, after_docs) = two_builds
+    served = tmp_path / DATA_DIR
+    shutil.copytree(before_dir, served)
+    for name, data in _pieces(after_dir).items():
+        if (before_dir / name).is_file() and (before_dir / name).read_bytes() == data:
+            continue
+        (served / name).parent.mkdir(parents=True, exist_ok=True)
+        (served / name).write_bytes(data)
+    queries = ["clamp percentage", "clamp_percentage", "keep a percentage between zero", "parse the configuration", "SearchIndex"]
+    javascript, _ = rank(served, queries, "sparse")
+    python_index = ranking.SearchIndex.build(after_docs)
+    for query, js_hits in zip(queries, javascript):
+        py_hits = python_index.search(query, 10, "sparse")
+        assert js_hits and all(h["path"] for h in js_hits), query
+        assert [(h["path"], h["symbol"]) for h in js_hits] == [(h.path, h.symbol) for h in py_hits], query
+    assert (javascript[0][0]["path"], javascript[0][0]["symbol"]) == (CHANGED, "clamp_percentage")
