@@ -66,12 +66,10 @@ def localized_decisions(decisions: list[Decision], language: str) -> list[Decisi
     stored ones stay English); the entries quoted from the repository as they are."""
     if language == DEFAULT_LANGUAGE:
         return decisions
-    return [_localized(d, language) if d.dependency else d for d in decisions]
+    return [_localized(d, d.dependency, language) if d.dependency else d for d in decisions]
 
 
-def _localized(decision: Decision, language: str) -> Decision:
-    facts = decision.dependency
-    assert facts is not None
+def _localized(decision: Decision, facts: DependencyFacts, language: str) -> Decision:
     labels, english = page_labels(language), page_labels(DEFAULT_LANGUAGE)
     shown = {manifest_label(m, facts, english): manifest_label(m, facts, labels) for m in facts.unindexed}
     evidence = [EvidenceLink(shown.get(e.label, e.label), e.path, e.anchor) if not e.path else e for e in decision.evidence]
