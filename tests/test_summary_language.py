@@ -131,3 +131,52 @@ def test_a_summary_without_phrases_is_shown_as_stored() -> None:
     phrased = ChunkSummary("Calls a and b.", "", "", "", "", phrases={"responsibility": [Phrase("calls", ["a", "b"])]})
     assert localized(phrased, "en") is phrased
     assert localized(phrased, "ja").responsibility == "a、b を呼び出します。"
+
+
+DECISION_PHRASES = (
+    "Uses ", "Declared in ", "Depend on ", "Imported directly by ", "No indexed file imports", "imported by ",
+    "show what for", "(not indexed)", " and ", " more", " for ", " file",
+)
+"""The fixed words of every sentence the decision log writes about a dependency
+(core/decision_phrases.py, checked against the English table below); case is ignored."""
+
+
+def test_the_list_covers_every_english_decision_phrase() -> None:
+    english = page_labels("en")["dependency_phrases"]
+    texts = [w for t in english.values() for form in (t.values() if isinstance(t, dict) else [t]) for w in fixed_words(form)]
+    assert texts and all(any(p.strip().lower() in w.lower() for p in DECISION_PHRASES) for w in texts), texts
+
+
+def test_a_japanese_decision_log_phrases_its_dependency_entries_in_japanese(stores: dict[str, Path]) -> None:
+    english, japanese = (re.sub(r"\A---\n.*?\n---\n", "", page(stores[language], "decisions.md"), flags=re.S) for language in ("en", "ja"))
+    purposes = [str(p) for p in page_labels("en")["dependency_purposes"].values()]
+    assert {p for p in DECISION_PHRASES if p.lower() in english.lower()} >= {"Uses ", "Declared in ", "Depend on ", "Imported directly by ", "No indexed file imports"}
+    assert "for HTTP requests" in english
+    left = [p for p in (*DECISION_PHRASES[:8], *(f"for {p}" for p in purposes)) if p.lower() in japanese.lower()]
+    assert not left, (left, [line for line in japanese.splitlines() if any(p.lower() in line.lower() for p in left)][:5])
+    assert "HTTP リクエストに requests を使用" in japanese and "1 個のファイルが直接 import しています: app/service.py。" in japanese
+    assert "We write the order server in Go" in japanese  # the decision record's own words are quoted as they are
+    decisions = [(store / "decisions.json").read_text(encoding="utf-8") for store in (stores["en"], stores["ja"])]
+    assert decisions[0] == decisions[1] and '"dependency"' in decisions[0]
+
+
+def test_every_dependency_entry_is_phrased_in_every_language() -> None:
+    from refdoc_site.core.decision_phrases import dependency_texts, localized_decisions
+    from refdoc_site.core.findings import Decision, DecisionKind, DependencyFacts, EvidenceLink
+
+    others = DependencyFacts("", [f"p{i}" for i in range(10)], [f"p{i} (>=1)" for i in range(8)], ["pyproject.toml", "go.mod"], ["go.mod"],
+                             imported_by=[["a.py", "b.py", "c.py", "d.py"]] * 8)
+    purpose = DependencyFacts("testing", ["pytest"], ["pytest"], ["pyproject.toml"])
+    english = dependency_texts(others)
+    assert english["title"] == "Uses p0, p1, p2, p3 and 6 more"
+    assert english["context"] == "Declared in pyproject.toml and go.mod (not indexed); the files that import them show what for."
+    assert english["decision"].startswith("Depend on p0 (>=1), imported by a.py, b.py, c.py and 1 more; p1") and english["decision"].endswith("; and 2 more.")
+    assert dependency_texts(purpose)["consequences"] == "No indexed file imports it directly."
+    for facts in (others, purpose):
+        japanese = dependency_texts(facts, "ja")
+        assert all(japanese[k] != english_text for k, english_text in dependency_texts(facts).items() if english_text)
+        assert not [p for p in DECISION_PHRASES[:8] if any(p.lower() in t.lower() for t in japanese.values())], japanese
+    stored = Decision(**dependency_texts(others), kind=DecisionKind.DEPENDENCY, status="", evidence=[EvidenceLink("go.mod (not indexed)")], dependency=others)
+    shown = localized_decisions([stored], "ja")[0]
+    assert shown.evidence == [EvidenceLink("go.mod（索引外）")] and stored.evidence == [EvidenceLink("go.mod (not indexed)")]
+    assert localized_decisions([stored], "en")[0] is stored

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from .serial import OMIT_DEFAULT
+
 
 class DecisionKind(str, Enum):
     """Where a decision entry came from."""
@@ -38,6 +40,28 @@ class EvidenceLink:
 
 
 @dataclass
+class DependencyFacts:
+    """What a dependency entry of the decision log says, without its words: the page phrases
+    it in the site's language (core/decision_phrases.py), the stored entry in English."""
+
+    purpose: str = ""
+    """A key of the label tables' `dependency_purposes`; "" for the entry of the packages of
+    no known purpose, which their importing files describe."""
+    names: list[str] = field(default_factory=list)
+    """The packages, in the order the title names them."""
+    described: list[str] = field(default_factory=list)
+    """The packages the decision describes, with their version constraints (`mkdocs (>=1.5)`);
+    fewer than `names` when the rest are only counted."""
+    manifests: list[str] = field(default_factory=list)
+    """The manifests declaring them, as paths; those in `unindexed` were read but not indexed."""
+    unindexed: list[str] = field(default_factory=list, metadata={OMIT_DEFAULT: True})
+    importers: list[str] = field(default_factory=list)
+    """The indexed files importing any of them (the entry of a purpose)."""
+    imported_by: list[list[str]] = field(default_factory=list, metadata={OMIT_DEFAULT: True})
+    """Per package of `described`, the files importing it (the entry of no known purpose)."""
+
+
+@dataclass
 class Decision:
     """One entry of the decision log, as the offline build found it."""
 
@@ -48,6 +72,8 @@ class Decision:
     decision: str
     consequences: str
     evidence: list[EvidenceLink] = field(default_factory=list)
+    dependency: DependencyFacts | None = field(default=None, metadata={OMIT_DEFAULT: True})
+    """The facts of a dependency entry, which its English texts above were phrased from."""
 
 
 @dataclass

@@ -7,36 +7,37 @@ import them instead. Keys are normalised per ecosystem the way `understanding/ev
 Python names lower-cased with runs of `-_.` folded to `-` (PEP 503), npm names
 lower-cased, Go module paths without a trailing `/vN`, Rust crates with `_` as `-`.
 
-Several packages share a purpose phrase on purpose: the phrase is what groups them into
-one decision entry.
+A package's purpose is a key of the label tables' `dependency_purposes` (templates/labels),
+which phrase it in the site's language ("the documentation site"). Several packages share a
+purpose on purpose: the purpose is what groups them into one decision entry.
 """
 
 from __future__ import annotations
 
-WEB_FRAMEWORK = "the web framework"
-WEB_SERVER = "serving the application"
-HTTP_CLIENT = "HTTP requests"
+WEB_FRAMEWORK = "web_framework"
+WEB_SERVER = "web_server"
+HTTP_CLIENT = "http_client"
 TESTING = "testing"
-CODE_QUALITY = "linting, formatting and type checking"
-DATABASE = "database access"
-CLI = "the command-line interface"
+CODE_QUALITY = "code_quality"
+DATABASE = "database"
+CLI = "cli"
 TEMPLATING = "templating"
-CONFIG_FORMATS = "reading configuration and data files"
-VALIDATION = "data validation and models"
-NUMERICS = "numerical and tabular data"
-DOCS_SITE = "the documentation site"
-MARKUP_PARSING = "HTML and XML parsing"
-CODE_PARSING = "parsing source code"
-TERMINAL = "terminal output"
-USER_INTERFACE = "the user interface"
-BUNDLING = "building and bundling the front end"
-ASYNC_RUNTIME = "asynchronous execution"
+CONFIG_FORMATS = "config_formats"
+VALIDATION = "validation"
+NUMERICS = "numerics"
+DOCS_SITE = "docs_site"
+MARKUP_PARSING = "markup_parsing"
+CODE_PARSING = "code_parsing"
+TERMINAL = "terminal"
+USER_INTERFACE = "user_interface"
+BUNDLING = "bundling"
+ASYNC_RUNTIME = "async_runtime"
 SERIALIZATION = "serialization"
-ERRORS = "error handling"
+ERRORS = "errors"
 LOGGING = "logging"
-BACKGROUND_JOBS = "background jobs and caching"
-IMAGES = "image processing"
-MACHINE_LEARNING = "machine learning"
+BACKGROUND_JOBS = "background_jobs"
+IMAGES = "images"
+MACHINE_LEARNING = "machine_learning"
 
 PURPOSES: dict[str, str] = {
     # Python

@@ -22,6 +22,7 @@ from ..core.corrections import Correction, load_corrections
 from ..core.errors import StoreError
 from ..core.findings import Decision, Facts, Milestone
 from ..core.pages import module_page, plan_page
+from ..core.decision_phrases import localized_decisions
 from ..core.phrases import localized_documents
 from ..core.processes import alongside
 from ..core.progress import heartbeat
@@ -315,7 +316,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
         documents=localized_documents(workspace.load_state().documents, workspace.config.language),
         hierarchy=from_json(Hierarchy, store.read_json(HIERARCHY_NAME)),
         graph=from_json(RepoGraph, store.read_json(GRAPH_NAME)),
-        decisions=from_json(list[Decision], store.read_json(DECISIONS_NAME)),
+        decisions=localized_decisions(from_json(list[Decision], store.read_json(DECISIONS_NAME)), workspace.config.language),
         milestones=from_json(list[Milestone], store.read_json(PLANS_NAME)),
         orientation=from_json(Orientation, store.read_json(ORIENTATION_NAME)) if (store.directory / ORIENTATION_NAME).is_file() else Orientation(),
         stats=facts,

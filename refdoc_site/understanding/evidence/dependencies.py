@@ -11,22 +11,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...core.findings import Decision, DecisionKind, EvidenceLink
+from ...core.decision_phrases import MAX_EVIDENCE_FILES, dependency_texts, manifest_label
+from ...core.findings import Decision, DecisionKind, DependencyFacts, EvidenceLink
 from ...core.redact import Redactor
+from ...core.resources import DEFAULT_LANGUAGE, page_labels
 from ...core.store import FileEntry
-from ...core.text import clip
 from ...core.trust import is_inside
 from ...languages.purposes import PURPOSES, PYTHON_IMPORT_NAMES
 from ..graph import RepoGraph
 from .manifests import MANIFESTS, manifest_kind, manifest_problem, parse_manifest
-from .text import TITLE_LIMIT, read_redacted, whole_file
+from .text import read_redacted, whole_file
 
 log = logging.getLogger("refdoc_site")
 
-NAMES_IN_TITLE = 4
-"""Dependencies named in a grouped entry's title before "and N more"."""
-MAX_EVIDENCE_FILES = 6
-"""Importing files (and manifests) linked per dependency entry."""
 MAX_OTHER_DEPENDENCIES = 8
 """Dependencies without a known purpose that the catch-all entry describes."""
 IGNORED_MANIFEST_DIRECTORIES = frozenset(
@@ -93,7 +90,9 @@ def dependency_decisions(
     the rest (unknown and never imported) are not notable enough to list.
     """
     dependencies: dict[tuple[str, str], _Dependency] = {}
-    for kind, evidence, text in _manifests(repo, files, redactor):
+    found = _manifests(repo, files, redactor)
+    unindexed = {evidence.label: name for _, evidence, _, name in found if not evidence.path}  # read, not indexed
+    for kind, evidence, text, _ in found:
         ecosystem = MANIFESTS[kind][0]
         try:
             requirements = parse_manifest(kind, text)
@@ -121,15 +120,15 @@ def dependency_decisions(
             by_purpose.setdefault(purpose, []).append(dependency)
         elif dependency.importers:
             others.append(dependency)
-    entries = [_purpose_entry(purpose, group) for purpose, group in by_purpose.items()]
+    entries = [_purpose_entry(purpose, group, unindexed) for purpose, group in by_purpose.items()]
     entries.sort(key=lambda entry: entry.title.lower())
     if others:
-        entries.append(_others_entry(others))
+        entries.append(_others_entry(others, unindexed))
     return entries
 
 
-def _manifests(repo: Path, files: dict[str, FileEntry], redactor: Redactor | None) -> list[tuple[str, EvidenceLink, str]]:
-    """(kind, evidence, text) per readable manifest: indexed ones, then unindexed root ones
+def _manifests(repo: Path, files: dict[str, FileEntry], redactor: Redactor | None) -> list[tuple[str, EvidenceLink, str, str]]:
+    """(kind, evidence, text, path) per readable manifest: indexed ones, then unindexed root ones
     (never one linked from outside the repository, which discovery skipped for that)."""
     found = []
     for path in sorted(files):
@@ -138,12 +137,13 @@ def _manifests(repo: Path, files: dict[str, FileEntry], redactor: Redactor | Non
         if kind and not directories & IGNORED_MANIFEST_DIRECTORIES:
             text = read_redacted(repo, path, redactor)
             if text is not None:
-                found.append((kind, whole_file(path, path), text))
+                found.append((kind, whole_file(path, path), text, path))
     for name in ROOT_MANIFESTS:
         if name not in files and (repo / name).is_file() and is_inside(repo, repo / name):
             text = read_redacted(repo, name, redactor)
             if text is not None:
-                found.append((manifest_kind(name), whole_file(f"{name} (not indexed)", ""), text))
+                label = manifest_label(name, DependencyFacts(unindexed=[name]), page_labels(DEFAULT_LANGUAGE))
+                found.append((manifest_kind(name), whole_file(label, ""), text, name))
     return found
 
 
@@ -178,48 +178,30 @@ def _importers(dependency: _Dependency, files: dict[str, FileEntry], graph: Repo
     )
 
 
-def _purpose_entry(purpose: str, group: list[_Dependency]) -> Decision:
-    manifests = _unique_evidence(m for d in group for m in d.manifests)
+def _purpose_entry(purpose: str, group: list[_Dependency], unindexed: dict[str, str]) -> Decision:
     importers = sorted({path for d in group for path in d.importers})
-    if importers:
-        shown = _and_more(importers, MAX_EVIDENCE_FILES)
-        consequences = f"Imported directly by {_plural(len(importers), 'file')}: {shown}."
-    else:
-        consequences = (
-            "No indexed file imports " + ("it" if len(group) == 1 else "them") + " directly."
-        )
-    return Decision(
-        title=clip(
-            f"Uses {_and_more([d.name for d in group], NAMES_IN_TITLE)} for {purpose}", TITLE_LIMIT
-        ),
-        kind=DecisionKind.DEPENDENCY,
-        status="",
-        context=f"Declared in {_and_more([m.label for m in manifests], MAX_EVIDENCE_FILES)}.",
-        decision=f"Depend on {_and_more([d.described for d in group], len(group))} "
-        f"for {purpose}.",
-        consequences=consequences,
-        evidence=manifests[:MAX_EVIDENCE_FILES]
-        + [whole_file(p, p) for p in importers[:MAX_EVIDENCE_FILES]],
-    )
+    facts = DependencyFacts(purpose, [d.name for d in group], [d.described for d in group], importers=importers)
+    return _entry(facts, _unique_evidence(m for d in group for m in d.manifests), importers, unindexed)
 
 
-def _others_entry(others: list[_Dependency]) -> Decision:
+def _others_entry(others: list[_Dependency], unindexed: dict[str, str]) -> Decision:
     ranked = sorted(others, key=lambda d: (-len(d.importers), d.name.lower()))
     shown = ranked[:MAX_OTHER_DEPENDENCIES]
-    described = [f"{d.described}, imported by {_and_more(d.importers, 3)}" for d in shown]
-    rest = len(ranked) - len(shown)
-    manifests = _unique_evidence(m for d in others for m in d.manifests)
+    facts = DependencyFacts("", [d.name for d in ranked], [d.described for d in shown], imported_by=[d.importers for d in shown])
     importers = sorted({path for d in shown for path in d.importers})
+    return _entry(facts, _unique_evidence(m for d in others for m in d.manifests), importers, unindexed)
+
+
+def _entry(facts: DependencyFacts, manifests: list[EvidenceLink], importers: list[str], unindexed: dict[str, str]) -> Decision:
+    """The entry of `facts`, its texts in English, its evidence the manifests and importers."""
+    facts.manifests = [m.path or unindexed[m.label] for m in manifests]
+    facts.unindexed = [unindexed[m.label] for m in manifests if not m.path]
     return Decision(
-        title=clip(f"Uses {_and_more([d.name for d in ranked], NAMES_IN_TITLE)}", TITLE_LIMIT),
         kind=DecisionKind.DEPENDENCY,
         status="",
-        context=f"Declared in {_and_more([m.label for m in manifests], MAX_EVIDENCE_FILES)}; "
-        f"the files that import {'it' if len(ranked) == 1 else 'them'} show what for.",
-        decision="Depend on " + "; ".join(described) + (f"; and {rest} more." if rest else "."),
-        consequences="",
-        evidence=manifests[:MAX_EVIDENCE_FILES]
-        + [whole_file(p, p) for p in importers[:MAX_EVIDENCE_FILES]],
+        **dependency_texts(facts),
+        evidence=manifests[:MAX_EVIDENCE_FILES] + [whole_file(p, p) for p in importers[:MAX_EVIDENCE_FILES]],
+        dependency=facts,
     )
 
 
@@ -228,18 +210,3 @@ def _unique_evidence(items: Iterable[EvidenceLink]) -> list[EvidenceLink]:
     for item in items:
         unique.setdefault(item.label, item)
     return [unique[label] for label in sorted(unique)]
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def _and_more(items: list[str], limit: int) -> str:
-    """`a`, `a and b`, `a, b and c`, or `a, b and 3 more` past `limit` items."""
-    shown = items[:limit]
-    rest = len(items) - len(shown)
-    if rest:
-        return ", ".join(shown) + f" and {rest} more"
-    if len(shown) <= 1:
-        return "".join(shown)
-    return ", ".join(shown[:-1]) + " and " + shown[-1]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ...core.decision_phrases import TITLE_LIMIT  # noqa: F401  (the collectors' title limit too)
 from ...core.findings import EvidenceLink
 from ...core.reading import read_text
 from ...core.redact import Redactor
@@ -14,7 +15,6 @@ from ...core.text import first_sentences
 PROSE_LIMIT = 320
 """Characters of context, decision or consequences prose kept per entry."""
 STATUS_LIMIT = 80
-TITLE_LIMIT = 100
 
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
