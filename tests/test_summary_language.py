@@ -180,3 +180,26 @@ def test_every_dependency_entry_is_phrased_in_every_language() -> None:
     shown = localized_decisions([stored], "ja")[0]
     assert shown.evidence == [EvidenceLink("go.mod（索引外）")] and stored.evidence == [EvidenceLink("go.mod (not indexed)")]
     assert localized_decisions([stored], "en")[0] is stored
+
+
+def test_a_decision_correction_by_its_english_title_applies_on_a_japanese_site() -> None:
+    """The stored log and `refdoc-site correct` name a dependency entry by its English title;
+    on a site in another language the page shows another one, and the correction still holds."""
+    from types import SimpleNamespace
+
+    from refdoc_site.core.corrections import Correction, TargetKind
+    from refdoc_site.core.decision_phrases import dependency_texts, localized_decisions
+    from refdoc_site.core.findings import Decision, DecisionKind, DependencyFacts
+    from refdoc_site.rendering.corrected import _correct_decision
+
+    facts = DependencyFacts("testing", ["pytest"], ["pytest"], ["pyproject.toml"])
+    stored = Decision(**dependency_texts(facts), kind=DecisionKind.DEPENDENCY, status="", evidence=[], dependency=facts)
+    shown = localized_decisions([stored], "ja")[0]
+    assert shown.title != stored.title
+    for target, summary in ((stored.title, "Chosen for its fixtures."), (shown.title, "フィクスチャのため。")):
+        data = SimpleNamespace(written={}, decisions=[shown])
+        _correct_decision(data, Correction(TargetKind.DECISION, target, 3, summary, "", False, ""))
+        assert [d.decision for d in data.decisions] == [summary]
+    data = SimpleNamespace(written={}, decisions=[shown])
+    _correct_decision(data, Correction(TargetKind.DECISION, stored.title, 3, "", "", True, ""))
+    assert data.decisions == []

@@ -18,6 +18,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..core.corrections import Correction, TargetKind, correct_definition, definition_windows, remove_call, source_hash, split_edge
+from ..core.decision_phrases import dependency_texts
+from ..core.findings import Decision
 from ..core.pages import chunk_anchor, file_page
 from ..core.records import Document
 from ..writing.grounding import Grounded, NameSegment, TextSegment
@@ -156,13 +158,22 @@ def _correct_decision(data: SiteData, correction: Correction) -> None:
         return
     kept_decisions = []
     for decision in data.decisions:
-        if decision.title == correction.target:
+        if correction.target in _decision_titles(decision):
             if correction.removes:
                 continue
             if correction.summary:
                 decision = replace(decision, decision=correction.summary)
         kept_decisions.append(decision)
     data.decisions = kept_decisions
+
+
+def _decision_titles(decision: Decision) -> set[str]:
+    """The titles a decision's correction may name: the one shown and, for a dependency entry
+    on a site in another language, its English one (what the stored log and `correct` wrote)."""
+    titles = {decision.title}
+    if decision.dependency is not None:
+        titles.add(dependency_texts(decision.dependency)["title"])
+    return titles
 
 
 def for_definition(views: dict[str, CorrectionView], path: str, symbol: str) -> list[CorrectionView]:
