@@ -33,6 +33,7 @@ from ..languages.orientation import (
 from .components import VIEW_BUDGET
 from .flows import CallGraph, DefinitionRef, EntryPoint, Flow, declared_scripts, find_entry_points, main_flows, name_words
 from .graph import RepoGraph
+from .plugins import PluginHook, outside_layers, plugin_hooks, plugin_layers
 
 QUOTE_CHARS = 300
 DESIGN_QUOTE_CHARS = 220
@@ -173,6 +174,8 @@ class Orientation:
     """The hierarchy's top view, when `components` has more of its own code than one view
     shows: what "Its parts" lists instead of every module; else empty."""
     entry_points: list[EntryPoint] = field(default_factory=list)
+    plugin_hooks: list[PluginHook] = field(default_factory=list)
+    """The interface of a plug-in layer's packages (plugins.py), told once for them all."""
     flows: list[Flow] = field(default_factory=list)
     guides: list[Quote] = field(default_factory=list)
     abstractions: list[Abstraction] = field(default_factory=list)
@@ -199,7 +202,8 @@ the name they declare."""
     abstractions = central_abstractions(calls, code)
     scripts, mains = declared_scripts(manifests or {})
     entries = find_entry_points(calls, scripts, mains, [(a.definition.path, a.definition.symbol) for a in abstractions[:3]], package)
-    shown, flows = main_flows(calls, entries)
+    layers = plugin_layers(hierarchy.components)
+    shown, flows = main_flows(calls, outside_layers(entries, layers))
     guides = guide_documents(files, by_path)
     readme = next((g for g in guides if g.kind == "readme" and "/" not in g.path), None)
     parts = components(hierarchy, by_path)
@@ -211,6 +215,7 @@ the name they declare."""
         components=parts,
         top_parts=top_parts(hierarchy.components, parts, by_path) if len(own) > VIEW_BUDGET else [],
         entry_points=shown,
+        plugin_hooks=plugin_hooks(calls, layers) if layers else [],
         flows=flows,
         guides=guides,
         abstractions=abstractions,
