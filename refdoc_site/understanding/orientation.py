@@ -26,6 +26,7 @@ from ..languages.orientation import (
     DESIGN_DOC_KINDS,
     DOCUMENT_LANGUAGES,
     ERROR_PATH_WORDS,
+    FOLDER_PACKAGE_LANGUAGES,
     GUIDE_NAMES,
     INDEX_STEMS,
     NON_CODE_LANGUAGES,
@@ -53,6 +54,8 @@ IMPORT_STATEMENT = re.compile(
 naming a class there is no use of it; the rest of the top-level code (`type X = ConfigEntry[D]`) is."""
 FRONT_FILES = ("__init__.py", "doc.go", "lib.rs", "mod.rs", "index.js", "index.ts")
 """A package's front file: its docstring is the package's, and what it imports it may re-export."""
+QUALIFIED = re.compile(r"(?<![.\w$])([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]*)")
+"""A name through a module (`sessions.Session`): the project's class where the module is its file."""
 MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
@@ -325,7 +328,9 @@ def central_abstractions(calls: CallGraph, code: set[str]) -> list[Abstraction]:
     the name resolves to them: in their own file, or in a file that imports theirs (directly
     or through a package's front file that does, `from flask import Flask`); a name that
     only matches, in a file that imports another `API`, is not theirs. A base class is
-    credited with the uses of its subclasses (an integration's `SensorEntity` is an `Entity`)."""
+    used where its subclasses are defined, through every level (an integration's
+    `CoordinatorEntity, SensorEntity` subclass is an `Entity`), not by what uses those
+    subclasses (a mixin does not become what its class is)."""
     candidates: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for key, definition in calls.definitions.items():
         constructor = (
@@ -335,21 +340,23 @@ def central_abstractions(calls: CallGraph, code: set[str]) -> list[Abstraction]:
         if (definition.kind is ChunkKind.CLASS or constructor) and not definition.name.startswith("_"):
             if not name_words(definition.name) & ERROR_PATH_WORDS:
                 candidates[definition.name].append(key)
-    visible = _Visible(calls.file_imports)
+    visible = _Visible(calls.file_imports, {key[0]: d.language for key, d in calls.definitions.items()})
     users: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
     for key, definition in calls.definitions.items():
         if key[0] not in code:
             continue
         text = IMPORT_STATEMENT.sub("", definition.content) if definition.kind is ChunkKind.MODULE else definition.content
         names = set(IDENTIFIER.findall(text)) & candidates.keys()
-        if not names:
+        qualified = {(qualifier, name) for qualifier, name in QUALIFIED.findall(text) if name in candidates}
+        if not names and not qualified:
             continue
         seen = visible(key[0])
-        for name in names:
-            for target in candidates[name]:
-                inside = target[0] == key[0] and (key[1] == target[1] or key[1].startswith(target[1] + "."))
-                if target[0] in seen and not inside and target != key:
-                    users[target].add(key)
+        named = [(target, True) for name in names for target in candidates[name]]
+        named += [(target, qualifier in _qualifiers(target[0])) for qualifier, name in qualified for target in candidates[name]]
+        for target, resolves in named:
+            inside = target[0] == key[0] and (key[1] == target[1] or key[1].startswith(target[1] + "."))
+            if resolves and target[0] in seen and not inside and target != key:
+                users[target].add(key)
     subclasses: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for subclass, bases in calls.bases.items():
         for base in bases:
@@ -358,33 +365,46 @@ def central_abstractions(calls: CallGraph, code: set[str]) -> list[Abstraction]:
     ranked = []
     for keys in candidates.values():
         for key in keys:
-            using = set(users.get(key, ()))
-            for subclass in _descendants(subclasses, key):
-                using |= users.get(subclass, set())
-            using -= {key}
+            using = (users.get(key, set()) | _descendants(subclasses, key)) - {key}
             if using:
                 ranked.append(Abstraction(calls.ref(key), len(using), len({path for path, _ in using})))
     ranked.sort(key=lambda a: (-a.files, -a.uses, a.definition.symbol, a.definition.path))
-    return ranked[:MAX_ABSTRACTIONS]
+    named = {}
+    for abstraction in ranked:  # two classes of one name read as one: the more used is shown
+        named.setdefault(abstraction.definition.symbol.rsplit(".", 1)[-1], abstraction)
+    return list(named.values())[:MAX_ABSTRACTIONS]
 
 
 class _Visible:
     """The files whose definitions a file's names can mean: its own, those it imports, and
-    what a package's front file it imports imports in turn (a re-export)."""
+    what a package's front file it imports imports in turn (a re-export); where the
+    package is the folder (`FOLDER_PACKAGE_LANGUAGES`), its folder's files of its language."""
 
-    def __init__(self, imports: dict[str, list[str]]) -> None:
+    def __init__(self, imports: dict[str, list[str]], languages: dict[str, str]) -> None:
         self.imports = imports
+        self.languages = languages
+        self.folders: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for path, language in languages.items():
+            if language in FOLDER_PACKAGE_LANGUAGES:
+                self.folders[(posixpath.dirname(path), language)].add(path)
         self.found: dict[str, set[str]] = {}
 
     def __call__(self, path: str) -> set[str]:
         if path not in self.found:
             direct = self.imports.get(path, [])
-            seen = {path, *direct}
+            seen = {path, *direct, *self.folders.get((posixpath.dirname(path), self.languages.get(path, "")), ())}
             for target in direct:
                 if posixpath.basename(target).lower() in FRONT_FILES:
                     seen.update(self.imports.get(target, ()))
             self.found[path] = seen
         return self.found[path]
+
+
+def _qualifiers(path: str) -> set[str]:
+    """What an imported module of the file is called where code names its class through it:
+    the file's stem (`sessions.Session`), its folder's name for a front file (`click.Command`)."""
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    return {stem, posixpath.basename(posixpath.dirname(path))} - {""}
 
 
 def _descendants(subclasses: dict[tuple[str, str], list[tuple[str, str]]], key: tuple[str, str]) -> set[tuple[str, str]]:
