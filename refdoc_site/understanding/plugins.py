@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..core.records import ChunkKind, ComponentKind, Components
-from .flows import CallGraph, DefinitionRef, EntryKind, EntryPoint
+from .flows import CallGraph, DefinitionRef, EntryKind, EntryPoint, name_words
 
 MIN_IMPLEMENTERS = 5
 IMPLEMENTER_SHARE = 0.2
@@ -82,11 +82,14 @@ def plugin_hooks(calls: CallGraph, layers: dict[str, dict[str, str]]) -> list[Pl
 
 
 def _caller(calls: CallGraph, name: str, inside: dict[str, str]) -> DefinitionRef | None:
-    """The first definition outside the layer whose calls name `name` (`module.name(...)`)."""
-    for key in sorted(calls.unresolved):
-        if key[0] not in inside and key in calls.definitions and any(re.split(r"[.:>]", w)[-1] == name for w in calls.unresolved[key]):
-            return calls.ref(key)
-    return None
+    """The definition outside the layer whose calls name `name` (`module.name(...)`) and
+    whose own name shares most words with it (the first in path order of those)."""
+    words = name_words(name)
+    found = [
+        key for key in sorted(calls.unresolved)
+        if key[0] not in inside and key in calls.definitions and any(re.split(r"[.:>]", w)[-1] == name for w in calls.unresolved[key])
+    ]
+    return calls.ref(min(found, key=lambda key: (-len(words & name_words(key[1])), key))) if found else None
 
 
 def outside_layers(entries: list[EntryPoint], layers: dict[str, dict[str, str]]) -> list[EntryPoint]:
