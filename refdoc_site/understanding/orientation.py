@@ -34,7 +34,7 @@ from ..languages.orientation import (
 from .components import VIEW_BUDGET
 from .flows import CallGraph, DefinitionRef, EntryPoint, Flow, declared_scripts, find_entry_points, main_flows, name_words
 from .graph import RepoGraph
-from .plugins import PluginHook, outside_layers, plugin_hooks, plugin_layers
+from .plugins import PluginHook, layer_members, outside_layers, plugin_hooks, plugin_layers
 
 QUOTE_CHARS = 300
 DESIGN_QUOTE_CHARS = 220
@@ -284,24 +284,12 @@ def top_parts(hierarchy: Components, parts: list[Part], by_path: dict[str, list[
     found = []
     for node_id in hierarchy.nodes[hierarchy.root].children[:VIEW_BUDGET]:
         node = hierarchy.nodes[node_id]
-        members = _members(hierarchy, node_id) if any(c.startswith("group:") for c in node.children) else []
+        members = layer_members(hierarchy, node_id) if any(c.startswith("group:") for c in node.children) else []
         largest = sorted(members, key=lambda m: (-len(hierarchy.nodes[m].files), m))[:LARGEST_MEMBERS]
         quote = quotes.get(node.name, "") if node.kind is NodeKind.MODULE else ""
         if node.kind is NodeKind.FILE:
             quote = _docstring_lead(by_path.get(node.name, []))
         found.append(TopPart(node_id, node.title, node.kind.value, len(node.files), quote, len(members), [hierarchy.nodes[m].name for m in largest]))
-    return found
-
-
-def _members(hierarchy: Components, node_id: str) -> list[str]:
-    """The modules shown below a component, through its groups (not their own submodules)."""
-    found = []
-    for child in hierarchy.nodes[node_id].children:
-        kind = hierarchy.nodes[child].kind
-        if kind is NodeKind.GROUP:
-            found += _members(hierarchy, child)
-        elif kind is NodeKind.MODULE:
-            found.append(child)
     return found
 
 

@@ -44,18 +44,19 @@ def plugin_layers(components: Components) -> dict[str, dict[str, str]]:
     layers: dict[str, dict[str, str]] = {}
     for node in components.nodes.values():
         if node.kind is ComponentKind.MODULE and any(child.startswith("group:") for child in node.children):
-            members = _members(components, node.id)
+            members = layer_members(components, node.id)
             if len(members) > MIN_IMPLEMENTERS:
                 layers[node.name] = {path: components.nodes[m].name for m in members for path in components.nodes[m].files}
     return layers
 
 
-def _members(components: Components, node_id: str) -> list[str]:
+def layer_members(components: Components, node_id: str) -> list[str]:
+    """The modules shown below a component, through its groups (not their own submodules)."""
     found = []
     for child in components.nodes[node_id].children:
         kind = components.nodes[child].kind
         if kind is ComponentKind.GROUP:
-            found += _members(components, child)
+            found += layer_members(components, child)
         elif kind is ComponentKind.MODULE:
             found.append(child)
     return found
