@@ -130,14 +130,14 @@ def test_a_base_class_counts_its_subclasses_uses_and_a_name_only_where_it_resolv
 
 
 def test_the_plug_ins_shared_function_is_told_once_as_the_interface(tmp_path: Path) -> None:
-    orientation, page = built(tmp_path, plugin_repo(30))
+    orientation, page = built(tmp_path, plugin_repo(40))
     entries = page.split("### Entry points", 1)[1].split("\n## ", 1)[0]
     assert "hub/plugins/p0" not in "".join(e.definition.path for e in orientation.entry_points), "no plug-in's function is an entry point"
     [hook] = [h for h in orientation.plugin_hooks if h.name == "async_setup_entry"]
-    assert (hook.implementers, hook.packages, hook.layer) == (30, 30, "hub/plugins")
+    assert (hook.implementers, hook.packages, hook.layer) == (40, 40, "hub/plugins")
     assert hook.caller is not None and hook.caller.symbol == "Core.start"
     assert entries.count("async_setup_entry") == 2, "the name and one implementation, once"
-    assert "30 of the 30 packages of [hub/plugins](modules/hub/plugins.md) define it" in entries
+    assert "40 of the 40 packages of [hub/plugins](modules/hub/plugins.md) define it" in entries
 
 
 def test_a_small_repository_lists_its_modules_as_before(tmp_path: Path) -> None:

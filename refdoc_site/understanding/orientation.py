@@ -285,6 +285,7 @@ def top_parts(hierarchy: Components, parts: list[Part], by_path: dict[str, list[
     for node_id in hierarchy.nodes[hierarchy.root].children[:VIEW_BUDGET]:
         node = hierarchy.nodes[node_id]
         members = layer_members(hierarchy, node_id) if any(c.startswith("group:") for c in node.children) else []
+        members = members if len(members) > VIEW_BUDGET else []  # a package's own files grouped make no layer
         largest = sorted(members, key=lambda m: (-len(hierarchy.nodes[m].files), m))[:LARGEST_MEMBERS]
         quote = quotes.get(node.name, "") if node.kind is NodeKind.MODULE else ""
         if node.kind is NodeKind.FILE:

@@ -16,6 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..core.records import ChunkKind, ComponentKind, Components
+from .components import VIEW_BUDGET
 from .flows import CallGraph, DefinitionRef, EntryKind, EntryPoint, name_words
 
 MIN_IMPLEMENTERS = 5
@@ -45,7 +46,7 @@ def plugin_layers(components: Components) -> dict[str, dict[str, str]]:
     for node in components.nodes.values():
         if node.kind is ComponentKind.MODULE and any(child.startswith("group:") for child in node.children):
             members = layer_members(components, node.id)
-            if len(members) > MIN_IMPLEMENTERS:
+            if len(members) > VIEW_BUDGET:  # more sibling packages than one view shows
                 layers[node.name] = {path: components.nodes[m].name for m in members for path in components.nodes[m].files}
     return layers
 
