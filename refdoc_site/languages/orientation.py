@@ -29,6 +29,9 @@ CONSTRUCTOR_NAMES = frozenset({"constructor", "__init__", "__new__"})
 """Methods that make an object: reached through the class, no entry point of their own."""
 
 CONSTRUCTOR_FUNCTION_LANGUAGES = frozenset({"javascript", "typescript"})
+FOLDER_PACKAGE_LANGUAGES = frozenset({"go"})
+"""Languages whose package is its folder: a file names what its folder's other files define
+without importing them (cobra's `args.go` and `command.go`)."""
 """Languages where a top-level function named in PascalCase is a constructor (express's
 `function Layer(path, options, fn)`), so an abstraction as much as a class is."""
 

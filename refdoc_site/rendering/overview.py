@@ -10,15 +10,19 @@ from collections.abc import Callable
 from ..understanding.flows import DefinitionRef, Flow
 from .component_map import chain_svg
 
+LIMITS = {"layers": 12, "names": 8, "cycles": 10}
+"""What the overview shows of the layers and dependency cycles, whatever the repository's
+size: so many layers and cycles, so many modules of each; the rest is counted."""
+
 
 def overview_context(chunk_link: Callable[[str], str], code: Callable[[str], str], label: str) -> dict:
     """What the overview's template calls besides the common context: `definition_link` (a
-    definition's name linked to its section) and `flow_diagram`."""
+    definition's name linked to its section), `flow_diagram` and the `limits` of its lists."""
 
     def definition_link(definition: DefinitionRef) -> str:
         return linked_code(code(definition.shown or definition.symbol), chunk_link(definition.chunk_id))
 
-    return {"definition_link": definition_link, "flow_diagram": lambda flow: flow_diagram(flow, label)}
+    return {"definition_link": definition_link, "flow_diagram": lambda flow: flow_diagram(flow, label), "limits": LIMITS}
 
 
 def flow_diagram(flow: Flow, label: str) -> str:

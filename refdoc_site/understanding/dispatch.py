@@ -35,7 +35,10 @@ def class_bases(classes: Mapping[Key, tuple[str, str]]) -> dict[Key, list[Key]]:
         match = rule.search(signature) if rule else None
         if not match:
             continue
-        named = [part.strip().rsplit(".", 1)[-1] for part in match.group(1).split(",")]
+        written = match.group(1)
+        while re.search(r"\[[^\[\]]*\]|<[^<>]*>", written):  # `Base[_T]`, `Base<T>`: the base is `Base`
+            written = re.sub(r"\[[^\[\]]*\]|<[^<>]*>", "", written)
+        named = [part.strip().rsplit(".", 1)[-1] for part in written.split(",")]
         found = [base for name in named if name.isidentifier() for base in by_name.get(name, ()) if base != key]
         if found:
             bases[key] = found

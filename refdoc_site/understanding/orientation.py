@@ -18,7 +18,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from ..core.records import ChunkKind, Document, FileRole, FileSummary, Hierarchy
+from ..core.records import ChunkKind, ComponentKind as NodeKind, Components, Document, FileRole, FileSummary, Hierarchy
 from ..core.text import first_sentences
 from ..languages.orientation import (
     BADGE_OR_MARKUP,
@@ -26,22 +26,36 @@ from ..languages.orientation import (
     DESIGN_DOC_KINDS,
     DOCUMENT_LANGUAGES,
     ERROR_PATH_WORDS,
+    FOLDER_PACKAGE_LANGUAGES,
     GUIDE_NAMES,
     INDEX_STEMS,
     NON_CODE_LANGUAGES,
 )
+from .components import VIEW_BUDGET
 from .flows import CallGraph, DefinitionRef, EntryPoint, Flow, declared_scripts, find_entry_points, main_flows, name_words
 from .graph import RepoGraph
+from .plugins import PluginHook, layer_members, outside_layers, plugin_hooks, plugin_layers
 
 QUOTE_CHARS = 300
 DESIGN_QUOTE_CHARS = 220
 MAX_ABSTRACTIONS = 10
 MAX_GUIDES = 12
 MAX_UNITS = 8
+LARGEST_MEMBERS = 5
+"""A plug-in layer's entry names this many of its largest packages."""
 MOSTLY_SHARE = 0.5
 """A language is what a system is "mostly" written in when it has this share of its own code's lines."""
 IDENTIFIER = re.compile(r"(?<![.\w$])[A-Za-z_$][\w$]*")
 """A name as code writes it, not after a dot: `t.Tuple` is typing's, not the project's `Tuple`."""
+IMPORT_STATEMENT = re.compile(
+    r"^[ \t]*(?:from[ \t]+\S+[ \t]+import[ \t]*\([^)]*\)|from[ \t]+\S+[ \t]+import\b.*|import\b.*|.*\brequire\(.*)$", re.MULTILINE
+)
+"""An import line of a file's top-level code (Python's, a JavaScript `import` or `require`):
+naming a class there is no use of it; the rest of the top-level code (`type X = ConfigEntry[D]`) is."""
+FRONT_FILES = ("__init__.py", "doc.go", "lib.rs", "mod.rs", "index.js", "index.ts")
+"""A package's front file: its docstring is the package's, and what it imports it may re-export."""
+QUALIFIED = re.compile(r"(?<![.\w$])([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]*)")
+"""A name through a module (`sessions.Session`): the project's class where the module is its file."""
 MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
@@ -102,6 +116,26 @@ class Part:
 
 
 @dataclass
+class TopPart:
+    """One node of the component hierarchy's top view (the overview's map), as "Its parts"
+    lists it when the repository has more modules than one view shows (`VIEW_BUDGET`)."""
+
+    id: str
+    """The component's id (`core.pages.component_page` gives its page)."""
+    title: str
+    kind: str
+    """`core.records.ComponentKind`'s value: `module`, `file`, `group` or `part`."""
+    files: int
+    quote: str = ""
+    """Its package's own word on itself (a module's), quoted; "" where it says nothing."""
+    members: int = 0
+    """For a plug-in layer (a package whose sibling subpackages the hierarchy cut into
+    groups): how many subpackages it holds; else 0."""
+    largest: list[str] = field(default_factory=list)
+    """Those subpackages' names, the largest few first."""
+
+
+@dataclass
 class Abstraction:
     definition: DefinitionRef
     uses: int
@@ -139,7 +173,12 @@ class Orientation:
     narrative: str = ""
     """The system's summary as the LLM wrote it (grounded by the summarizer); "" offline."""
     components: list[Part] = field(default_factory=list)
+    top_parts: list[TopPart] = field(default_factory=list)
+    """The hierarchy's top view, when `components` has more of its own code than one view
+    shows: what "Its parts" lists instead of every module; else empty."""
     entry_points: list[EntryPoint] = field(default_factory=list)
+    plugin_hooks: list[PluginHook] = field(default_factory=list)
+    """The interface of a plug-in layer's packages (plugins.py), told once for them all."""
     flows: list[Flow] = field(default_factory=list)
     guides: list[Quote] = field(default_factory=list)
     abstractions: list[Abstraction] = field(default_factory=list)
@@ -166,15 +205,20 @@ the name they declare."""
     abstractions = central_abstractions(calls, code)
     scripts, mains = declared_scripts(manifests or {})
     entries = find_entry_points(calls, scripts, mains, [(a.definition.path, a.definition.symbol) for a in abstractions[:3]], package)
-    shown, flows = main_flows(calls, entries)
+    layers = plugin_layers(hierarchy.components)
+    shown, flows = main_flows(calls, outside_layers(entries, layers))
     guides = guide_documents(files, by_path)
     readme = next((g for g in guides if g.kind == "readme" and "/" not in g.path), None)
+    parts = components(hierarchy, by_path)
+    own = [part for part in parts if part.kind == ComponentKind.SOURCE]
     return Orientation(
         description=" ".join(description.split()),
         readme=readme if readme and readme.text else None,
         design=[g for g in guides if g.kind in DESIGN_DOC_KINDS and g.text],
-        components=components(hierarchy, by_path),
+        components=parts,
+        top_parts=top_parts(hierarchy.components, parts, by_path) if len(own) > VIEW_BUDGET else [],
         entry_points=shown,
+        plugin_hooks=plugin_hooks(calls, layers) if layers else [],
         flows=flows,
         guides=guides,
         abstractions=abstractions,
@@ -230,9 +274,29 @@ def components(hierarchy: Hierarchy, by_path: dict[str, list[Document]]) -> list
     return sorted(found, key=lambda c: (COMPONENT_ORDER.index(c.kind), -c.lines if c.kind == ComponentKind.SOURCE else 0, c.name))
 
 
+def top_parts(hierarchy: Components, parts: list[Part], by_path: dict[str, list[Document]]) -> list[TopPart]:
+    """The hierarchy's top view (at most `VIEW_BUDGET` nodes, components.py), each with its
+    package's word on itself; a package whose subpackages were cut into groups (a plug-in
+    layer of many siblings) named once, with how many it holds and its largest few."""
+    if hierarchy.root not in hierarchy.nodes:
+        return []
+    quotes = {part.name: part.quote for part in parts}
+    found = []
+    for node_id in hierarchy.nodes[hierarchy.root].children[:VIEW_BUDGET]:
+        node = hierarchy.nodes[node_id]
+        members = layer_members(hierarchy, node_id) if any(c.startswith("group:") for c in node.children) else []
+        members = members if len(members) > VIEW_BUDGET else []  # a package's own files grouped make no layer
+        largest = sorted(members, key=lambda m: (-len(hierarchy.nodes[m].files), m))[:LARGEST_MEMBERS]
+        quote = quotes.get(node.name, "") if node.kind is NodeKind.MODULE else ""
+        if node.kind is NodeKind.FILE:
+            quote = _docstring_lead(by_path.get(node.name, []))
+        found.append(TopPart(node_id, node.title, node.kind.value, len(node.files), quote, len(members), [hierarchy.nodes[m].name for m in largest]))
+    return found
+
+
 def _package_docstring(summaries: list[FileSummary], by_path: dict[str, list[Document]]) -> str:
     """The docstring of the package's front file (`__init__.py`, `doc.go`, `lib.rs`…), else of its largest code file."""
-    front = [s for s in summaries if posixpath.basename(s.path).lower() in ("__init__.py", "doc.go", "lib.rs", "mod.rs", "index.js", "index.ts")]
+    front = [s for s in summaries if posixpath.basename(s.path).lower() in FRONT_FILES]
     largest = sorted((s for s in summaries if _content_kind(s) == "code"), key=lambda s: -s.lines)[:1]
     for summary in front + largest:
         quoted = _docstring_lead(by_path.get(summary.path, []))
@@ -249,7 +313,13 @@ def _docstring_lead(documents: list[Document]) -> str:
 
 def central_abstractions(calls: CallGraph, code: set[str]) -> list[Abstraction]:
     """The classes (and JavaScript constructor functions) of the project's own code, ranked by
-    how many of its other definitions name them: calls, annotations, subclasses alike."""
+    how many of its other definitions name them (calls, annotations, subclasses alike) where
+    the name resolves to them: in their own file, or in a file that imports theirs (directly
+    or through a package's front file that does, `from flask import Flask`); a name that
+    only matches, in a file that imports another `API`, is not theirs. A base class is
+    used where its subclasses are defined, through every level (an integration's
+    `CoordinatorEntity, SensorEntity` subclass is an `Entity`), not by what uses those
+    subclasses (a mixin does not become what its class is)."""
     candidates: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for key, definition in calls.definitions.items():
         constructor = (
@@ -259,20 +329,82 @@ def central_abstractions(calls: CallGraph, code: set[str]) -> list[Abstraction]:
         if (definition.kind is ChunkKind.CLASS or constructor) and not definition.name.startswith("_"):
             if not name_words(definition.name) & ERROR_PATH_WORDS:
                 candidates[definition.name].append(key)
-    users: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    visible = _Visible(calls.file_imports, {key[0]: d.language for key, d in calls.definitions.items()})
+    users: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
     for key, definition in calls.definitions.items():
-        if definition.kind is ChunkKind.MODULE:
+        if key[0] not in code:
             continue
-        for name in set(IDENTIFIER.findall(definition.content)) & candidates.keys():
-            users[name].add(key)
+        text = IMPORT_STATEMENT.sub("", definition.content) if definition.kind is ChunkKind.MODULE else definition.content
+        names = set(IDENTIFIER.findall(text)) & candidates.keys()
+        qualified = {(qualifier, name) for qualifier, name in QUALIFIED.findall(text) if name in candidates}
+        if not names and not qualified:
+            continue
+        seen = visible(key[0])
+        named = [(target, True) for name in names for target in candidates[name]]
+        named += [(target, qualifier in _qualifiers(target[0])) for qualifier, name in qualified for target in candidates[name]]
+        for target, resolves in named:
+            inside = target[0] == key[0] and (key[1] == target[1] or key[1].startswith(target[1] + "."))
+            if resolves and target[0] in seen and not inside and target != key:
+                users[target].add(key)
+    subclasses: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for subclass, bases in calls.bases.items():
+        for base in bases:
+            if base[0] in visible(subclass[0]):
+                subclasses[base].append(subclass)
     ranked = []
-    for name, keys in candidates.items():
-        own_body = {key for key in calls.definitions if key[1] == name or key[1].startswith(name + ".")}
-        using = {u for u in users.get(name, ()) if u[0] in code} - own_body - set(keys)
-        if using:
-            ranked.append(Abstraction(calls.ref(sorted(keys)[0]), len(using), len({path for path, _ in using})))
-    ranked.sort(key=lambda a: (-a.files, -a.uses, a.definition.symbol))
-    return ranked[:MAX_ABSTRACTIONS]
+    for keys in candidates.values():
+        for key in keys:
+            using = (users.get(key, set()) | _descendants(subclasses, key)) - {key}
+            if using:
+                ranked.append(Abstraction(calls.ref(key), len(using), len({path for path, _ in using})))
+    ranked.sort(key=lambda a: (-a.files, -a.uses, a.definition.symbol, a.definition.path))
+    named = {}
+    for abstraction in ranked:  # two classes of one name read as one: the more used is shown
+        named.setdefault(abstraction.definition.symbol.rsplit(".", 1)[-1], abstraction)
+    return list(named.values())[:MAX_ABSTRACTIONS]
+
+
+class _Visible:
+    """The files whose definitions a file's names can mean: its own, those it imports, and
+    what a package's front file it imports imports in turn (a re-export); where the
+    package is the folder (`FOLDER_PACKAGE_LANGUAGES`), its folder's files of its language."""
+
+    def __init__(self, imports: dict[str, list[str]], languages: dict[str, str]) -> None:
+        self.imports = imports
+        self.languages = languages
+        self.folders: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for path, language in languages.items():
+            if language in FOLDER_PACKAGE_LANGUAGES:
+                self.folders[(posixpath.dirname(path), language)].add(path)
+        self.found: dict[str, set[str]] = {}
+
+    def __call__(self, path: str) -> set[str]:
+        if path not in self.found:
+            direct = self.imports.get(path, [])
+            seen = {path, *direct, *self.folders.get((posixpath.dirname(path), self.languages.get(path, "")), ())}
+            for target in direct:
+                if posixpath.basename(target).lower() in FRONT_FILES:
+                    seen.update(self.imports.get(target, ()))
+            self.found[path] = seen
+        return self.found[path]
+
+
+def _qualifiers(path: str) -> set[str]:
+    """What an imported module of the file is called where code names its class through it:
+    the file's stem (`sessions.Session`), its folder's name for a front file (`click.Command`)."""
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    return {stem, posixpath.basename(posixpath.dirname(path))} - {""}
+
+
+def _descendants(subclasses: dict[tuple[str, str], list[tuple[str, str]]], key: tuple[str, str]) -> set[tuple[str, str]]:
+    found: set[tuple[str, str]] = set()
+    pending = list(subclasses.get(key, ()))
+    while pending:
+        subclass = pending.pop()
+        if subclass not in found and subclass != key:
+            found.add(subclass)
+            pending.extend(subclasses.get(subclass, ()))
+    return found
 
 
 def guide_documents(files: dict[str, FileSummary], by_path: dict[str, list[Document]]) -> list[Quote]:
