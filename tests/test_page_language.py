@@ -59,9 +59,10 @@ def keys_used_by_templates() -> dict[str, set[str]]:
 def keys_used_by_renderer() -> set[str]:
     """The lookups of every rendering module (render.py, changes.py for the change map,
     stamp.py for the footer), of the answers `ask` gives (asking/) and of the offline
-    summaries' phrases (understanding/hierarchy.py, core/phrases.py) and of the decision log's (core/decision_phrases.py)."""
+    summaries' phrases (understanding/hierarchy.py, core/phrases.py), of the decision log's
+    (core/decision_phrases.py) and of the refactoring plan's (core/plan_phrases.py)."""
     package = Path(render_module.__file__).parent.parent
-    sources = [*(package / "rendering").glob("*.py"), *(package / "asking").glob("*.py"), package / "understanding" / "hierarchy.py", package / "core" / "phrases.py", package / "core" / "decision_phrases.py"]
+    sources = [*(package / "rendering").glob("*.py"), *(package / "asking").glob("*.py"), package / "understanding" / "hierarchy.py", package / "core" / "phrases.py", package / "core" / "decision_phrases.py", package / "core" / "plan_phrases.py"]
     return set().union(*(PYTHON_LOOKUP.findall(source.read_text(encoding="utf-8")) for source in sources))
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from helpers import file_summary, hierarchy, stored_document
 
-from refdoc_site.core.findings import Milestone, MilestoneItem
+from refdoc_site.core.findings import Milestone, MilestoneItem, PlanFacts
 from refdoc_site.core.pages import chunk_anchor
 from refdoc_site.core.records import (
     ChunkKind,
@@ -80,9 +80,10 @@ def test_cycle_phase_names_the_imports_of_the_lightest_edge() -> None:
     assert phase.title == CYCLES
     assert phase.goal.startswith("1 group of modules imports each other")
     first, cut = phase.items
-    assert first == MilestoneItem(
+    assert replace(first, facts=None) == MilestoneItem(
         label="a ↔ b", path="", anchor="", module="", text="2 modules importing each other through 3 file imports"
     )
+    assert first.facts == PlanFacts("cycle", {"members": 2, "file_imports": 3})
     assert cut.path == "b/z.py"
     assert cut.text == "imports a/x.py: b → a is the cycle's lightest edge (1 import)"
 

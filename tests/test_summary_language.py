@@ -54,6 +54,10 @@ def fixed_words(template: str) -> list[str]:
     return [literal.strip(" .…,;:") for literal, _, _, _ in string.Formatter().parse(template) if literal.strip(" .…,;:")]
 
 
+def placeholders(template: str) -> set[str]:
+    return {field for _, field, _, _ in string.Formatter().parse(template) if field}
+
+
 def test_the_list_covers_every_english_phrase() -> None:
     english = page_labels("en")
     texts = [w for t in english["phrases"].values() for w in fixed_words(t)] + [w for t in [*english["effect_names"].values(), *english["note_names"].values()] for w in fixed_words(t)]
@@ -203,3 +207,63 @@ def test_a_decision_correction_by_its_english_title_applies_on_a_japanese_site()
     data = SimpleNamespace(written={}, decisions=[shown])
     _correct_decision(data, Correction(TargetKind.DECISION, stored.title, 3, "", "", True, ""))
     assert data.decisions == []
+
+
+PLAN_SENTENCES = (
+    "Break dependency cycles", "Split the largest files", "Reduce coupling", "Document the public API",
+    "modules importing each other", "file import", "is the cycle's lightest edge", "import each other", "imports each other",
+    "The repository has", "lines", "Split them along", "mostly the class", "move its largest", "split it along",
+    "extract its steps", "function", "method", "These modules and definitions", "imports ", "used by ", "keep its public names",
+    "called from ", "of the project's code", "public name", "no doc comment", " expose", "definition", "place", "other file",
+)
+"""The fixed words of every sentence the refactoring plan writes (understanding/milestones.py
+through core/plan_phrases.py, checked against the English table below) that cannot be part
+of a path or a name the plan cites; case is ignored."""
+
+PLAN_PHRASES = (*PLAN_SENTENCES, "over", "import", "file", "module", " and ", " in ")
+"""With the short words, which can: all the English the plan's table holds."""
+
+
+def english_plan_templates() -> list[str]:
+    english = page_labels("en")
+    return [form for section in ("plan_titles", "plan_phrases", "plan_counts", "plan_lists") for t in english[section].values() for form in (t.values() if isinstance(t, dict) else [t])]
+
+
+def test_the_list_covers_every_english_plan_phrase() -> None:
+    texts = [w for t in english_plan_templates() for w in fixed_words(t) if re.search(r"[a-z]", w, re.I)]
+    assert texts and all(any(p.strip().lower() in w.lower() for p in PLAN_PHRASES) for w in texts), texts
+
+
+def test_a_japanese_plan_phrases_its_phases_in_japanese(stores: dict[str, Path]) -> None:
+    english, japanese = (re.sub(r"\A---\n.*?\n---\n", "", page(stores[language], "plans/milestones.md"), flags=re.S) for language in ("en", "ja"))
+    assert "Document the public API" in english and "1 public name (normalize_name) and no doc comment" in english.replace("\\_", "_")
+    left = [p for p in PLAN_SENTENCES if p.lower() in japanese.lower()]
+    assert not left, (left, [line for line in japanese.splitlines() if any(p.lower() in line.lower() for p in left)][:5])
+    assert "公開 API にドキュメントを書く" in japanese and "公開名 1 個（normalize_name）" in japanese.replace("\\_", "_")
+    plans = [(store / "plans.json").read_text(encoding="utf-8") for store in (stores["en"], stores["ja"])]
+    assert plans[0] == plans[1] and '"facts"' in plans[0]
+
+
+def test_every_plan_sentence_is_phrased_in_every_language() -> None:
+    from refdoc_site.core.findings import Milestone, MilestoneItem, PlanFacts
+    from refdoc_site.core.plan_phrases import localized_milestones, plan_text
+
+    numbers = {"n": 2, "members": 2, "lines": 612, "file_limit": 500, "definition_limit": 60}
+    names = {"named": ["a", "b", "c", "d"], "api": ["x", "y", "z", "w"]}
+    words = {"target": "a/x.py", "source_module": "a", "target_module": "b", "class": "Ledger"}
+    for key, template in page_labels("en")["plan_phrases"].items():
+        if key == "definition_in":
+            continue
+        fields = {f for form in (template.values() if isinstance(template, dict) else [template]) for f in placeholders(form)}
+        facts = PlanFacts(key, {f: numbers.get(f, 3) for f in fields - set(names) - set(words)}, {f: names[f] for f in fields & set(names)}, {f: words[f] for f in fields & set(words)})
+        english, japanese = plan_text(facts), plan_text(facts, "ja")
+        assert english and japanese and english != japanese, key
+        assert not [p for p in PLAN_SENTENCES if p.lower() in japanese.lower()], (key, japanese)
+    assert plan_text(PlanFacts("called", {"places": 1, "other_files": 2}, {"named": ["a", "b", "c", "d"]})).startswith("called from 1 place in 2 other files of the project's code (a, b, c …)")
+    assert plan_text(PlanFacts("documentation_goal", {"n": 1})).startswith("1 file exposes public names")
+    item = MilestoneItem("run in app/x.py", "app/x.py", "run", "", "70 lines (function): …", PlanFacts("long_function", {"lines": 70}), "run")
+    stored = Milestone("Split the largest files and longest definitions", "…", [item, MilestoneItem("kept", text="as stored")], "size", PlanFacts("size_goal_files", {"files": 1, "file_limit": 500}))
+    [shown] = localized_milestones([stored], "ja")
+    assert (shown.title, shown.items[0].label, shown.items[0].text) == ("最大のファイルと最長の定義を分割する", "app/x.py の run", "70 行（関数）です。処理の各段階を独自の関数に切り出してください")
+    assert shown.goal.startswith("このリポジトリには 500 行を超えるファイルが 1 個あります。") and shown.items[1] == stored.items[1]
+    assert localized_milestones([stored], "en")[0] is stored

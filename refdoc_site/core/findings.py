@@ -77,6 +77,22 @@ class Decision:
 
 
 @dataclass
+class PlanFacts:
+    """What a sentence of the refactoring plan says, without its words: the page phrases it
+    in the site's language (core/plan_phrases.py), the stored plan in English."""
+
+    key: str
+    """A key of the label tables' `plan_phrases`; a phrase of forms (`one`, `other`) agrees
+    with `numbers["n"]`."""
+    numbers: dict[str, int] = field(default_factory=dict, metadata={OMIT_DEFAULT: True})
+    """Counts, each shown through the tables' `plan_counts` form of its name when there is one."""
+    names: dict[str, list[str]] = field(default_factory=dict, metadata={OMIT_DEFAULT: True})
+    """Lists of files, modules or definitions, shown as the first few and "…"."""
+    words: dict[str, str] = field(default_factory=dict, metadata={OMIT_DEFAULT: True})
+    """Paths and module names, shown as they are."""
+
+
+@dataclass
 class MilestoneItem:
     """One measured fact of a refactoring phase, linked where it points.
 
@@ -89,6 +105,10 @@ class MilestoneItem:
     module: str = ""
     text: str = ""
     """The number that put the item there (`612 lines`, `called from 14 places`)."""
+    facts: PlanFacts | None = field(default=None, metadata={OMIT_DEFAULT: True})
+    """The facts `text` was phrased from."""
+    symbol: str = field(default="", metadata={OMIT_DEFAULT: True})
+    """The definition an item names: its `label` says it is in the file at `path`."""
 
 
 @dataclass
@@ -98,6 +118,10 @@ class Milestone:
     title: str
     goal: str
     items: list[MilestoneItem] = field(default_factory=list)
+    phase: str = field(default="", metadata={OMIT_DEFAULT: True})
+    """A key of the label tables' `plan_titles`, which `title` was phrased from."""
+    facts: PlanFacts | None = field(default=None, metadata={OMIT_DEFAULT: True})
+    """The facts `goal` was phrased from."""
 
 
 @dataclass

@@ -24,6 +24,7 @@ from ..core.findings import Decision, Facts, Milestone
 from ..core.pages import module_page, plan_page
 from ..core.decision_phrases import localized_decisions
 from ..core.phrases import localized_documents
+from ..core.plan_phrases import localized_milestones
 from ..core.processes import alongside
 from ..core.progress import heartbeat
 from ..core.records import Document, Hierarchy
@@ -317,7 +318,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
         hierarchy=from_json(Hierarchy, store.read_json(HIERARCHY_NAME)),
         graph=from_json(RepoGraph, store.read_json(GRAPH_NAME)),
         decisions=localized_decisions(from_json(list[Decision], store.read_json(DECISIONS_NAME)), workspace.config.language),
-        milestones=from_json(list[Milestone], store.read_json(PLANS_NAME)),
+        milestones=localized_milestones(from_json(list[Milestone], store.read_json(PLANS_NAME)), workspace.config.language),
         orientation=from_json(Orientation, store.read_json(ORIENTATION_NAME)) if (store.directory / ORIENTATION_NAME).is_file() else Orientation(),
         stats=facts,
         repo_url=workspace.config.repo_url or facts.repo_url,

@@ -6,7 +6,8 @@ the number that put it there, so the plan can be checked against the code and ne
 invents work. Thresholds are named constants below.
 
 Phases are `Milestone` records (core/findings.py), saved as `plans.json` and rendered by
-`templates/milestones.md.jinja2`.
+`templates/milestones.md.jinja2`. Their sentences are phrased from `PlanFacts` through the
+label tables (core/plan_phrases.py): English here, the site's language on the page.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
-from ..core.findings import Milestone, MilestoneItem
+from ..core.findings import Milestone, MilestoneItem, PlanFacts
 from ..core.pages import chunk_anchor
+from ..core.plan_phrases import definition_label, phase_title, plan_text
 from ..core.records import Chunk, ChunkKind, Document, FileRole, Hierarchy
 from .graph import RepoGraph
 
@@ -37,8 +39,6 @@ DOC_FOLDERS = frozenset({"docs", "doc", "documentation"})
 it is not what a refactoring of the project works on."""
 DOMINANT_SHARE = 0.6
 """A class this share of its file's lines is what splitting the file means splitting."""
-NAMED_IN_ITEM = 3
-"""Definitions or files an item names before "…"."""
 NOT_CODE_LANGUAGES = frozenset({"markdown", "restructuredtext", "text", "config"})
 """Long prose or configuration is not a file to split."""
 
@@ -68,34 +68,14 @@ def _cycles_phase(graph: RepoGraph) -> Milestone | None:
     for cycle in graph.cycles:
         edges = _cycle_edges(cycle, graph)
         count = sum(len(imports) for imports in edges.values())
-        items.append(
-            _item(
-                " ↔ ".join(cycle),
-                f"{len(cycle)} modules importing each other "
-                f"through {_plural(count, 'file import')}",
-            )
-        )
+        items.append(_item(" ↔ ".join(cycle), _facts("cycle", members=len(cycle), file_imports=count)))
         if not edges:
             continue
         lightest = min(edges, key=lambda edge: (len(edges[edge]), edge))
-        weight = _plural(len(edges[lightest]), "import")
         for source, target in edges[lightest][:MAX_CYCLE_IMPORTS]:
-            items.append(
-                _item(
-                    source,
-                    f"imports {target}: {lightest[0]} → {lightest[1]} "
-                    f"is the cycle's lightest edge ({weight})",
-                    path=source,
-                )
-            )
-    return Milestone(
-        title="Break dependency cycles between modules",
-        goal=f"{_plural(len(graph.cycles), 'group')} of modules "
-        f"{_verb(len(graph.cycles), 'import')} each other, so no module in a group "
-        "can be understood, tested or replaced alone. Cut each cycle where it is thinnest: move or "
-        "invert the listed imports until the module graph has no cycle.",
-        items=items[:MAX_ITEMS],
-    )
+            words = {"target": target, "source_module": lightest[0], "target_module": lightest[1]}
+            items.append(_item(source, _facts("cycle_import", words=words, imports=len(edges[lightest])), path=source))
+    return _phase("cycles", _facts("cycles_goal", n=len(graph.cycles)), items[:MAX_ITEMS])
 
 
 def _cycle_edges(
@@ -132,22 +112,18 @@ def _size_phase(documents: list[Document], hierarchy: Hierarchy) -> Milestone | 
     long.sort(key=lambda pair: (-pair[0], pair[1].path, pair[1].symbol))
     if not large and not long:
         return None
-    facts = []
-    if large:
-        facts.append(f"{_plural(len(large), 'file')} over {LARGE_FILE_LINES} lines")
-    if long:
-        facts.append(f"{_plural(len(long), 'definition')} over {LONG_DEFINITION_LINES} lines")
-    return Milestone(
-        title="Split the largest files and longest definitions",
-        goal=f"The repository has {' and '.join(facts)}. Split them along their "
-        "responsibilities so that each part can be read, reviewed and tested on its own.",
-        items=_allot(
+    goal = _facts(
+        "size_goal_both" if large and long else "size_goal_files" if large else "size_goal_definitions",
+        **({"files": len(large), "file_limit": LARGE_FILE_LINES} if large else {}),
+        **({"definitions": len(long), "definition_limit": LONG_DEFINITION_LINES} if long else {}),
+    )
+    return _phase(
+        "size",
+        goal,
+        _allot(
             [
                 [_item(f.path, _file_split(f.path, f.lines, documents), path=f.path) for f in large],
-                [
-                    _chunk_item(chunk, f"{lines} lines ({chunk.kind.value}): extract its steps into functions of their own")
-                    for lines, chunk in long
-                ],
+                [_chunk_item(chunk, _facts(f"long_{chunk.kind.value}", lines=lines)) for lines, chunk in long],
             ],
             MAX_ITEMS,
         ),
@@ -204,17 +180,14 @@ def _coupling_phase(
     )
     if not fan_out and not fan_in and not called:
         return None
-    return Milestone(
-        title="Reduce coupling at the hotspots",
-        goal="These modules and definitions have the most dependencies in or out within the "
-        "project's own code (tests, examples and docs apart), so a change to them reaches "
-        "furthest. Narrow their interfaces, split what unrelated users need, or invert "
-        "dependencies so that fewer parts of the code rely on each.",
-        items=_allot(
+    return _phase(
+        "coupling",
+        _facts("coupling_goal"),
+        _allot(
             [
-                [_item(m, f"imports {_plural(n, 'module')} ({_named(graph.module_deps.get(m, []))}): move what it uses of the least-used ones behind one of its own interfaces", module=m) for n, m in fan_out],
-                [_item(m, f"used by {_plural(n, 'module')} ({_named(hierarchy.modules[m].used_by)}): keep its public names stable and split off what only some of them use", module=m) for n, m in fan_in],
-                [_chunk_item(chunk, _caller_text(n, callers)) for n, chunk, callers in called],
+                [_item(m, _facts("fan_out", names={"named": graph.module_deps.get(m, [])}, modules=n), module=m) for n, m in fan_out],
+                [_item(m, _facts("fan_in", names={"named": hierarchy.modules[m].used_by}, modules=n), module=m) for n, m in fan_in],
+                [_chunk_item(chunk, _caller_facts(n, callers)) for n, chunk, callers in called],
             ],
             MAX_ITEMS,
         ),
@@ -232,24 +205,11 @@ def _documentation_phase(hierarchy: Hierarchy) -> Milestone | None:
     )
     if not undocumented:
         return None
-    items = []
-    for f in undocumented[:MAX_ITEMS]:
-        names = ", ".join(f.public_api[:3]) + ("…" if len(f.public_api) > 3 else "")
-        items.append(
-            _item(
-                f.path,
-                f"{f.lines} lines, {_plural(len(f.public_api), 'public name')} ({names}) "
-                "and no doc comment",
-                path=f.path,
-            )
-        )
-    return Milestone(
-        title="Document the public API",
-        goal=f"{_plural(len(undocumented), 'file')} {_verb(len(undocumented), 'expose')} "
-        "public names without a single docstring or "
-        "doc comment. Document them, largest first, starting with what other modules call.",
-        items=items,
-    )
+    items = [
+        _item(f.path, _facts("undocumented", names={"api": f.public_api}, lines=f.lines, public_names=len(f.public_api)), path=f.path)
+        for f in undocumented[:MAX_ITEMS]
+    ]
+    return _phase("documentation", _facts("documentation_goal", n=len(undocumented)), items)
 
 
 def own_facts(
@@ -281,7 +241,7 @@ def _in_doc_folder(path: str) -> bool:
     return bool(DOC_FOLDERS & {part.lower() for part in path.split("/")[:-1]})
 
 
-def _file_split(path: str, lines: int, documents: list[Document]) -> str:
+def _file_split(path: str, lines: int, documents: list[Document]) -> PlanFacts:
     """A large file's item: its lines, and its largest top-level definitions, the parts to move out."""
     own = [d.chunk for d in documents if d.chunk.path == path and d.chunk.part <= 1]
     classes = {c.symbol for c in own if c.kind is ChunkKind.CLASS}
@@ -296,39 +256,38 @@ def _file_split(path: str, lines: int, documents: list[Document]) -> str:
             key=lambda c: (-(c.end_line - c.start_line), c.start_line),
         )
         if methods:
-            named = _named([c.symbol.rsplit(".", 1)[-1] for c in methods])
-            return (
-                f"{lines} lines, mostly the class {main.symbol} ({_plural(len(methods), 'method')}): move its largest "
-                f"methods ({named}) into helpers or a base class of their own"
-            )
+            named = [c.symbol.rsplit(".", 1)[-1] for c in methods]
+            return _facts("split_class", names={"named": named}, words={"class": main.symbol}, lines=lines, methods=len(methods))
     if len(top) < 2:
-        return f"{lines} lines: split it along its responsibilities"
-    return f"{lines} lines: move its largest definitions ({_named([c.symbol for c in top])}) into modules of their own"
+        return _facts("split_whole", lines=lines)
+    return _facts("split_top", names={"named": [c.symbol for c in top]}, lines=lines)
 
 
-def _caller_text(count: int, callers: list[Chunk]) -> str:
+def _caller_facts(count: int, callers: list[Chunk]) -> PlanFacts:
     files = sorted({c.path for c in callers})
-    return (
-        f"called from {_plural(count, 'place')} in {_plural(len(files), 'other file')} of the project's code "
-        f"({_named(files)}): a change to its signature reaches all of them; give the callers that "
-        "need less a narrower function"
-    )
+    return _facts("called", names={"named": files}, places=count, other_files=len(files))
 
 
-def _named(names: list[str]) -> str:
-    return ", ".join(names[:NAMED_IN_ITEM]) + (" …" if len(names) > NAMED_IN_ITEM else "")
+def _facts(key: str, names: dict[str, list[str]] | None = None, words: dict[str, str] | None = None, **numbers: int) -> PlanFacts:
+    return PlanFacts(key, numbers, names or {}, words or {})
 
 
-def _item(label: str, text: str, path: str = "", anchor: str = "", module: str = "") -> MilestoneItem:
-    return MilestoneItem(label, path, anchor, module, text)
+def _phase(phase: str, goal: PlanFacts, items: list[MilestoneItem]) -> Milestone:
+    """A phase phrased in English from its facts, which it keeps for a page in another language."""
+    return Milestone(phase_title(phase), plan_text(goal), items, phase=phase, facts=goal)
 
 
-def _chunk_item(chunk: Chunk, text: str) -> MilestoneItem:
+def _item(label: str, facts: PlanFacts, path: str = "", anchor: str = "", module: str = "", symbol: str = "") -> MilestoneItem:
+    return MilestoneItem(label, path, anchor, module, plan_text(facts), facts=facts, symbol=symbol)
+
+
+def _chunk_item(chunk: Chunk, facts: PlanFacts) -> MilestoneItem:
     return _item(
-        f"{chunk.symbol} in {chunk.path}",
-        text,
+        definition_label(chunk.symbol, chunk.path),
+        facts,
         path=chunk.path,
         anchor=chunk_anchor(chunk.symbol),
+        symbol=chunk.symbol,
     )
 
 
@@ -346,12 +305,3 @@ def _allot(groups: list[list[MilestoneItem]], limit: int) -> list[MilestoneItem]
                 taken[i] += 1
                 total += 1
     return [item for group, count in zip(groups, taken, strict=True) for item in group[:count]]
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def _verb(count: int, verb: str) -> str:
-    """A verb agreeing with `count` subjects (`1 file exposes`, `2 files expose`)."""
-    return verb + "s" if count == 1 else verb
