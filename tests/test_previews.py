@@ -188,7 +188,7 @@ def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_
         assert checked > 100 and missing == []
 
         # The worker's data: config.json names what it fetches from the main site; every
-        # file the build wrote reaches the worker, byte for byte (but the rows' links).
+        # file the build wrote reaches the worker, byte for byte, the rows too.
         config = orjson.loads((preview / DATA_DIR / "config.json").read_bytes())
         data_url = f"{PAGES_URL}pr-{number}/{DATA_DIR}/"
         from_main = set(config["preview"]["files"])
@@ -198,21 +198,24 @@ def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_
                 continue
             target, _ = _landing(branch, urljoin(urljoin(data_url, config["preview"]["main"]) if name in from_main else data_url, name))
             assert target is not None, name
-            if name != "chunks.json":
-                assert target.read_bytes() == file.read_bytes(), name
+            assert target.read_bytes() == file.read_bytes(), name
         assert from_main, "the model is the main site's"
-        # Every row a search can show lands on its page and anchor in the branch.
-        rows = orjson.loads((preview / DATA_DIR / "chunks.json").read_bytes())
+        # Every row a search can show lands on its page and anchor in the branch, as the
+        # worker resolves it: the preview's page if the preview keeps it, else the main site's.
+        rows = orjson.loads((whole / DATA_DIR / "chunks.json").read_bytes())
+        own_pages = set(config["preview"]["pages"])
         results = 0
         for row in rows:
-            target, _ = _landing(branch, urljoin(f"{PAGES_URL}pr-{number}/", row["page"]))
+            page = row["page"] if row["page"] in own_pages else config["preview"]["site"] + row["page"]
+            target, _ = _landing(branch, urljoin(f"{PAGES_URL}pr-{number}/", page))
             assert target is not None, row["page"]
             if row["anchor"]:
                 assert row["anchor"] in _parsed(target).ids, (row["page"], row["anchor"])
             results += 1
             assert (target.is_relative_to(preview)) == (target.relative_to(branch).as_posix().removeprefix(f"pr-{number}/") in held_pages)
         assert results == len(orjson.loads((whole / DATA_DIR / "chunks.json").read_bytes()))
-        assert any(row["page"].startswith("../") for row in rows) and any(row["page"] == f"files/{path}/" for row in rows)
+        assert f"files/{path}/" in own_pages and f"files/{other}/" not in own_pages
+        assert any(row["page"] == f"files/{other}/" for row in rows) and any(row["page"] == f"files/{path}/" for row in rows)
 
         # Same sites, same bytes.
         again = tmp_path / "again" / f"pr-{number}"
@@ -220,6 +223,37 @@ def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_
         make_preview(whole, tmp_path / "again", again)
         assert {n: (again / n).read_bytes() for n in held} == {n: (preview / n).read_bytes() for n in held}
         assert {p.relative_to(again).as_posix() for p in again.rglob("*") if p.is_file()} == held
+
+
+def test_a_preview_holds_the_row_bundles_its_change_rewrote_only(tmp_path: Path) -> None:
+    """A large site's rows in bundles by file group (site_shards.py): the bundle of a file
+    the pull request left alone is the main site's, fetched there (config.json's
+    `preview.files`); the changed file's bundle is the preview's own, byte for byte, and
+    its rows keep their site-relative pages, which the worker resolves by `preview.pages`."""
+    def site(folder: str, changed_text: str) -> Path:
+        root = tmp_path / folder
+        pages = {"index.html": "home", "files/a.py/index.html": "a", "files/b.py/index.html": changed_text}
+        bundles = {"rows/0-0.json": [{"page": "files/a.py/", "anchor": "chunk-a"}], "rows/1-0.json": [{"page": "files/b.py/", "anchor": changed_text}]}
+        for name, text in pages.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(f"<title>{name}</title><article>{text}</article>", encoding="utf-8")
+        for name, rows in {**bundles, "config.json": {"shards": {}}}.items():
+            (root / DATA_DIR / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / DATA_DIR / name).write_bytes(orjson.dumps(rows))
+        return root
+
+    branch = site("gh-pages", "chunk-b")
+    write_page_manifest(branch, "", "https://acme.github.io/widget/")
+    built = site("built", "chunk-b-changed")
+    write_page_manifest(built, "", "https://acme.github.io/widget/pr-4/")
+    report = make_preview(built, branch, branch / "pr-4")
+    preview = branch / "pr-4"
+    assert not (preview / DATA_DIR / "rows/0-0.json").exists(), report.kept
+    assert (preview / DATA_DIR / "rows/1-0.json").read_bytes() == (built / DATA_DIR / "rows/1-0.json").read_bytes()
+    config = orjson.loads((preview / DATA_DIR / "config.json").read_bytes())["preview"]
+    assert "rows/0-0.json" in config["files"] and "rows/1-0.json" not in config["files"]
+    assert (config["site"], config["pages"]) == ("../", ["./", "files/b.py/"])
+    assert (preview / "files/b.py/index.html").is_file() and not (preview / "files/a.py").exists()
 
 
 def test_closing_a_pull_request_removes_its_preview_only(published: _Published) -> None:

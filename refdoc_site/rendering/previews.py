@@ -17,10 +17,13 @@ site's address replaced by marks, for other files the bytes.
   rewritten to the main site's copy (`../` out of the preview's folder): `href`/`src`,
   the Mermaid script and the worker address in Material's `__config`, Markdown links in `md/` and `llms.txt`;
 - the search: the scripts of `assets/refdoc/` always (the worker finds its data relative
-  to itself), `config.json` always, the chunk rows with each row of a page the preview
-  does not keep pointing at the main site's page, and of the other data files those whose
-  bytes differ; `config.json`'s `preview` names the ones fetched from the main site
-  (the worker's `fetched`) and where that site's data lies;
+  to itself), `config.json` always, and of the data files those whose bytes differ, the
+  chunk rows too (a row names its page relative to the site's root, the same on both
+  sites, so a row bundle of files the pull request left alone is the main site's bundle);
+  `config.json`'s `preview` names the data files fetched from the main site (the worker's
+  `fetched`) and where that site's data lies, and the pages the preview keeps (`pages`, as
+  rows name them) and where the main site's root lies (`site`): the worker points a row at
+  the main site's page unless the preview keeps it;
 - `refdoc-preview.json`: what was kept and what was reached on the main site.
 
 It leaves out the sitemap (a preview is not for crawlers, and it would list pages served
@@ -38,7 +41,7 @@ import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import orjson
 
@@ -55,8 +58,6 @@ and Material's search box its (tiny) index relative to the site's root."""
 HOME_PAGE = "index.html"
 """Always the preview's own too: the pull request's comment links to it."""
 LEFT_OUT = ("sitemap.xml", "sitemap.xml.gz", PAGE_MANIFEST)
-ROW_FILES = re.compile(rf"{re.escape(DATA_DIR)}/(?:chunks|rows/\d+-\d+)\.json")
-"""The search's chunk tables (one, or a bundle of rows each): their `page` is a page's address."""
 COMMIT_MARK = b"\x00commit\x00"
 SITE_URL_MARK = b"\x00site\x00"
 SHORT_COMMIT = 12
@@ -193,23 +194,24 @@ def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
     def differs(name: str) -> bool:
         return name.startswith(OWN_FILES) or name == HOME_PAGE or theirs.get(name) != ours[name]
 
-    kept = {name for name in ours if name not in LEFT_OUT and not ROW_FILES.fullmatch(name) and differs(name)}
+    kept = {name for name in ours if name not in LEFT_OUT and differs(name)}
     data_files = {name for name in ours if name.startswith(f"{DATA_DIR}/")}
     sites = _Sites(frozenset(kept), frozenset(theirs), len(relative.parts), urlsplit(own["site_url"]).path, urlsplit(base["site_url"]).path)
     written: dict[str, bytes] = {}
-    for name in sorted(ours):
-        if ROW_FILES.fullmatch(name):
-            rows = _relinked_rows(orjson.loads((site / name).read_bytes()), sites)
-            if content_hash(name, rows, own["commit"], own["site_url"]) != theirs.get(name):
-                written[name] = rows
-        elif name in kept and name.endswith(_LINKED_TEXT):
+    for name in sorted(kept):
+        if name.endswith(_LINKED_TEXT):
             written[name] = _relinked_text(name, (site / name).read_text(encoding="utf-8"), sites).encode("utf-8")
-        elif name in kept:
+        else:
             written[name] = (site / name).read_bytes()
     from_main = sorted(name.removeprefix(f"{DATA_DIR}/") for name in data_files - set(written))
     config_name = f"{DATA_DIR}/config.json"
     config = orjson.loads(written[config_name])
-    config["preview"] = {"main": "../" * (DATA_DIR.count("/") + 1 + sites.depth) + f"{DATA_DIR}/", "files": from_main}
+    config["preview"] = {
+        "main": "../" * (DATA_DIR.count("/") + 1 + sites.depth) + f"{DATA_DIR}/",
+        "files": from_main,
+        "site": "../" * sites.depth,
+        "pages": sorted(_page_address(name) for name in kept if name.endswith(".html")),
+    }
     written[config_name] = orjson.dumps(config)
     report = PreviewReport(inherited=len(ours) - len(written))
     record = {"format": "refdoc-preview/1", "commit": own["commit"], "main_commit": base["commit"], "kept": len(written) + 1, "from_main": report.inherited}
@@ -234,12 +236,10 @@ def _relinked_text(name: str, text: str, sites: _Sites) -> str:
     return _MARKDOWN_LINK.sub(lambda m: m.group(1) + sites.relink(m.group(2), folder) + m.group(3), text)
 
 
-def _relinked_rows(rows: list[dict], sites: _Sites) -> bytes:
-    """A chunk table with each page the preview does not keep named on the main site; the
-    browser reads a row's page relative to the site's root, as Material's `base`."""
-    for row in rows:
-        row["page"] = sites.relink(row["page"], "")
-    return orjson.dumps(rows)
+def _page_address(name: str) -> str:
+    """A page file's address relative to the site's root, as a search row names it
+    (core/pages.py `page_url`: quoted, a folder's page by its folder, the home page `./`)."""
+    return quote(name.removesuffix("index.html")) or "./"
 
 
 def add_preview_command(commands) -> None:

@@ -91,8 +91,14 @@
 
   /* A pull request's preview publishes only the data files that differ from the main
      site's (rendering/previews.py): config.json's `preview` names the others, fetched from
-     the main site's data folder. */
+     the main site's data folder, and the pages the preview keeps; a row names its page
+     relative to the site's root, and a page the preview does not keep is the main site's
+     (`preview.site`, that site's root relative to the preview's). */
   var fromMain = null;
+
+  function pageLocation(page) {
+    return fromMain && !fromMain.pages[page] ? fromMain.site + page : page;
+  }
 
   function fetched(name) {
     var base = fromMain && fromMain.files[name] ? fromMain.url : dataUrl;
@@ -131,9 +137,12 @@
     var config = fetchJson("config.json");
     var data = config.then(function (config) {
       if (config.preview) {
-        fromMain = { url: new URL(config.preview.main, dataUrl), files: {} };
+        fromMain = { url: new URL(config.preview.main, dataUrl), files: {}, site: config.preview.site, pages: {} };
         config.preview.files.forEach(function (name) {
           fromMain.files[name] = true;
+        });
+        config.preview.pages.forEach(function (page) {
+          fromMain.pages[page] = true;
         });
       }
       return config.shards ? [config] : Promise.all([config, fetchJson("index.json"), fetchJson("chunks.json")]);
@@ -325,11 +334,12 @@
   function toItems(hits, table, terms) {
     return hits.map(function (hit) {
       var chunk = table.row(hit.position);
+      var page = pageLocation(chunk.page);
       if (chunk.kind === "page") {
         return [
-          { location: chunk.page, title: escapeHtml(chunk.title || hit.path), text: "", score: hit.score, terms: terms },
+          { location: page, title: escapeHtml(chunk.title || hit.path), text: "", score: hit.score, terms: terms },
           {
-            location: chunk.anchor ? chunk.page + "#" + chunk.anchor : chunk.page,
+            location: chunk.anchor ? page + "#" + chunk.anchor : page,
             title: escapeHtml(hit.symbol),
             text: "<p>" + escapeHtml(chunk.summary) + "</p>",
             score: hit.score,
@@ -338,9 +348,9 @@
         ];
       }
       return [
-        { location: chunk.page, title: escapeHtml(hit.path), text: "", score: hit.score, terms: terms },
+        { location: page, title: escapeHtml(hit.path), text: "", score: hit.score, terms: terms },
         {
-          location: chunk.page + "#" + chunk.anchor,
+          location: page + "#" + chunk.anchor,
           title: escapeHtml(hit.symbol) + " <small>" + escapeHtml(hit.kind) + ", lines " + hit.start_line + "–" + hit.end_line + "</small>",
           text: "<p><code>" + escapeHtml(chunk.signature) + "</code></p><p>" + escapeHtml(chunk.summary) + "</p>",
           score: hit.score,
