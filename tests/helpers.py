@@ -392,3 +392,24 @@ def check_search_data_waits_for_the_box(tab, site_url: str, box: str, search_dat
     tab.hover(box)
     tab.wait_for_selector("html[data-refdoc-search]", state="attached", timeout=10_000)
     assert any(url.startswith(f"{site_url}search/refdoc/index.json") for url in tab.requests)
+
+
+def built_overview(tmp_path: Path, files: dict[str, str], site_name: str = "Tiny", language: str = "en"):
+    """A repository of `files` indexed, summarized and rendered (no Mermaid): its stored
+    orientation and its overview's Markdown."""
+    from unittest.mock import patch
+
+    from refdoc_site.core.config import Config
+    from refdoc_site.core.serial import from_json
+    from refdoc_site.core.workspace import ORIENTATION_NAME
+    from refdoc_site.pipeline import Workspace, index, render, summarize
+    from refdoc_site.understanding.orientation import Orientation
+
+    repo = write_repo(tmp_path / "repo", files)
+    workspace = Workspace.create(repo, Config(site_name=site_name, language=language), tmp_path / "store", tmp_path / "site")
+    index(workspace)
+    summarize(workspace)
+    with patch("refdoc_site.pipeline.render_phase.find_mermaid", return_value=None):
+        render(workspace)
+    orientation = from_json(Orientation, workspace.store.read_json(ORIENTATION_NAME))
+    return orientation, (workspace.project_dir / "docs" / "index.md").read_text(encoding="utf-8")

@@ -6,14 +6,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from unittest.mock import patch
 
-from helpers import write_repo
+from helpers import built_overview
 
-from refdoc_site.core.config import Config
-from refdoc_site.core.serial import from_json
-from refdoc_site.core.workspace import ORIENTATION_NAME
-from refdoc_site.pipeline import Workspace, index, render, summarize
 from refdoc_site.rendering.component_map import chain_svg
 from refdoc_site.understanding.flows import declared_scripts, name_words
 from refdoc_site.understanding.orientation import Orientation, guide_kind, lead_paragraph
@@ -135,14 +130,7 @@ WEB_APP = {
 
 
 def built(tmp_path: Path, files: dict[str, str], language: str = "en") -> tuple[Orientation, str]:
-    repo = write_repo(tmp_path / "repo", files)
-    workspace = Workspace.create(repo, Config(site_name="Tiny", language=language), tmp_path / "store", tmp_path / "site")
-    index(workspace)
-    summarize(workspace)
-    with patch("refdoc_site.pipeline.render_phase.find_mermaid", return_value=None):
-        render(workspace)
-    orientation = from_json(Orientation, workspace.store.read_json(ORIENTATION_NAME))
-    return orientation, (workspace.project_dir / "docs" / "index.md").read_text(encoding="utf-8")
+    return built_overview(tmp_path, files, "Tiny", language)
 
 
 def steps(flow) -> list[str]:
