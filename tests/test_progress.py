@@ -96,3 +96,25 @@ def test_the_engine_phase_reports_the_pages_written_so_far(tmp_path: Path, monke
     assert engine and all(re.fullmatch(r"mkdocs: \d+ of \d+ pages converted, \d+ written, \d+s so far", line) for line in engine), stream.lines
     converted, total, written = map(int, re.match(r"mkdocs: (\d+) of (\d+) pages converted, (\d+) written", engine[-1]).groups())
     assert converted == written >= total > 5
+
+
+def test_the_command_speaks_while_it_loads() -> None:
+    """The import of the command line (every phase's modules) runs under a heartbeat: on a
+    loaded runner it took 10-15 s before the first phase's line. Here the heartbeat is made
+    quick in a fresh interpreter, where nothing of refdoc_site is imported yet."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from refdoc_site.core import progress\n"
+        "progress.HEARTBEAT_SILENCE, progress.HEARTBEAT_TICK = 0.0, 0.001\n"
+        "assert 'refdoc_site.cli' not in sys.modules\n"
+        "sys.argv = ['refdoc-site', '--version']\n"
+        "from refdoc_site.launch import main\n"
+        "sys.exit(main())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^starting: \d+s so far$", done.stderr, re.MULTILINE), done.stderr
+    assert done.stdout.strip(), "the command itself ran after loading"
