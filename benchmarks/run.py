@@ -195,8 +195,11 @@ def run_child(repo: Path, store: Path, out: Path, result_path: Path, mkdocs: boo
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
 
-    from refdoc_site.core.config import Config
-    from refdoc_site.pipeline import Workspace, build
+    from refdoc_site.core.progress import heartbeat
+
+    with heartbeat("starting"):  # as the `refdoc-site` command loads (launch.py)
+        from refdoc_site.core.config import Config
+        from refdoc_site.pipeline import Workspace, build
 
     workspace = Workspace.create(repo, Config(), store, out)
     seconds: dict[str, float] = {}
