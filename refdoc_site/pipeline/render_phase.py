@@ -14,7 +14,7 @@ import os
 import shutil
 from collections import defaultdict
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import __version__
@@ -308,7 +308,8 @@ def templates_digest() -> str:
 
 
 def load_site_data(workspace: Workspace) -> SiteData:
-    """Everything the pages are rendered from, as the earlier phases stored it."""
+    """Everything the pages are rendered from, as the earlier phases stored it, said in the
+    site's language (`localized`)."""
     store = workspace.store
     facts = from_json(Facts, store.read_json(FACTS_NAME))
     for name in SUMMARY_NAMES:
@@ -317,17 +318,13 @@ def load_site_data(workspace: Workspace) -> SiteData:
     written = (("overview", WRITTEN_OVERVIEW, WrittenOverview), ("decisions", WRITTEN_DECISIONS, WrittenDecisions),
                ("milestones", WRITTEN_MILESTONES, WrittenMilestones))
     state = workspace.load_state()
-    documents = localized_documents(state.documents, workspace.config.language)
-    hierarchy = from_json(Hierarchy, store.read_json(HIERARCHY_NAME))
-    graph = from_json(RepoGraph, store.read_json(GRAPH_NAME))
-    return SiteData(
+    data = localized(SiteData(
         site_name=workspace.config.site_name or facts.project_name or workspace.repo.name,
-        documents=documents,
-        hierarchy=hierarchy,
-        graph=graph,
-        decisions=localized_decisions(from_json(list[Decision], store.read_json(DECISIONS_NAME)), workspace.config.language),
-        milestones=localized_milestones(from_json(list[Milestone], store.read_json(PLANS_NAME)), workspace.config.language),
-        orientation=_stored_orientation(workspace, state.files, documents, hierarchy, graph),
+        documents=state.documents,
+        hierarchy=from_json(Hierarchy, store.read_json(HIERARCHY_NAME)),
+        graph=from_json(RepoGraph, store.read_json(GRAPH_NAME)),
+        decisions=from_json(list[Decision], store.read_json(DECISIONS_NAME)),
+        milestones=from_json(list[Milestone], store.read_json(PLANS_NAME)),
         stats=facts,
         repo_url=workspace.config.repo_url or facts.repo_url,
         commit=facts.commit,
@@ -337,20 +334,34 @@ def load_site_data(workspace: Workspace) -> SiteData:
         language=workspace.config.language,
         publish_source=workspace.config.publish_source,
         map_links_to_sources=workspace.config.engine == "zensical",
+    ))
+    data.orientation = _stored_orientation(workspace, state.files, data)
+    return data
+
+
+def localized(data: SiteData) -> SiteData:
+    """The site's data with what the earlier phases store in English, phrases kept for the
+    pages to say (the summaries', the dependency decisions', the plan's steps), said in its
+    language: the one pass that localizes what the pages are rendered from. The rest is
+    stored in that language already (the hierarchy, the overview's answers, what the model wrote)."""
+    language = data.language
+    return replace(
+        data,
+        documents=localized_documents(data.documents, language),
+        decisions=localized_decisions(data.decisions, language),
+        milestones=localized_milestones(data.milestones, language),
     )
 
 
-def _stored_orientation(
-    workspace: Workspace, files: Collection[str], documents: list[Document], hierarchy: Hierarchy, graph: RepoGraph
-) -> Orientation:
+def _stored_orientation(workspace: Workspace, files: Collection[str], data: SiteData) -> Orientation:
     """The overview's answers as the summarize phase stored them or, when the store has
-    none, built again from the stored summaries and graph: all but the model's narrative,
+    none, built again from the site's summaries and graph: all but the model's narrative,
     which only that phase knows."""
     path = workspace.store.directory / ORIENTATION_NAME
     if path.is_file():
         return from_json(Orientation, workspace.store.read_json(ORIENTATION_NAME))
     log.warning("%s: missing (deleted, or the store was summarized by an older refdoc-site); the overview is built from the stored summaries, `refdoc-site summarize` stores it again", path)
-    return overview_answers(workspace, files, documents, hierarchy, graph)
+    return overview_answers(workspace, files, data.documents, data.hierarchy, data.graph)
 
 
 def publish(workspace: Workspace) -> Path:
