@@ -223,3 +223,26 @@ DECLARED_CORE = '''
 
 def test_a_caller_linked_to_the_interface_s_declaration_comes_before_a_call_on_any_value(tmp_path: Path) -> None:
     assert hook_caller(tmp_path, {**plugin_repo(40), **PLATFORMS, "hub/core.py": DECLARED_CORE}) == "Core.set_up"
+
+
+RELOAD = '''
+    """Reloading a plug-in."""
+    from typing import Protocol
+
+
+    class PluginProtocol(Protocol):
+        """What a plug-in defines."""
+
+        def async_setup_entry(self, core) -> None:
+            """Set the plug-in up."""
+
+
+    def reload(core, plugin: PluginProtocol) -> None:
+        """Set a plug-in up again."""
+        plugin.async_setup_entry(core)
+'''
+"""Code that passes one plug-in on, typed by the interface (homeassistant's `_resetup_platform`)."""
+
+
+def test_the_caller_that_checks_a_plug_in_comes_before_one_typed_by_the_interface(tmp_path: Path) -> None:
+    assert hook_caller(tmp_path, {**plugin_repo(40, checked=True), **PLATFORMS, "hub/reload.py": RELOAD}) == "Core.start"

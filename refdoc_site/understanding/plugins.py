@@ -5,8 +5,8 @@ A plug-in layer is a package whose subpackages are too many for one view, so tha
 component hierarchy cut them into groups (components.py). What its packages define is not
 where the program starts, one entry point each: the names most of them share are the
 interface the rest of the code calls them through, told once, with the definition outside
-the layer that calls them where the call graph shows one (`_caller`). The public functions inside
-the layer that nothing calls are no entry points of the project.
+the layer that calls them where the call graph shows one (`_caller`). The public functions
+inside the layer that nothing calls are no entry points of the project.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import IntFlag
 
 from ..core.records import ChunkKind, ComponentKind, Components
 from .components import VIEW_BUDGET
@@ -92,34 +92,35 @@ def plugin_hooks(calls: CallGraph, layers: dict[str, dict[str, str]]) -> list[Pl
     return [hook for hook, _ in hooks[:MAX_HOOKS]]
 
 
-class Evidence(IntEnum):
-    """How surely the call graph shows a definition calling a plug-in interface's functions."""
+class Evidence(IntFlag):
+    """What the call graph shows of a definition calling a plug-in interface's functions
+    besides a call of the name on a value it could not link (`component.async_setup_entry(...)`,
+    `getattr(module, "async_setup_entry")`). Compared as numbers: each outweighs those below
+    it together."""
 
-    DYNAMIC = 1
-    """It calls the name on a value the graph could not link (`component.async_setup_entry(...)`)
-    or looks it up by name (`getattr(module, "async_setup_entry")`)."""
-    NAMED = 2
-    """As DYNAMIC, and it names the function as a string too, as code that checks whether a
-    plug-in defines it does (`hasattr(component, "async_setup")`)."""
-    DECLARED = 3
+    DECLARED = 1
     """A call the graph links reaches the interface's declaration: a method of the name
     outside the layer that calls nothing, of another class (homeassistant's
-    `ComponentProtocol.async_unload_entry`, a `Protocol`'s)."""
+    `ComponentProtocol.async_unload_entry`, a `Protocol`'s). It weighs less than NAMED: code
+    that handles one plug-in is typed so too (homeassistant's `_resetup_platform`, which
+    reloads one)."""
+    NAMED = 2
+    """It names the function as a string too, as code that checks whether a plug-in defines
+    it does (`hasattr(component, "async_setup")`) or reports what it returned."""
     LINKED = 4
     """Its calls the graph links reach more than half the implementations."""
 
 
 def _caller(calls: CallGraph, name: str, inside: dict[str, str], implemented: set[tuple[str, str]]) -> DefinitionRef | None:
     """The definition outside the layer with the strongest evidence (`Evidence`) of calling
-    the interface's functions; None when two have the same, or none has any: the words a
+    the interface's functions; None when two have the same, or none calls them: the words a
     caller's name shares with the function's are no evidence (`EntityComponent.async_setup_platform`
     calls a method of its platforms, no plug-in's `async_setup`)."""
-    evidence: dict[tuple[str, str], Evidence] = {}
     reached: dict[tuple[str, str], int] = defaultdict(int)
     for implementation in implemented:
         for caller in calls.callers.get(implementation, ()):
             reached[caller] += caller[0] not in inside
-    evidence.update((key, Evidence.LINKED) for key, n in reached.items() if 2 * n > len(implemented))
+    evidence = {key: Evidence.LINKED for key, n in reached.items() if 2 * n > len(implemented)}
     for declaration in calls.by_name.get(name, ()):
         if declaration[0] in inside or calls.definitions[declaration].kind is not ChunkKind.METHOD:
             continue
@@ -127,16 +128,16 @@ def _caller(calls: CallGraph, name: str, inside: dict[str, str], implemented: se
             continue
         for caller in calls.callers.get(declaration, ()):
             if caller[0] not in inside and calls.owner_class.get(caller) != calls.owner_class.get(declaration):
-                evidence.setdefault(caller, Evidence.DECLARED)
+                evidence[caller] = evidence.get(caller, Evidence(0)) | Evidence.DECLARED
     quoted = re.compile(rf"[\"']{re.escape(name)}[\"']")
     looked_up = re.compile(rf"\bgetattr\(\s*[\w.]+\s*,\s*[\"']{re.escape(name)}[\"']")
     for key, definition in calls.definitions.items():
-        if key[0] in inside or key in evidence or definition.kind not in STEP_KINDS:
+        if key[0] in inside or definition.kind not in STEP_KINDS:
             continue
         named = name in definition.content and quoted.search(definition.content) is not None
         calls_it = any(_calls_on_a_value(calls, key, written, name) for written in calls.unresolved.get(key, ()))
-        if calls_it or (named and looked_up.search(definition.content)):
-            evidence[key] = Evidence.NAMED if named else Evidence.DYNAMIC
+        if key in evidence or calls_it or (named and looked_up.search(definition.content)):
+            evidence[key] = evidence.get(key, Evidence(0)) | (Evidence.NAMED if named else Evidence(0))
     if not evidence:
         return None
     strongest = max(evidence.values())
