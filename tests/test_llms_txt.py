@@ -16,9 +16,10 @@ import pytest
 from helpers import SHOP_FIXTURE, built_shop, file_summary, hierarchy, served_folder, stored_document
 
 from refdoc_site.cli import main
+from refdoc_site.core.findings import Decision, DecisionKind
 from refdoc_site.core.records import FileRole, ModuleSummary
 from refdoc_site.rendering import llms
-from refdoc_site.rendering.llms import MAX_FILES, llms_txt
+from refdoc_site.rendering.llms import MAX_FILES, llms_full_txt, llms_txt
 from refdoc_site.rendering.render import SiteData
 from refdoc_site.understanding.graph import RepoGraph
 
@@ -147,6 +148,15 @@ def test_llms_full_txt_holds_every_summary(site: Path) -> None:
     assert "Context: The order server must handle many concurrent requests with little memory." in text
     files = [line for line in text.splitlines() if line.startswith("- [`")]
     assert len(files) == 10 and files[0].startswith("- [`app/util.py`](md/files/app/util.py.md)")
+
+
+def test_a_japanese_site_s_llms_full_txt_labels_its_decisions_in_japanese() -> None:
+    decision = Decision("Go を使う", DecisionKind.ADR, "採用", "同時接続が多い。", "Go で書く。", "メモリが少なくて済む。")
+    data = SiteData("shop", [], hierarchy(files=[file_summary("app/util.py")]), RepoGraph(), decisions=[decision], language="ja")
+    text = llms_full_txt(data)
+    assert "## 設計判断の記録\n\n### Go を使う\n\n背景: 同時接続が多い。\n\n決定: Go で書く。\n\n結果: メモリが少なくて済む。\n" in text
+    for english in ("Decisions", "Context", "Decision:", "Consequences"):
+        assert english not in text, english
 
 
 def test_a_big_repositorys_map_is_bounded_and_keeps_the_most_used_files(tmp_path: Path) -> None:

@@ -20,7 +20,10 @@ def built(tmp_path: Path, files: dict[str, str]) -> tuple[Orientation, str]:
     return built_overview(tmp_path, files, "Hub")
 
 
-def plugin_repo(plugins: int) -> dict[str, str]:
+def plugin_repo(plugins: int, checked: bool = False) -> dict[str, str]:
+    """A hub of `plugins` sibling packages, each defining `async_setup_entry`, which the
+    core calls on each (`checked`: after asking whether the plug-in defines it)."""
+    setup = 'if hasattr(plugin, "async_setup_entry"):\n                            plugin.async_setup_entry(self)' if checked else "plugin.async_setup_entry(self)"
     files = {
         "hub/__init__.py": '"""The hub: a core and its plug-ins."""\n',
         "hub/core.py": '''
@@ -32,7 +35,7 @@ def plugin_repo(plugins: int) -> dict[str, str]:
 
                 def start(self) -> None:
                     for plugin in load_plugins():
-                        plugin.async_setup_entry(self)
+                        SETUP
 
 
             def load_plugins() -> list:
@@ -73,6 +76,7 @@ def plugin_repo(plugins: int) -> dict[str, str]:
         ''',
         "hub/plugins/__init__.py": '"""The plug-ins."""\n',
     }
+    files["hub/core.py"] = files["hub/core.py"].replace("SETUP", setup)
     for n in range(plugins):
         files[f"hub/plugins/p{n:03}/__init__.py"] = f'''
             """Plug-in number {n}."""
@@ -133,3 +137,112 @@ def test_a_small_repository_lists_its_modules_as_before(tmp_path: Path) -> None:
     assert orientation.top_parts == [] and orientation.plugin_hooks == []
     assert "The components of its own code, largest first" in page
     assert "a plug-in layer of" not in page and "the plug-in interface" not in page
+
+
+PLATFORMS = {
+    "hub/platform.py": '''
+        """Platforms: the entities of one kind that the plug-ins add."""
+
+
+        class EntityPlatform:
+            """The entities of one kind that one plug-in adds."""
+
+            def async_setup_entry(self, core) -> None:
+                """Add them."""
+
+
+        class EntityComponent:
+            """The platforms of one kind of entity."""
+
+            def __init__(self) -> None:
+                self.platforms: dict = {}
+
+            def async_setup_entry_platforms(self, core) -> None:
+                """Set each platform up: a method of theirs, no plug-in's function."""
+                for platform in self.platforms.values():
+                    platform.async_setup_entry(core)
+    ''',
+}
+"""A definition outside the layer that shares most of its name with the interface and calls
+a method of that name on other objects (homeassistant's `EntityComponent.async_setup_platform`)."""
+
+
+def hook_caller(tmp_path: Path, files: dict[str, str]) -> str | None:
+    orientation, page = built(tmp_path, files)
+    [hook] = [h for h in orientation.plugin_hooks if h.name == "async_setup_entry"]
+    told = page.split("### Entry points", 1)[1].split("\n## ", 1)[0]
+    assert ("called from" in told) == (hook.caller is not None)
+    return hook.caller.symbol if hook.caller else None
+
+
+def test_the_interface_s_caller_is_the_one_that_checks_a_plug_in_defines_it(tmp_path: Path) -> None:
+    assert hook_caller(tmp_path, {**plugin_repo(40, checked=True), **PLATFORMS}) == "Core.start"
+
+
+def test_no_caller_is_told_when_two_call_the_name_alike(tmp_path: Path) -> None:
+    assert hook_caller(tmp_path, {**plugin_repo(40), **PLATFORMS}) is None, "the words of a name are no evidence"
+
+
+def test_a_caller_whose_linked_calls_reach_most_implementations_comes_first(tmp_path: Path) -> None:
+    imports = "\n".join(f"from hub.plugins import p{n:03}" for n in range(40))
+    calls = "\n".join(f"    p{n:03}.async_setup_entry(core)" for n in range(40))
+    registry = {"hub/registry.py": f'"""Every plug-in, set up in turn."""\n{imports}\n\n\ndef setup_all(core):\n{calls}\n'}
+    assert hook_caller(tmp_path, {**plugin_repo(40, checked=True), **PLATFORMS, **registry}) == "setup_all"
+
+
+DECLARED_CORE = '''
+    """The core every plug-in is handed."""
+    from typing import Protocol
+
+
+    class PluginProtocol(Protocol):
+        """What a plug-in defines."""
+
+        def async_setup_entry(self, core: "Core") -> None:
+            """Set the plug-in up."""
+
+
+    class Core:
+        """What runs the plug-ins."""
+
+        def start(self) -> None:
+            for plugin in load_plugins():
+                self.set_up(plugin)
+
+        def set_up(self, plugin: PluginProtocol) -> None:
+            """Set one plug-in up."""
+            plugin.async_setup_entry(self)
+
+
+    def load_plugins() -> list:
+        return []
+'''
+"""A core that calls the plug-ins' function through the interface it declares (homeassistant's
+`ComponentProtocol`): the graph links that call to the declaration."""
+
+
+def test_a_caller_linked_to_the_interface_s_declaration_comes_before_a_call_on_any_value(tmp_path: Path) -> None:
+    assert hook_caller(tmp_path, {**plugin_repo(40), **PLATFORMS, "hub/core.py": DECLARED_CORE}) == "Core.set_up"
+
+
+RELOAD = '''
+    """Reloading a plug-in."""
+    from typing import Protocol
+
+
+    class PluginProtocol(Protocol):
+        """What a plug-in defines."""
+
+        def async_setup_entry(self, core) -> None:
+            """Set the plug-in up."""
+
+
+    def reload(core, plugin: PluginProtocol) -> None:
+        """Set a plug-in up again."""
+        plugin.async_setup_entry(core)
+'''
+"""Code that passes one plug-in on, typed by the interface (homeassistant's `_resetup_platform`)."""
+
+
+def test_the_caller_that_checks_a_plug_in_comes_before_one_typed_by_the_interface(tmp_path: Path) -> None:
+    assert hook_caller(tmp_path, {**plugin_repo(40, checked=True), **PLATFORMS, "hub/reload.py": RELOAD}) == "Core.start"

@@ -13,8 +13,8 @@ import logging
 import os
 import shutil
 from collections import defaultdict
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import __version__
@@ -83,6 +83,7 @@ from ..understanding.orientation import Orientation
 from ..writing.sections import page_sections
 from ..writing.written import WrittenDecisions, WrittenMilestones, WrittenOverview
 from .diff_phase import CHANGES_NAME, stored_change_map
+from .summarize_phase import SUMMARY_NAMES, overview_answers
 from .write_phase import stored_plans
 
 log = logging.getLogger("refdoc_site")
@@ -307,19 +308,23 @@ def templates_digest() -> str:
 
 
 def load_site_data(workspace: Workspace) -> SiteData:
-    """Everything the pages are rendered from, as the earlier phases stored it."""
+    """Everything the pages are rendered from, as the earlier phases stored it, said in the
+    site's language (`localized`)."""
     store = workspace.store
     facts = from_json(Facts, store.read_json(FACTS_NAME))
+    for name in SUMMARY_NAMES:
+        if name != ORIENTATION_NAME and not (store.directory / name).is_file():
+            raise StoreError(f"{store.directory / name}: missing (deleted, or the store was summarized by an older refdoc-site); run `refdoc-site summarize` (or `build`) first")
     written = (("overview", WRITTEN_OVERVIEW, WrittenOverview), ("decisions", WRITTEN_DECISIONS, WrittenDecisions),
                ("milestones", WRITTEN_MILESTONES, WrittenMilestones))
-    return SiteData(
+    state = workspace.load_state()
+    data = localized(SiteData(
         site_name=workspace.config.site_name or facts.project_name or workspace.repo.name,
-        documents=localized_documents(workspace.load_state().documents, workspace.config.language),
+        documents=state.documents,
         hierarchy=from_json(Hierarchy, store.read_json(HIERARCHY_NAME)),
         graph=from_json(RepoGraph, store.read_json(GRAPH_NAME)),
-        decisions=localized_decisions(from_json(list[Decision], store.read_json(DECISIONS_NAME)), workspace.config.language),
-        milestones=localized_milestones(from_json(list[Milestone], store.read_json(PLANS_NAME)), workspace.config.language),
-        orientation=from_json(Orientation, store.read_json(ORIENTATION_NAME)) if (store.directory / ORIENTATION_NAME).is_file() else Orientation(),
+        decisions=from_json(list[Decision], store.read_json(DECISIONS_NAME)),
+        milestones=from_json(list[Milestone], store.read_json(PLANS_NAME)),
         stats=facts,
         repo_url=workspace.config.repo_url or facts.repo_url,
         commit=facts.commit,
@@ -329,7 +334,34 @@ def load_site_data(workspace: Workspace) -> SiteData:
         language=workspace.config.language,
         publish_source=workspace.config.publish_source,
         map_links_to_sources=workspace.config.engine == "zensical",
+    ))
+    data.orientation = _stored_orientation(workspace, state.files, data)
+    return data
+
+
+def localized(data: SiteData) -> SiteData:
+    """The site's data with what the earlier phases store in English, phrases kept for the
+    pages to say (the summaries', the dependency decisions', the plan's steps), said in its
+    language: the one pass that localizes what the pages are rendered from. The rest is
+    stored in that language already (the hierarchy, the overview's answers, what the model wrote)."""
+    language = data.language
+    return replace(
+        data,
+        documents=localized_documents(data.documents, language),
+        decisions=localized_decisions(data.decisions, language),
+        milestones=localized_milestones(data.milestones, language),
     )
+
+
+def _stored_orientation(workspace: Workspace, files: Collection[str], data: SiteData) -> Orientation:
+    """The overview's answers as the summarize phase stored them or, when the store has
+    none, built again from the site's summaries and graph: all but the model's narrative,
+    which only that phase knows."""
+    path = workspace.store.directory / ORIENTATION_NAME
+    if path.is_file():
+        return from_json(Orientation, workspace.store.read_json(ORIENTATION_NAME))
+    log.warning("%s: missing (deleted, or the store was summarized by an older refdoc-site); the overview is built from the stored summaries, `refdoc-site summarize` stores it again", path)
+    return overview_answers(workspace, files, data.documents, data.hierarchy, data.graph)
 
 
 def publish(workspace: Workspace) -> Path:

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable
 
 from ..core.phrases import localized_documents
 from ..core.reading import read_text
-from ..core.records import Hierarchy
+from ..core.records import Document, Hierarchy
 from ..core.repository import checkout_prefix, repository_url
 from ..core.reuse import partial
 from ..core.serial import from_json, to_json
@@ -30,17 +30,20 @@ from ..core.workspace import (
 from ..indexing.summarize import Summarizer
 from ..languages.imports import MANIFESTS, module_roots
 from ..understanding.evidence import collect_decisions
-from ..understanding.evidence.manifests import DECLARATIONS, declared_package
+from ..understanding.evidence.manifests import DECLARATIONS, Declaration, declared_package
 from ..understanding.graph import MODULE_RULE, RepoGraph, build_graph, store_call_graph
 from ..understanding.hierarchy import build_hierarchy
 from ..understanding.flows import SCRIPT_MANIFESTS
 from ..understanding.milestones import plan_milestones
-from ..understanding.orientation import build_orientation
+from ..understanding.orientation import Orientation, build_orientation
 from ..understanding.project_name import project_title
 from ..understanding.roles import classify_files, own_files, roles_inputs
 from ..writing.doc_writers import DocWriter
 from .index_phase import skipped_by_reason
 from .write_phase import write_pages
+
+SUMMARY_NAMES = (GRAPH_NAME, HIERARCHY_NAME, DECISIONS_NAME, PLANS_NAME, ORIENTATION_NAME)
+"""What this phase stores for the render: a store missing one is summarized again."""
 
 
 def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -> Hierarchy:
@@ -71,7 +74,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         workspace.config.language,
         *summarizer.hierarchy_inputs(state.documents),
     )
-    if facts.unchanged(inputs) and all((store.directory / name).exists() for name in (HIERARCHY_NAME, GRAPH_NAME, ORIENTATION_NAME)):
+    if facts.unchanged(inputs) and all((store.directory / name).exists() for name in SUMMARY_NAMES):
         # an index run that analysed a file again without changing it (a deferred language
         # server) stored its documents without the graph: put it back
         if store_call_graph(state.documents, from_json(RepoGraph, store.read_json(GRAPH_NAME))):
@@ -98,8 +101,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         workspace.repo, {path: entry for path, entry in state.files.items() if path in own}, graph, workspace.redactor
     )
     milestones = plan_milestones(shown, hierarchy, graph)
-    scripts = manifest_texts(workspace, {*state.files, *top, *entry_points_files(workspace)}, SCRIPT_MANIFESTS)
-    orientation = build_orientation(shown, hierarchy, graph, declared.description, scripts, declared.name)
+    orientation = overview_answers(workspace, state.files, shown, hierarchy, graph, declared)
     if hierarchy.system.text != offline_system:  # the model wrote it: the overview tells it
         orientation.narrative = hierarchy.system.text
     outputs = {
@@ -131,6 +133,20 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         project_name=project_name,
     )
     return hierarchy
+
+
+def overview_answers(
+    workspace: Workspace, files: Collection[str], shown: list[Document], hierarchy: Hierarchy, graph: RepoGraph,
+    declared: Declaration | None = None,
+) -> Orientation:
+    """The overview's four answers (understanding/orientation.py) from the summaries as the
+    pages say them (`shown`), the graph, and what the package's manifests among `files` and
+    at the repository's top declare (read again when `declared` is not given)."""
+    top = package_metadata(workspace)
+    if declared is None:
+        declared = declared_package(manifest_texts(workspace, {*files, *top}, DECLARATIONS))
+    scripts = manifest_texts(workspace, {*files, *top, *entry_points_files(workspace)}, SCRIPT_MANIFESTS)
+    return build_orientation(shown, hierarchy, graph, declared.description, scripts, declared.name)
 
 
 def package_metadata(workspace: Workspace) -> list[str]:

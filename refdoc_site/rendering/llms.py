@@ -37,7 +37,7 @@ from urllib.parse import quote
 from ..core.pages import SYSTEM_PAGE, file_page, module_page, plan_page
 from ..core.records import FileRole
 from .changes import CHANGES_PAGE
-from .render import SiteData, code_span, escape_text, one_line
+from .render import SiteData, code_span, escape_text, one_line, page_labels
 
 LLMS_TXT = "llms.txt"
 LLMS_FULL_TXT = "llms-full.txt"
@@ -175,12 +175,13 @@ def llms_full_txt(data: SiteData, copies: bool = True) -> str:
                 facts.append(f"{label}: {', '.join(code_span(n) for n in names[:FULL_NAMES])}{more}.")
         lines += [" ".join(facts), ""]
         size += sum(len(line) + 1 for line in lines[start:])
-    lines += ["## Decisions", ""] if data.decisions else []
+    labels = page_labels(data.language)  # the decision log's, as its page says them
+    lines += [f"## {labels['decisions']}", ""] if data.decisions else []
     for decision in data.decisions:
         lines += [f"### {prose(decision.title)}", ""]
-        for label, text in (("Context", decision.context), ("Decision", decision.decision), ("Consequences", decision.consequences)):
+        for label, text in (("context", decision.context), ("decision", decision.decision), ("consequences", decision.consequences)):
             if text.strip():
-                lines += [f"{label}: {prose(_cut(text, FULL_TEXT_CHARS))}", ""]
+                lines += [f"{labels[label]}: {prose(_cut(text, FULL_TEXT_CHARS))}", ""]
     files = _ranked_files(data)[:FULL_MAX_FILES]
     size = sum(len(line) + 1 for line in lines)
     entries = []
