@@ -193,7 +193,9 @@ def score_corpus(folder: Path, sets: list[LabelledSet], transformer=None, weight
 
     The variant `static` is the shipped ranking. With `transformer` (an embedder from
     `transformer_dense.load`), the chunks are embedded again with it and every set is
-    scored once a sparse weight of `weights` (`minilm sw=W`)."""
+    scored once a sparse weight of `weights` (`minilm sw=W`), and once more with the
+    transformer reading only the query's ASCII (`minilm-en sw=W`: a Japanese query's
+    glossary English)."""
     with tempfile.TemporaryDirectory() as temporary:
         workspace = Workspace.create(folder, Config(), Path(temporary) / "store", Path(temporary) / "site")
         index(workspace)
@@ -213,6 +215,7 @@ def score_corpus(folder: Path, sets: list[LabelledSet], transformer=None, weight
             for weight in weights:
                 fusion["sparse_weight"] = weight
                 variants[f"minilm sw={weight}"] = _score_sets(search_index, transformer, sets)
+                variants[f"minilm-en sw={weight}"] = _score_sets(search_index, transformer_dense.EnglishOnly(transformer), sets)
         finally:
             fusion["sparse_weight"] = shipped
     return variants

@@ -7,7 +7,7 @@ class moved toward its members' sentences, the static model's words kept for the
 side), and every set is scored again with the transformer embedding the queries too.
 Needs `onnxruntime` (not a dependency of the product).
 
-The chunk vectors are kept in `CACHE` by corpus, model and chunk ids, with the CPU
+The chunk vectors are kept in `CACHE` by corpus, model file and chunk ids, with the CPU
 seconds they cost, so a second run scores without embedding again.
 """
 
@@ -45,6 +45,23 @@ class MemoEmbedder:
         return np.stack([self.seen[text] for text in texts]) if texts else np.zeros((0, self.dim), np.float32)
 
 
+class EnglishOnly:
+    """The same embedder reading only a query's ASCII: a Japanese query's glossary English
+    (`ranking.with_glossary` appends it), not the Japanese that MiniLM was not trained on."""
+
+    def __init__(self, inner: MemoEmbedder) -> None:
+        self.inner, self.name, self.dim = inner, inner.name + " (ASCII of the query)", inner.dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.inner.embed([english(text) for text in texts])
+
+
+def english(text: str) -> str:
+    """`text` without its non-ASCII characters (the whole text if it has no ASCII letter)."""
+    kept = "".join(char if char.isascii() else " " for char in text)
+    return " ".join(kept.split()) if any(char.isalpha() for char in kept) else text
+
+
 def load(model_dir: Path) -> MemoEmbedder:
     return MemoEmbedder(OnnxEmbedder(model_dir / "model-int8.onnx"))
 
@@ -53,7 +70,7 @@ def reembed(corpus: str, documents: list, embedder: MemoEmbedder) -> dict:
     """Give `documents` transformer vectors (from the cache when it has them); returns the
     build cost: chunks, CPU seconds (this process, all threads) and the bytes of one vector."""
     ids = "\n".join(d.chunk.id for d in documents)
-    key = hashlib.sha256(f"{embedder.name}\n{ids}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{embedder.inner.digest}\n{ids}".encode()).hexdigest()[:16]
     vectors_path, cost_path = CACHE / f"{corpus}-{key}.npy", CACHE / f"{corpus}-{key}.json"
     if vectors_path.exists() and cost_path.exists():
         for document, vector in zip(documents, np.load(vectors_path)):

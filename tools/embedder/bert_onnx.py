@@ -9,7 +9,8 @@ of self-attention and feed-forward with erf GELU, post-LayerNorm), then the
 sentence-transformers pooling: the mean of the last hidden states over the attention
 mask, L2-normalised. Inputs `input_ids` and `attention_mask` (int64, batch × sequence),
 output `sentence_embedding` (float32, batch × 384). `model-int8.onnx` is onnxruntime's
-dynamic quantisation of it (int8 weights of every MatMul and of the embedding Gather).
+dynamic quantisation of it (int8 weights of every MatMul and of the embedding Gather,
+one scale per output channel).
 
 The tokens are `refdoc_site.search.wordpiece`'s (the teacher's uncased WordPiece, checked
 by `check_tokenizer.py`) between [CLS] and [SEP], 256 at most: the model's own recipe.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import math
 import struct
@@ -164,7 +166,9 @@ def export(folder: Path, weights_dir: Path | None = None) -> tuple[Path, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     fp32, int8 = folder / "model.onnx", folder / "model-int8.onnx"
     onnx.save(model, str(fp32))
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8)
+    # One scale per output column of each weight: with one per tensor, the int8 vectors'
+    # cosine with the fp32 ones was 0.92 on average (click's source), with one per column 0.99.
+    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
     (folder / "vocab.txt").write_bytes((source / "vocab.txt").read_bytes())
     return fp32, int8
 
@@ -183,6 +187,7 @@ class OnnxEmbedder:
         self.cls, self.sep = self.tokenizer.ids["[CLS]"], self.tokenizer.ids["[SEP]"]
         self.max_tokens, self.batch = max_tokens, batch
         self.name = f"all-MiniLM-L6-v2 {Path(path).stem}"
+        self.digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
         self.dim = int(self.session.get_outputs()[0].shape[1])
 
     def token_ids(self, text: str) -> list[int]:
