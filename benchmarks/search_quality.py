@@ -2,6 +2,7 @@
 
     python benchmarks/search_quality.py [--sets click,requests,...] [--cache DIR]
                                         [--corpus NAME=DIR ...] [--json FILE]
+                                        [--transformer DIR [--transformer-weights 0.4,0.5]]
 
 Each set in `benchmarks/eval/` is about one published package, fetched into the cache
 (`pip download --no-deps` for a wheel, `npm pack` for an npm tarball), its sha256 checked
@@ -9,6 +10,8 @@ against the one the labels were written for, and unpacked; `--corpus NAME=DIR` u
 folder already on disk instead. Each corpus is indexed once (offline, static embedder) and
 every set over it is scored twice: the fused ranking the site ships, and its BM25 side
 alone (Lunr over the same fields, no vectors, no kind weights) as the baseline.
+`--transformer` also scores all-MiniLM-L6-v2 (int8 ONNX) as the dense side, in the same
+run (`transformer_dense.py`; needs the `transformer` extra).
 
 A set is *tuned* when ranking or glossary changes were judged on it; the others are
 held-out, and only their pooled figures say how the search does on code nobody tuned for.
