@@ -2,6 +2,7 @@
 
     python benchmarks/search_quality.py [--sets click,requests,...] [--cache DIR]
                                         [--corpus NAME=DIR ...] [--json FILE]
+                                        [--transformer DIR [--transformer-weights 0.4,0.5]]
 
 Each set in `benchmarks/eval/` is about one published package, fetched into the cache
 (`pip download --no-deps` for a wheel, `npm pack` for an npm tarball), its sha256 checked
@@ -9,6 +10,8 @@ against the one the labels were written for, and unpacked; `--corpus NAME=DIR` u
 folder already on disk instead. Each corpus is indexed once (offline, static embedder) and
 every set over it is scored twice: the fused ranking the site ships, and its BM25 side
 alone (Lunr over the same fields, no vectors, no kind weights) as the baseline.
+`--transformer` also scores all-MiniLM-L6-v2 (int8 ONNX) as the dense side, in the same
+run (`transformer_dense.py`; needs the `transformer` extra).
 
 A set is *tuned* when ranking or glossary changes were judged on it; the others are
 held-out, and only their pooled figures say how the search does on code nobody tuned for.
@@ -188,14 +191,44 @@ def corpus_folders(names: set[str], cache: Path, given: dict[str, Path]) -> dict
 # --- scoring --------------------------------------------------------------------------------
 
 
-def score_corpus(folder: Path, sets: list[LabelledSet]) -> dict[str, dict[str, dict[str, Scores]]]:
-    """Index `folder` once; scores of each set by mode and kind."""
+def score_corpus(folder: Path, sets: list[LabelledSet], transformer=None, weights: tuple[float, ...] = ()) -> dict[str, dict[str, dict[str, dict[str, Scores]]]]:
+    """Index `folder` once; scores of each set by variant, mode and kind.
+
+    The variant `static` is the shipped ranking. With `transformer` (an embedder from
+    `transformer_dense.load`), the chunks are embedded again with it and every set is
+    scored once a sparse weight of `weights` (`minilm sw=W`), and once more with the
+    transformer reading only the query's ASCII (`minilm-en sw=W`: a Japanese query's
+    glossary English)."""
     with tempfile.TemporaryDirectory() as temporary:
         workspace = Workspace.create(folder, Config(), Path(temporary) / "store", Path(temporary) / "site")
         index(workspace)
         state = workspace.store.load()
-    search_index = SearchIndex.build(state.documents)
-    embedder = matching_embedder(state)
+    variants = {"static": _score_sets(SearchIndex.build(state.documents), matching_embedder(state), sets)}
+    if transformer is not None:
+        import transformer_dense
+
+        cost = transformer_dense.reembed(folder.name, state.documents, transformer)
+        COSTS[folder.name] = cost
+        print(f"  {folder.name}: {cost['chunks']} chunks embedded by the transformer, {cost['cpu_seconds']} CPU s "
+              f"({cost['cpu_per_chunk']} a chunk)", flush=True)
+        search_index = SearchIndex.build(state.documents)
+        fusion = settings()["fusion"]
+        shipped = fusion["sparse_weight"]
+        try:
+            for weight in weights:
+                fusion["sparse_weight"] = weight
+                variants[f"minilm sw={weight}"] = _score_sets(search_index, transformer, sets)
+                variants[f"minilm-en sw={weight}"] = _score_sets(search_index, transformer_dense.EnglishOnly(transformer), sets)
+        finally:
+            fusion["sparse_weight"] = shipped
+    return variants
+
+
+COSTS: dict[str, dict] = {}
+"""The transformer's build cost by corpus, filled by `score_corpus`."""
+
+
+def _score_sets(search_index: SearchIndex, embedder, sets: list[LabelledSet]) -> dict[str, dict[str, Scores]]:
     results = {}
     for labelled in sets:
         queries = load_queries(EVAL_DIR / labelled.file)
@@ -271,6 +304,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--setting", action="append", default=[], metavar="SECTION.KEY=JSON",
                         help="score with one of settings.json's values changed (fusion.aside_weight=1.0): an ablation")
+    parser.add_argument("--transformer", type=Path, metavar="DIR",
+                        help="also score all-MiniLM-L6-v2 as the dense side (DIR from tools/embedder/bert_onnx.py; needs onnxruntime)")
+    parser.add_argument("--transformer-weights", default="0.5", metavar="W,W",
+                        help="fusion sparse weights the transformer variant is scored at (default: %(default)s)")
     args = parser.parse_args(argv)
     for item in args.setting:
         key, _, value = item.partition("=")
@@ -280,10 +317,18 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--setting {item}: no {key} in refdoc_site/search/browser/settings.json")
         live[section][name] = json.loads(value)
     wanted, folders = chosen_sets(parser, args)
+    transformer = None
+    if args.transformer:
+        import transformer_dense
 
-    results: dict[str, dict[str, dict[str, Scores]]] = {}
+        transformer = transformer_dense.load(args.transformer)
+    weights = tuple(float(w) for w in args.transformer_weights.split(",") if w)
+
+    variants: dict[str, dict[str, dict[str, dict[str, Scores]]]] = defaultdict(dict)
     for corpus, folder in folders.items():
-        results.update(score_corpus(folder, [s for s in wanted if s.corpus == corpus]))
+        for variant, scored in score_corpus(folder, [s for s in wanted if s.corpus == corpus], transformer, weights).items():
+            variants[variant].update(scored)
+    results = variants["static"]
 
     headers = ["set", "language", "tuned", "kind", "n", "MRR@10", "R@1", "R@10", "tests@3", "bm25 MRR", "R@1", "R@10"]
     rows = []
@@ -298,8 +343,29 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         report = {name: as_json(by_mode) for name, by_mode in results.items()}
         report.update({f"pooled {label}": as_json(by_mode) for label, by_mode in summary.items()})
+        if transformer is not None:
+            report["transformer"] = {"costs": COSTS, "variants": {
+                variant: {name: as_json(by_mode) for name, by_mode in scored.items()} for variant, scored in variants.items()}}
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    if transformer is not None:
+        print(variant_table(variants, wanted))
     return 0
+
+
+def variant_table(variants: dict[str, dict[str, dict[str, dict[str, Scores]]]], wanted: list[LabelledSet]) -> str:
+    """Pooled fused MRR@10 by kind (and tests@3) of each dense variant, tuned and held-out apart."""
+    groups = {"tuned": [s.name for s in wanted if s.tuned], "held-out": [s.name for s in wanted if not s.tuned]}
+    headers = ["variant", "group", "n", "overall", *KINDS, "tests@3"]
+    rows = []
+    for group, names in groups.items():
+        for variant, scored in variants.items():
+            fused = pooled(scored, names)["fused"]
+            rows.append([variant, group, str(fused["overall"].count), f"{fused['overall'].mrr:.3f}",
+                         *(f"{fused[kind].mrr:.3f}" for kind in KINDS), str(fused["overall"].tests_top3)])
+    per_set = ["", "set", *variants]
+    set_rows = [["", s.name + (" (tuned)" if s.tuned else ""), *(f"{v[s.name]['fused']['overall'].mrr:.3f}" for v in variants.values())] for s in wanted]
+    costs = [f"{name}: {c['chunks']} chunks, {c['cpu_seconds']} CPU s, {c['cpu_per_chunk']} a chunk" for name, c in COSTS.items()]
+    return "\n".join([_table(headers, rows, right_from=2), "", _table(per_set, set_rows, right_from=2), "", *costs])
 
 
 if __name__ == "__main__":
