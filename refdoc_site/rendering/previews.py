@@ -20,8 +20,9 @@ site's address replaced by marks, for other files the bytes.
   to itself), `config.json` always, and of the data files those whose bytes differ, the
   chunk rows too (a row names its page relative to the site's root, the same on both
   sites, so a row bundle of files the pull request left alone is the main site's bundle);
-  `config.json`'s `preview` names the data files fetched from the main site (the worker's
-  `fetched`) and where that site's data lies, and the pages the preview keeps (`pages`, as
+  `config.json`'s `preview` names the data files the preview holds (`own`: a few, where
+  the main site's would be thousands; the worker's `fetched` takes any other from the main
+  site) and where that site's data lies, and the pages the preview keeps (`pages`, as
   rows name them) and where the main site's root lies (`site`): the worker points a row at
   the main site's page unless the preview keeps it;
 - `refdoc-preview.json`: what was kept and what was reached on the main site.
@@ -203,12 +204,12 @@ def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
             written[name] = _relinked_text(name, (site / name).read_text(encoding="utf-8"), sites).encode("utf-8")
         else:
             written[name] = (site / name).read_bytes()
-    from_main = sorted(name.removeprefix(f"{DATA_DIR}/") for name in data_files - set(written))
+    own_data = sorted(name.removeprefix(f"{DATA_DIR}/") for name in data_files & set(written))
     config_name = f"{DATA_DIR}/config.json"
     config = orjson.loads(written[config_name])
     config["preview"] = {
         "main": "../" * (DATA_DIR.count("/") + 1 + sites.depth) + f"{DATA_DIR}/",
-        "files": from_main,
+        "own": own_data,
         "site": "../" * sites.depth,
         "pages": sorted(_page_address(name) for name in kept if name.endswith(".html")),
     }
