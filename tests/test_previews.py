@@ -180,7 +180,9 @@ def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_
         assert len(held_pages) * 2 < len(differing | {p.relative_to(whole).as_posix() for p in whole.rglob("*.html")})
         # Besides those pages: the search's scripts and data that differ, and the record.
         for name in held - held_pages:
-            assert name.startswith(("assets/refdoc/", "search/", "md/", "llms")) or name in (PREVIEW_RECORD, "summaries/hierarchy.json"), name
+            assert name.startswith(("assets/refdoc/", "search/", "md/", "llms")) or name == PREVIEW_RECORD, name
+        assert "summaries/hierarchy.json" not in held, "the summaries' JSON is the main site's copy"
+        assert orjson.loads((preview / PREVIEW_RECORD).read_bytes())["main_copies"] == ["summaries/hierarchy.json"]
         held_bytes = sum((preview / name).stat().st_size for name in held)
         assert held_bytes * 10 < main_bytes, (held_bytes, main_bytes)
 

@@ -28,7 +28,8 @@ site's address replaced by marks, for other files the bytes.
 - `refdoc-preview.json`: what was kept and what was reached on the main site.
 
 It leaves out the sitemap (a preview is not for crawlers, and it would list pages served
-elsewhere). The output depends only on the two sites' files, so the same sites give the
+elsewhere), and takes `summaries/hierarchy.json` from the main site even when it differs
+(`MAIN_COPIES`: no page reads it, and the record's `main_copies` says it is the main site's). The output depends only on the two sites' files, so the same sites give the
 same bytes. A reader who follows a link to a page the preview did not keep lands on the
 main site and stays there: that page is the same on both.
 """
@@ -49,6 +50,7 @@ import orjson
 from ..core.errors import RefdocError
 from ..core.terminal import say
 from ..search.site_search import DATA_DIR, SCRIPTS_DIR
+from .render import HIERARCHY_JSON
 
 PAGE_MANIFEST = "refdoc-pages.json"
 PREVIEW_RECORD = "refdoc-preview.json"
@@ -59,6 +61,10 @@ and Material's search box its (tiny) index relative to the site's root."""
 HOME_PAGE = "index.html"
 """Always the preview's own too: the pull request's comment links to it."""
 LEFT_OUT = ("sitemap.xml", "sitemap.xml.gz", PAGE_MANIFEST)
+MAIN_COPIES = (HIERARCHY_JSON,)
+"""Never the preview's, even when they differ: the summaries as one JSON file for a
+program (2.4 MB on django, rewritten by any change), which no page reads; the system
+page's link to it reaches the main site's copy."""
 COMMIT_MARK = b"\x00commit\x00"
 SITE_URL_MARK = b"\x00site\x00"
 SHORT_COMMIT = 12
@@ -195,7 +201,7 @@ def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
     def differs(name: str) -> bool:
         return name.startswith(OWN_FILES) or name == HOME_PAGE or theirs.get(name) != ours[name]
 
-    kept = {name for name in ours if name not in LEFT_OUT and differs(name)}
+    kept = {name for name in ours if name not in LEFT_OUT and name not in MAIN_COPIES and differs(name)}
     data_files = {name for name in ours if name.startswith(f"{DATA_DIR}/")}
     sites = _Sites(frozenset(kept), frozenset(theirs), len(relative.parts), urlsplit(own["site_url"]).path, urlsplit(base["site_url"]).path)
     written: dict[str, bytes] = {}
@@ -215,7 +221,8 @@ def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
     }
     written[config_name] = orjson.dumps(config)
     report = PreviewReport(inherited=len(ours) - len(written))
-    record = {"format": "refdoc-preview/1", "commit": own["commit"], "main_commit": base["commit"], "kept": len(written) + 1, "from_main": report.inherited}
+    record = {"format": "refdoc-preview/1", "commit": own["commit"], "main_commit": base["commit"], "kept": len(written) + 1, "from_main": report.inherited,
+              "main_copies": sorted(name for name in MAIN_COPIES if name in ours and name in theirs and differs(name))}
     written[PREVIEW_RECORD] = orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n"
     for name, data in sorted(written.items()):
         target = out / name
