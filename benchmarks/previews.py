@@ -87,14 +87,14 @@ def verdict(corpus: str, main_bytes: int, previews: list[int]) -> tuple[bool, st
         ten = main_bytes + OPEN_PREVIEWS * largest
         return ten < PAGES_LIMIT, (
             f"{'PASS' if ten < PAGES_LIMIT else 'FAIL'}  per preview, the largest of the run's {len(previews)}: "
-            f"main {main_bytes / 1e6:.1f} MB + {OPEN_PREVIEWS} × {largest / 1e6:.2f} MB = {ten / 1e6:.1f} MB < 1 GB"
+            f"main {main_bytes / 1e6:.1f} MB + {OPEN_PREVIEWS} × {largest / 1e6:.2f} MB = {ten / 1e6:.1f} MB {'<' if ten < PAGES_LIMIT else '≥'} 1 GB"
         )
     allowed = (PAGES_LIMIT - HOMEASSISTANT_SITE) / HOMEASSISTANT_SITE / OPEN_PREVIEWS
     projected = HOMEASSISTANT_SITE * (1 + OPEN_PREVIEWS * share)
     passed = share < allowed
     return passed, (
         f"{'PASS' if passed else 'FAIL'}  per preview, the largest of the run's {len(previews)}: {share:.2%} of the main site "
-        f"< {allowed:.2%}, the bound for one of {OPEN_PREVIEWS} open previews ({OPEN_PREVIEWS} × {allowed:.2%} keeps "
+        f"{'<' if passed else '≥'} {allowed:.2%}, the bound for one of {OPEN_PREVIEWS} open previews ({OPEN_PREVIEWS} × {allowed:.2%} keeps "
         f"homeassistant's {HOMEASSISTANT_SITE / 1e6:.1f} MB site + previews under 1 GB; {OPEN_PREVIEWS} previews like this one: "
         f"{projected / 1e6:.0f} MB)"
     )
