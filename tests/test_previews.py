@@ -180,26 +180,33 @@ def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_
         assert len(held_pages) * 2 < len(differing | {p.relative_to(whole).as_posix() for p in whole.rglob("*.html")})
         # Besides those pages: the search's scripts and data that differ, and the record.
         for name in held - held_pages:
-            assert name.startswith(("assets/refdoc/", "search/", "md/", "llms")) or name in (PREVIEW_RECORD, "summaries/hierarchy.json"), name
+            assert name.startswith(("assets/refdoc/", "search/", "md/", "llms")) or name == PREVIEW_RECORD, name
+        assert "summaries/hierarchy.json" not in held, "the summaries' JSON is the main site's copy"
+        assert orjson.loads((preview / PREVIEW_RECORD).read_bytes())["main_copies"] == ["summaries/hierarchy.json"]
         held_bytes = sum((preview / name).stat().st_size for name in held)
         assert held_bytes * 10 < main_bytes, (held_bytes, main_bytes)
 
         checked, missing = _unresolved(branch, preview)
         assert checked > 100 and missing == []
 
-        # The worker's data: config.json names what it fetches from the main site; every
-        # file the build wrote reaches the worker, byte for byte, the rows too.
+        # The worker's data: config.json names the data files the preview holds, the
+        # worker fetches any other from the main site; every file the build wrote reaches
+        # the worker, byte for byte, the rows too.
         config = orjson.loads((preview / DATA_DIR / "config.json").read_bytes())
         data_url = f"{PAGES_URL}pr-{number}/{DATA_DIR}/"
-        from_main = set(config["preview"]["files"])
+        own = set(config["preview"]["own"])
+        assert own == {name.removeprefix(f"{DATA_DIR}/") for name in held if name.startswith(f"{DATA_DIR}/")}
+        from_main = set()
         for file in sorted((whole / DATA_DIR).rglob("*")):
             name = file.relative_to(whole / DATA_DIR).as_posix()
             if not file.is_file() or name == "config.json":
                 continue
-            target, _ = _landing(branch, urljoin(urljoin(data_url, config["preview"]["main"]) if name in from_main else data_url, name))
+            from_main |= set() if name in own else {name}
+            target, _ = _landing(branch, urljoin(data_url if name in own else urljoin(data_url, config["preview"]["main"]), name))
             assert target is not None, name
             assert target.read_bytes() == file.read_bytes(), name
         assert from_main, "the model is the main site's"
+        assert "config.json" in own and own.isdisjoint(from_main), "the preview names its own files, not the main site's"
         # Every row a search can show lands on its page and anchor in the branch, as the
         # worker resolves it: the preview's page if the preview keeps it, else the main site's.
         rows = orjson.loads((whole / DATA_DIR / "chunks.json").read_bytes())
@@ -227,8 +234,8 @@ def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_
 
 def test_a_preview_holds_the_row_bundles_its_change_rewrote_only(tmp_path: Path) -> None:
     """A large site's rows in bundles by file group (site_shards.py): the bundle of a file
-    the pull request left alone is the main site's, fetched there (config.json's
-    `preview.files`); the changed file's bundle is the preview's own, byte for byte, and
+    the pull request left alone is the main site's, fetched there (any not in config.json's
+    `preview.own`); the changed file's bundle is the preview's own, byte for byte, and
     its rows keep their site-relative pages, which the worker resolves by `preview.pages`."""
     def site(folder: str, changed_text: str) -> Path:
         root = tmp_path / folder
@@ -251,7 +258,7 @@ def test_a_preview_holds_the_row_bundles_its_change_rewrote_only(tmp_path: Path)
     assert not (preview / DATA_DIR / "rows/0-0.json").exists(), report.kept
     assert (preview / DATA_DIR / "rows/1-0.json").read_bytes() == (built / DATA_DIR / "rows/1-0.json").read_bytes()
     config = orjson.loads((preview / DATA_DIR / "config.json").read_bytes())["preview"]
-    assert "rows/0-0.json" in config["files"] and "rows/1-0.json" not in config["files"]
+    assert config["own"] == ["config.json", "rows/1-0.json"], "the preview's own data files, not the main site's"
     assert (config["site"], config["pages"]) == ("../", ["./", "files/b.py/"])
     assert (preview / "files/b.py/index.html").is_file() and not (preview / "files/a.py").exists()
 

@@ -15,7 +15,8 @@ import refdoc_site.search.ranking as ranking
 import refdoc_site.search.site_shards as site_shards
 from refdoc_site.core.config import Config
 from refdoc_site.pipeline import Workspace, index
-from refdoc_site.search.embed import matching_embedder
+from refdoc_site.search.embed import embed_documents, matching_embedder
+from refdoc_site.search.prose import ProsePage, page_documents
 from refdoc_site.search.site_search import DATA_DIR, write_search_data
 from test_sharded_search import needs_node, rank
 
@@ -31,6 +32,19 @@ def _pieces(data_dir: Path) -> dict[str, bytes]:
     return {p.relative_to(data_dir).as_posix(): p.read_bytes() for p in data_dir.rglob("*") if p.is_file()}
 
 
+def _prose_sections() -> list:
+    """Sections of prose pages the change leaves alone: twenty, and three whose paths fall
+    in the changed file's bucket for any power of two of buckets up to 1024 (a group of
+    several files would hold them after the changed file's chunks)."""
+    same = site_shards.name_bucket(CHANGED, 1024)
+    numbers = [n for n in range(20_000) if site_shards.name_bucket(f"modules/shop/part{n}.md", 1024) == same][:3]
+    pages = [
+        ProsePage(f"modules/shop/part{n}.md", f"Module shop/part{n}", f"# Module shop/part{n}\n\nPart {n} keeps ledger{n} entries.\n\n## Files\n\nThe files of part {n}.\n")
+        for n in [*range(20), *numbers]
+    ]
+    return page_documents(pages)
+
+
 @pytest.fixture(scope="module")
 def two_builds(tmp_path_factory) -> tuple[Path, Path, list]:
     """The search data before and after the change, and the documents after it."""
@@ -40,7 +54,7 @@ def two_builds(tmp_path_factory) -> tuple[Path, Path, list]:
     shutil.copytree(ROOT / "tests" / "fixtures" / "golden_repo", repo / "shop")
     workspace = Workspace.create(repo, Config(), work / "store", work / "site")
     shared = ranking.settings()
-    small = {**shared, "shards": {**shared["shards"], "term_shard_bytes": 3000, "chunks_per_cluster": 16, "probe": 4, "files_per_group": 2}}
+    small = {**shared, "shards": {**shared["shards"], "term_shard_bytes": 3000, "chunks_per_cluster": 16, "probe": 4, "groups_per_file": 2}}
     patch = pytest.MonkeyPatch()
     patch.setattr(ranking, "settings", lambda: small)
     patch.setattr(site_shards, "settings", lambda: small)
@@ -53,8 +67,12 @@ def two_builds(tmp_path_factory) -> tuple[Path, Path, list]:
             index(workspace)
             state = workspace.store.load()
             embedder = matching_embedder(state)
-            write_search_data(state.documents, work / name, embedder.directory if embedder else None, shard_min_chunks=0)
-            built.append(state.documents)
+            sections = _prose_sections()
+            if embedder is not None:
+                embed_documents(sections, embedder)
+            searched = state.documents + sections  # as the render phase searches them: the code, then the pages
+            write_search_data(searched, work / name, embedder.directory if embedder else None, shard_min_chunks=0)
+            built.append(searched)
     finally:
         patch.undo()
     return work / "before" / DATA_DIR, work / "after" / DATA_DIR, built
@@ -72,6 +90,8 @@ def test_one_appended_function_changes_only_the_pieces_of_its_file(two_builds) -
         kind = name.split("/", 1)[0]
         if kind in ("rows", "exact"):  # the bundles of the file's group only
             assert name.split("/")[1].split("-")[0] == str(group), name
+        elif kind == "terms" and name not in before:  # a prefix's shard the new terms split
+            assert any(other in changed for other in before if other.startswith("terms/") and name.startswith(other.removesuffix(".json"))), name
         elif kind == "terms":  # a shard with a term of the file's chunks
             entries = json.loads(after[name]) + json.loads(before.get(name, b"[]"))
             ids = set()
@@ -90,6 +110,23 @@ def test_one_appended_function_changes_only_the_pieces_of_its_file(two_builds) -
     assert len([n for n in changed if n.startswith("names/")]) <= 2, changed
     assert len([n for n in changed if n.startswith("clusters/")]) <= len(clusters) // 3, changed
     assert sum(len(after[n]) for n in changed) < sum(len(d) for d in after.values()) // 5
+
+
+def test_a_chunk_keeps_its_id_and_bundle_unless_its_own_file_changed(two_builds) -> None:
+    """A function appended to one file renumbers no chunk of another file, the prose
+    pages' sections (after all the code) included: a group is one file's."""
+    before_dir, after_dir, (before_docs, after_docs) = two_builds
+    places = []
+    for data_dir, documents in ((before_dir, before_docs), (after_dir, after_docs)):
+        manifest = json.loads((data_dir / "config.json").read_bytes())["shards"]
+        places.append({documents[p].chunk.id: i for i, p in site_shards.id_positions(manifest).items()})
+    before, after = places
+    assert len({d.chunk.path for d in after_docs if d.chunk.path.startswith("modules/")}) == 23
+    changed = {d.chunk.id for d in after_docs if d.chunk.path == CHANGED}
+    moved = sorted(key for key, i in before.items() if after.get(key) != i and key not in changed)
+    assert moved == []
+    groups = site_shards.row_groups([d.chunk.path for d in after_docs], 2)
+    assert len({(g, d.chunk.path) for g, d in zip(groups, after_docs)}) == len({g for g in groups}), "one file a group"
 
 
 def _ids(flat: list[int]) -> set[int]:

@@ -20,14 +20,16 @@ site's address replaced by marks, for other files the bytes.
   to itself), `config.json` always, and of the data files those whose bytes differ, the
   chunk rows too (a row names its page relative to the site's root, the same on both
   sites, so a row bundle of files the pull request left alone is the main site's bundle);
-  `config.json`'s `preview` names the data files fetched from the main site (the worker's
-  `fetched`) and where that site's data lies, and the pages the preview keeps (`pages`, as
+  `config.json`'s `preview` names the data files the preview holds (`own`: a few, where
+  the main site's would be thousands; the worker's `fetched` takes any other from the main
+  site) and where that site's data lies, and the pages the preview keeps (`pages`, as
   rows name them) and where the main site's root lies (`site`): the worker points a row at
   the main site's page unless the preview keeps it;
 - `refdoc-preview.json`: what was kept and what was reached on the main site.
 
 It leaves out the sitemap (a preview is not for crawlers, and it would list pages served
-elsewhere). The output depends only on the two sites' files, so the same sites give the
+elsewhere), and takes `summaries/hierarchy.json` from the main site even when it differs
+(`MAIN_COPIES`: no page reads it, and the record's `main_copies` says it is the main site's). The output depends only on the two sites' files, so the same sites give the
 same bytes. A reader who follows a link to a page the preview did not keep lands on the
 main site and stays there: that page is the same on both.
 """
@@ -48,6 +50,7 @@ import orjson
 from ..core.errors import RefdocError
 from ..core.terminal import say
 from ..search.site_search import DATA_DIR, SCRIPTS_DIR
+from .render import HIERARCHY_JSON
 
 PAGE_MANIFEST = "refdoc-pages.json"
 PREVIEW_RECORD = "refdoc-preview.json"
@@ -58,6 +61,10 @@ and Material's search box its (tiny) index relative to the site's root."""
 HOME_PAGE = "index.html"
 """Always the preview's own too: the pull request's comment links to it."""
 LEFT_OUT = ("sitemap.xml", "sitemap.xml.gz", PAGE_MANIFEST)
+MAIN_COPIES = (HIERARCHY_JSON,)
+"""Never the preview's, even when they differ: the summaries as one JSON file for a
+program (2.4 MB on django, rewritten by any change), which no page reads; the system
+page's link to it reaches the main site's copy."""
 COMMIT_MARK = b"\x00commit\x00"
 SITE_URL_MARK = b"\x00site\x00"
 SHORT_COMMIT = 12
@@ -194,7 +201,7 @@ def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
     def differs(name: str) -> bool:
         return name.startswith(OWN_FILES) or name == HOME_PAGE or theirs.get(name) != ours[name]
 
-    kept = {name for name in ours if name not in LEFT_OUT and differs(name)}
+    kept = {name for name in ours if name not in LEFT_OUT and name not in MAIN_COPIES and differs(name)}
     data_files = {name for name in ours if name.startswith(f"{DATA_DIR}/")}
     sites = _Sites(frozenset(kept), frozenset(theirs), len(relative.parts), urlsplit(own["site_url"]).path, urlsplit(base["site_url"]).path)
     written: dict[str, bytes] = {}
@@ -203,18 +210,19 @@ def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
             written[name] = _relinked_text(name, (site / name).read_text(encoding="utf-8"), sites).encode("utf-8")
         else:
             written[name] = (site / name).read_bytes()
-    from_main = sorted(name.removeprefix(f"{DATA_DIR}/") for name in data_files - set(written))
+    own_data = sorted(name.removeprefix(f"{DATA_DIR}/") for name in data_files & set(written))
     config_name = f"{DATA_DIR}/config.json"
     config = orjson.loads(written[config_name])
     config["preview"] = {
         "main": "../" * (DATA_DIR.count("/") + 1 + sites.depth) + f"{DATA_DIR}/",
-        "files": from_main,
+        "own": own_data,
         "site": "../" * sites.depth,
         "pages": sorted(_page_address(name) for name in kept if name.endswith(".html")),
     }
     written[config_name] = orjson.dumps(config)
     report = PreviewReport(inherited=len(ours) - len(written))
-    record = {"format": "refdoc-preview/1", "commit": own["commit"], "main_commit": base["commit"], "kept": len(written) + 1, "from_main": report.inherited}
+    record = {"format": "refdoc-preview/1", "commit": own["commit"], "main_commit": base["commit"], "kept": len(written) + 1, "from_main": report.inherited,
+              "main_copies": sorted(name for name in MAIN_COPIES if name in ours and name in theirs and differs(name))}
     written[PREVIEW_RECORD] = orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n"
     for name, data in sorted(written.items()):
         target = out / name

@@ -26,8 +26,8 @@ on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`
   a power of two of buckets, by stable id, for a query that is a name;
 - `rows/G-K.json`: the chunk table's rows, for the results shown, keyed by file so that
   a pull request's preview (rendering/previews.py) carries only the bundles of the files
-  it changed: a file belongs to group G (`row_groups`: a hash of its path), and group G's
-  rows, in position order, are cut `rows_per_bundle` at a time (bundle K). The manifest's
+  it changed: a file has group G to itself (`row_groups`: a hash of its path), and
+  group G's rows, in position order, are cut `rows_per_bundle` at a time (bundle K). The manifest's
   `rowRuns` names the group of each position (run lengths), all the browser needs to find
   a position's bundle;
 - `centroids.bin` and `clusters/N.bin` (vector_partition): the query's `probe` nearest
@@ -104,7 +104,7 @@ def write_sharded(
         path.write_bytes(data)
         written[name] = len(data)
 
-    groups = row_groups([d.chunk.path for d in index.documents], options["files_per_group"])
+    groups = row_groups([d.chunk.path for d in index.documents], options["groups_per_file"])
     ids, stride = stable_ids(groups)
     stats = term_statistics(index._terms or [], index.fields)
     entries = _term_entries(stats, ids)
@@ -269,13 +269,24 @@ def _name_buckets(index: SearchIndex, rows: list[dict], ids: list[int], buckets:
     return [sorted(table.items()) for table in tables]
 
 
-def row_groups(paths: list[str], files_per_group: int) -> list[int]:
-    """The group of each position: its path's `name_bucket` among a power of two of groups,
-    about `files_per_group` files each. A file keeps its group while the number of files
-    stays within the same power of two, whatever else changes."""
-    files = len(set(paths))
-    count = _power_of_two(files / max(files_per_group, 1))
-    group_of = {path: name_bucket(path, count) for path in set(paths)}
+def row_groups(paths: list[str], groups_per_file: float) -> list[int]:
+    """The group of each position: one file's, never shared (so a chunk's stable id and
+    bundle move only with its own file's chunks before it: a section of a prose page that
+    shared the group of a code file was renumbered by a function added to that file).
+    Among a power of two of groups, `groups_per_file` per file at least, a file's group
+    is its path's `name_bucket`, or, taken by a file before it in path order, the next
+    free one. A file keeps its group while the number of files stays within the same
+    power of two and no file is added or removed before it in its bucket's run."""
+    files = sorted(set(paths))
+    count = _power_of_two(len(files) * max(groups_per_file, 1))
+    taken: set[int] = set()
+    group_of = {}
+    for path in files:
+        group = name_bucket(path, count)
+        while group in taken:
+            group = (group + 1) % count
+        taken.add(group)
+        group_of[path] = group
     return [group_of[path] for path in paths]
 
 

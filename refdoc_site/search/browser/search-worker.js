@@ -90,8 +90,8 @@
   }
 
   /* A pull request's preview publishes only the data files that differ from the main
-     site's (rendering/previews.py): config.json's `preview` names the others, fetched from
-     the main site's data folder, and the pages the preview keeps; a row names its page
+     site's (rendering/previews.py): config.json's `preview` names them (`own`), any other
+     is fetched from the main site's data folder; and it names the pages the preview keeps; a row names its page
      relative to the site's root, and a page the preview does not keep is the main site's
      (`preview.site`, that site's root relative to the preview's). */
   var fromMain = null;
@@ -101,7 +101,7 @@
   }
 
   function fetched(name) {
-    var base = fromMain && fromMain.files[name] ? fromMain.url : dataUrl;
+    var base = fromMain && !fromMain.own[name] ? fromMain.url : dataUrl;
     return fetch(new URL(name, base)).then(function (response) {
       if (!response.ok) {
         throw new Error(name + ": HTTP " + response.status);
@@ -137,9 +137,9 @@
     var config = fetchJson("config.json");
     var data = config.then(function (config) {
       if (config.preview) {
-        fromMain = { url: new URL(config.preview.main, dataUrl), files: {}, site: config.preview.site, pages: {} };
-        config.preview.files.forEach(function (name) {
-          fromMain.files[name] = true;
+        fromMain = { url: new URL(config.preview.main, dataUrl), own: {}, site: config.preview.site, pages: {} };
+        config.preview.own.forEach(function (name) {
+          fromMain.own[name] = true;
         });
         config.preview.pages.forEach(function (page) {
           fromMain.pages[page] = true;
