@@ -77,11 +77,11 @@ def identifier_parts(word: str) -> list[str]:
 def terms(text: str) -> list[str]:
     """Words of a text as the index sees them: each identifier whole and split, lower-cased;
     Japanese as character pairs."""
-    return list(chain.from_iterable(map(_word_terms, WORD_RE.findall(text))))
+    return list(chain.from_iterable(map(word_terms, WORD_RE.findall(text))))
 
 
 @lru_cache(maxsize=200_000)
-def _word_terms(word: str) -> tuple[str, ...]:
+def word_terms(word: str) -> tuple[str, ...]:
     if not word.isascii():
         return tuple(japanese_terms(word))
     parts = identifier_parts(word)
@@ -109,7 +109,7 @@ def stem(term: str) -> str:
 def _word_index_terms(word: str) -> tuple[str, ...]:
     """One word's index terms: whole and split, lower-cased, no stop words, stemmed."""
     stop = stop_words()
-    return tuple(stem(term) for term in _word_terms(word) if term not in stop)
+    return tuple(stem(term) for term in word_terms(word) if term not in stop)
 
 
 def index_terms(text: str) -> list[str]:
@@ -180,7 +180,9 @@ def code_words(document: Document, limit: int | None = None) -> list[str]:
     split), without Japanese pairs: the embedding model reads these words, not the index."""
     found = WORD_RE.findall(document.chunk.content)
     words = found if document.chunk.kind in TEXT_KINDS else dict.fromkeys(found)
-    return list(islice((term for term in chain.from_iterable(map(_word_terms, words)) if term.isascii()), limit))
+    # A word's terms are all ASCII or none are (Japanese pairs): keeping the ASCII words
+    # keeps the ASCII terms, without a test per term.
+    return list(islice(chain.from_iterable(map(word_terms, filter(str.isascii, words))), limit))
 
 
 # --- the index ----------------------------------------------------------------------------
