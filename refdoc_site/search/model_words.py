@@ -128,9 +128,9 @@ def batch_nearest_words(table: WordTable, vectors: np.ndarray, texts: list[str],
     margin of it or above are scored exactly and sorted. Every word of the exact answer
     lies there: below it, `count` absent words score higher, exactly too.
     """
-    vectors = np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
-    if not table.words or not len(texts):
+    if not table.words or not texts:
         return [[] for _ in texts]
+    vectors = np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
     approximate = vectors @ table.columns
     for row, text in enumerate(texts):
         approximate[row, present_rows(table, text)] = -np.inf
