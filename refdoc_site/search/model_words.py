@@ -18,14 +18,13 @@ its vector, so with its members' sentences in it they name what the class's meth
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import chain
 
 import numpy as np
 
-from .ranking import stop_words, word_terms
+from .ranking import IDENTIFIER_RE, stop_words, word_terms
 
 MODEL_WORDS = 15
 """Words kept per chunk: 10, 15, 20, 30 and 60 ranked within 0.02 of each other on the
@@ -35,11 +34,6 @@ SCORE_DECIMALS = 9
 """Scores are rounded to this many decimals (far below what the int8 model resolves), so
 that the last bits of a product, which vary with how many vectors it is computed with,
 never reorder two words."""
-
-
-IDENTIFIER_RE = re.compile(r"[A-Za-z0-9_]+")
-"""The ASCII words of `ranking.WORD_RE`: the table's words are ASCII, so only these can
-hold one (the Japanese pairs of the other words never do)."""
 
 
 class _WordRows(dict):
