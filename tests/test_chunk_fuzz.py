@@ -106,3 +106,13 @@ def test_any_text_chunks_and_analyses_and_keeps_the_chunk_promises(language):
         check_chunks(language, text, chunk_settings)
 
     check()
+
+
+def test_token_count_skips_blanks_and_counts_every_token_as_the_token_pattern_does() -> None:
+    """Issue 21: the count matches blanks and a token at once and builds no string; it
+    must still count exactly the tokens of `TOKEN_RE`, Unicode words and blanks included."""
+    from refdoc_site.core.tokens import TOKEN_RE, count_tokens
+
+    texts = ["", "   ", "a", "  def f(x):\n\treturn x  # note\n", "x\x1c\x1fy", "日本語 の テキスト。", "é\u00a0ß!!", "\n\n)\n"]
+    for text in texts:
+        assert count_tokens(text) == len(TOKEN_RE.findall(text)), repr(text)

@@ -140,3 +140,37 @@ def test_nearest_words_keep_ties_in_table_order_past_the_skipped_words() -> None
     assert nearest_words(table, vector, "bravo", count=2) == ["delta", "alpha"]
     assert nearest_words(table, vector, "bravo delta", count=3) == ["alpha", "charlie", "echo"]
     assert nearest_words(table, vector, "", count=4) == ["bravo", "delta", "alpha", "charlie"]
+
+
+def _exhaustive_nearest(table, vector, text: str, count: int) -> list[str]:
+    """The ranking the batch must give: every word scored in float64, sorted whole."""
+    present = set(terms(text))
+    scores = np.round(table.vectors.astype(np.float64) @ np.asarray(vector, dtype=np.float64), 9)
+    ranked = sorted(range(len(table.words)), key=lambda row: (-scores[row], row))
+    return [table.words[row] for row in ranked if table.words[row] not in present][:count] if np.any(vector) else []
+
+
+def test_batch_nearest_words_are_the_exhaustive_ranking_whatever_the_batch() -> None:
+    """Issue 21: float32 scores pick the candidates and float64 ones order them; words
+    whose float32 scores misorder them (near-duplicate vectors) still come out exactly."""
+    from refdoc_site.search.model_words import WordTable, batch_nearest_words
+
+    generator = np.random.default_rng(21)
+    base = generator.standard_normal((40, 128))
+    near = base[generator.integers(0, 40, 360)] + 1e-7 * generator.standard_normal((360, 128))
+    matrix = np.vstack([base, near]).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    words = tuple(f"word{chr(97 + row % 26)}{chr(97 + row // 26)}" for row in range(len(matrix)))
+    table = WordTable(words, matrix)
+    vectors = matrix[generator.integers(0, len(matrix), 12)] + 0.05 * generator.standard_normal((12, 128)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors[3] = 0
+    texts = [" ".join(words[row] for row in generator.integers(0, len(words), 30)) + " getWordab_wordac" for _ in vectors]
+    expected = [_exhaustive_nearest(table, vector, text, 15) for vector, text in zip(vectors, texts)]
+    assert batch_nearest_words(table, vectors, texts) == expected
+    assert [batch_nearest_words(table, vectors[row : row + 1], texts[row : row + 1])[0] for row in range(12)] == expected
+    assert expected[3] == [] and all(len(words) == 15 for row, words in enumerate(expected) if row != 3)
+    assert not {"wordab", "wordac"} & set(expected[0]), "identifier parts count as present"
+    assert batch_nearest_words(table, vectors[:2], texts[:2], count=len(words)) == [
+        _exhaustive_nearest(table, vector, text, len(words)) for vector, text in zip(vectors[:2], texts[:2])
+    ]

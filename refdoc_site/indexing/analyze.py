@@ -139,7 +139,8 @@ class SyntaxAnalyzer:
         of indexing django)."""
         if chunk.kind in (ChunkKind.SECTION, ChunkKind.WINDOW) and chunk.language in PROSE_LANGUAGES:
             return Metadata(sources={"all": REGEX})
-        body = strip_strings_and_comments(chunk_body(chunk), chunk.language)
+        written = chunk_body(chunk)
+        body = strip_strings_and_comments(written, chunk.language)
         raises = patterns.RAISES.get(chunk.language, patterns.RAISES["*"])
         throws = bool(raises.search(body))
         words = set(BARE_NAME.findall(body))
@@ -153,7 +154,7 @@ class SyntaxAnalyzer:
             calls=[c for c in calls_in(body, chunk.language) if c != chunk.name] if reads_calls and chunk.kind is not ChunkKind.CLASS else [],
             isAsync=bool(asynchronous.search(chunk.signature)),
             throwsException=throws,
-            securityBoundary=security_reason(chunk.content, chunk.language),
+            securityBoundary=security_reason(chunk.content, chunk.language, body if written is chunk.content else None),
             effects=effects,
             sources={name: REGEX for name in (*UNION_FIELDS, *FIRST_ANSWER_FIELDS)},
         )

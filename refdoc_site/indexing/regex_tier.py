@@ -67,7 +67,15 @@ def strip_strings_and_comments(text: str, language: str) -> str:
     line_comment = _line_comment(language)
     if line_comment is not None:
         text = line_comment.sub("", text)
-    return STRING_OR_COMMENT.sub(lambda m: m.group(0)[0] * 2 if m.group(0)[0] in "\"'`" else " ", text)
+    return STRING_OR_COMMENT.sub(_emptied, text)
+
+
+_EMPTIED = {'"': '""', "'": "''", "`": "``"}
+
+
+def _emptied(match: re.Match[str]) -> str:
+    """A string literal's quotes with nothing between them; a block comment's one blank."""
+    return _EMPTIED.get(match.string[match.start()], " ")
 
 
 @lru_cache(maxsize=None)
@@ -93,13 +101,14 @@ def calls_in(body: str, language: str = "") -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def security_reason(text: str, language: str = "text") -> str:
+def security_reason(text: str, language: str = "text", code: str | None = None) -> str:
     """Why code sits on a security boundary (`subprocess (`subprocess.run`)`), or "".
 
     The whole chunk counts, its decorators and definition line included; strings and
-    comments are read only by the reasons that look inside them (SQL text).
+    comments are read only by the reasons that look inside them (SQL text). `code` is
+    `text` with them emptied (`strip_strings_and_comments`), when the caller has it.
     """
-    code = strip_strings_and_comments(text, language)
+    code = strip_strings_and_comments(text, language) if code is None else code
     lowered = {False: code.lower(), True: text.lower()}
     for reason, pattern in patterns.SECURITY:
         reads_strings = reason in patterns.SECURITY_READS_STRINGS

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..core.cpu_budget import CpuBudget
 from ..core.records import Chunk, ChunkKind
@@ -138,16 +139,28 @@ def _call_arguments(name) -> tuple[str, ...] | None:
 def _argument_kind(node) -> str:
     if node.type == "argument" and node.named_child_count == 1:  # C#'s wrapper
         node = node.named_children[0]
-    if node.type == "identifier":
+    kind = node.type
+    if kind == "identifier":
         return "=" + (node.text or b"").decode("utf-8", errors="replace")
-    return next((kind for fragment, kind in LITERAL_KINDS if fragment in node.type and "literal" in node.type or node.type == fragment), "")
+    return _literal_kind(kind)
+
+
+@lru_cache(maxsize=None)
+def _literal_kind(node_type: str) -> str:
+    """The kind of value a node type of `LITERAL_KINDS` is, or "" (read once per type)."""
+    return next((kind for fragment, kind in LITERAL_KINDS if fragment in node_type and "literal" in node_type or node_type == fragment), "")
 
 
 def _on_a_result(written: str, callee: str) -> bool:
     """Whether the called name follows a call's (or an index's, a literal's) result."""
+    if "." in callee:
+        return False
     last = callee.rsplit(".", 1)[-1]
     head = written.rstrip()[: -len(last)] if written.rstrip().endswith(last) else ""
-    return "." not in callee and bool(ON_A_RESULT.search(head))
+    return bool(ON_A_RESULT.search(head))
+
+
+BLANKS = re.compile(r"\s+")
 
 
 def as_written(expression: str) -> str:
@@ -155,7 +168,9 @@ def as_written(expression: str) -> str:
 
     Only the trailing dotted part of an expression is kept: `make().run` → `run`.
     """
-    name = re.sub(r"\s+", "", expression).replace("?.", ".").replace("::", ".").replace("->", ".")
+    if DOTTED_NAME.fullmatch(expression):  # most are one already (`self.parse`)
+        return expression
+    name = BLANKS.sub("", expression).replace("?.", ".").replace("::", ".").replace("->", ".")
     # the runs of names, read once: a search anchored at the end restarts at every name of a long chain
     runs = list(DOTTED_NAME.finditer(name))
     return runs[-1].group(0) if runs and runs[-1].end() == len(name) else ""

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..core.progress import progress
 from .members import member_sentences, members_text
-from .model_words import nearest_words, word_scores, word_table
+from .model_words import batch_nearest_words, word_table
 from .ranking import code_words
 from .wordpiece import WordPieceTokenizer
 
@@ -272,19 +272,28 @@ def embed_documents(
             vectors = embed_with_members(embedder, texts, members)
         except Exception:
             vectors = None
-        scores = word_scores(table, vectors) if table is not None and vectors is not None else None
-        for offset, document in enumerate(batch):
+        if vectors is not None:
+            _store_vectors(batch, vectors, table, texts, members)
+            continue
+        for offset, document in enumerate(batch):  # the batch failed: each item alone
+            one = slice(offset, offset + 1)
             try:
-                one = slice(offset, offset + 1)
-                vector = vectors[offset] if vectors is not None else embed_with_members(embedder, texts[one], members[one])[0]
+                vector = embed_with_members(embedder, texts[one], members[one])
             except Exception as error:
                 failed.append(f"{document.chunk.id}: embedding failed ({error}); chunk has no vector")
                 continue
-            document.embedding = np.round(vector.astype(np.float64), VECTOR_DECIMALS).tolist()
-            if table is not None:
-                row = scores[offset] if scores is not None else None
-                document.model_words = nearest_words(table, vector, texts[offset] + "\n" + members[offset], scores=row)
+            _store_vectors(batch[one], vector, table, texts[one], members[one])
     return failed
+
+
+def _store_vectors(documents: Sequence, vectors: np.ndarray, table, texts: Sequence[str], members: Sequence[str]) -> None:
+    """Each document's stored vector (rounded) and, with a word table, its model words."""
+    rounded = np.round(np.asarray(vectors, dtype=np.float64), VECTOR_DECIMALS).tolist()
+    words = batch_nearest_words(table, vectors, [t + "\n" + m for t, m in zip(texts, members)]) if table is not None else None
+    for offset, document in enumerate(documents):
+        document.embedding = rounded[offset]
+        if words is not None:
+            document.model_words = words[offset]
 
 
 def embed_with_members(embedder: Embedder, texts: Sequence[str], members: Sequence[str]) -> np.ndarray:

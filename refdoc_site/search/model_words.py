@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from itertools import chain
 
 import numpy as np
 
-from .ranking import stop_words, terms
+from .ranking import IDENTIFIER_RE, stop_words, word_terms
 
 MODEL_WORDS = 15
 """Words kept per chunk: 10, 15, 20, 30 and 60 ranked within 0.02 of each other on the
@@ -35,6 +36,19 @@ that the last bits of a product, which vary with how many vectors it is computed
 never reorder two words."""
 
 
+class _WordRows(dict):
+    """Word of a text → the table rows of its terms (`ranking.word_terms`), filled on
+    first sight: a word is split once per build, not once per chunk that has it."""
+
+    def __init__(self, rows: dict[str, int]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def __missing__(self, word: str) -> tuple[int, ...]:
+        value = self[word] = tuple(self.rows[term] for term in word_terms(word) if term in self.rows)
+        return value
+
+
 @dataclass(frozen=True)
 class WordTable:
     """Candidate words and their unit vectors: each word embedded alone, as a one-word query."""
@@ -43,10 +57,32 @@ class WordTable:
     vectors: np.ndarray
 
     @cached_property
-    def transposed(self) -> np.ndarray:
-        """The vectors as float64 columns: a product with them is exact to far more digits
-        than are kept."""
-        return np.ascontiguousarray(self.vectors.T, dtype=np.float64)
+    def rows(self) -> dict[str, int]:
+        return {word: row for row, word in enumerate(self.words)}
+
+    @cached_property
+    def word_rows(self) -> _WordRows:
+        return _WordRows(self.rows)
+
+    @cached_property
+    def exact(self) -> np.ndarray:
+        """The vectors as float64 rows: a product with them is exact to far more digits
+        than are kept (float32 components multiply exactly in float64)."""
+        return np.ascontiguousarray(self.vectors, dtype=np.float64)
+
+    @cached_property
+    def columns(self) -> np.ndarray:
+        """The vectors as float32 columns, for the approximate product that picks candidates."""
+        return np.ascontiguousarray(self.vectors.T, dtype=np.float32)
+
+    @cached_property
+    def margin(self) -> float:
+        """How far a float32 score may lie from the exact one, per unit of the other
+        vector's length, with room to spare: a dot product of `dim` float32 terms lies
+        within `dim` · 2⁻²⁴ · |a| · |b| of the exact value, whatever the order of the sums
+        (a third of this); rounding to `SCORE_DECIMALS` adds 5e-10."""
+        longest = float(np.linalg.norm(self.vectors, axis=1).max()) if len(self.words) else 0.0
+        return 3 * self.vectors.shape[1] * 2.0**-24 * longest + 1e-9
 
 
 @lru_cache(maxsize=2)
@@ -63,49 +99,43 @@ def word_table(embedder) -> WordTable:
     return WordTable(words, embedder.embed(list(words)) if words else np.zeros((0, embedder.dim), dtype=np.float32))
 
 
-def term_set(text: str) -> set[str]:
-    """`set(terms(text))`, each distinct piece of the text between spaces read once (no term
-    spans a space): a chunk's text repeats its words."""
-    return set(terms(" ".join(set(text.split()))))
+def present_rows(table: WordTable, text: str) -> list[int]:
+    """The rows of the table's words that are terms of `text` (`ranking.terms`): each
+    distinct word of the text looked up once."""
+    return list(set(chain.from_iterable(map(table.word_rows.__getitem__, set(IDENTIFIER_RE.findall(text))))))
 
 
-def word_scores(table: WordTable, vectors: np.ndarray) -> np.ndarray:
-    """Each word's score for each of `vectors` (rows), `(len(vectors), len(table.words))`:
-    one product for a batch of vectors, not one per vector (which cost more than the rest
-    of `nearest_words` on django), and the same scores for a vector whatever its batch."""
-    rows = np.asarray(vectors, dtype=np.float64).reshape(-1, table.vectors.shape[1])
-    return np.round(rows @ table.transposed, SCORE_DECIMALS)
-
-
-def nearest_words(
-    table: WordTable, vector: np.ndarray, text: str, count: int = MODEL_WORDS, scores: np.ndarray | None = None
-) -> list[str]:
+def nearest_words(table: WordTable, vector: np.ndarray, text: str, count: int = MODEL_WORDS) -> list[str]:
     """The `count` words nearest `vector` that `text` does not contain, nearest first (ties
-    by the table's order); `scores` are the vector's `word_scores` when already computed.
+    by the table's order); one vector of `batch_nearest_words`."""
+    return batch_nearest_words(table, np.asarray(vector)[None], [text], count)[0]
 
-    At most one word per term of `text` is skipped, so the words kept lie among the
-    `count + len(present)` best scores: only those (and any tied with the last of them) are
-    sorted, not the whole vocabulary, which was most of an index run's time (issue 21).
+
+def batch_nearest_words(table: WordTable, vectors: np.ndarray, texts: list[str], count: int = MODEL_WORDS) -> list[list[str]]:
+    """For each of `vectors` (rows) the `count` words nearest it that its text does not
+    contain, nearest first by their exact scores (float64, rounded to `SCORE_DECIMALS`;
+    ties by the table's order); none for a zero vector.
+
+    The answer is the exact ranking's at a fraction of its cost (issue 21): one float32
+    product for the batch scores every word within `table.margin`; the `count`-th best of
+    the words absent from a text is a threshold, and only the words within twice the
+    margin of it or above are scored exactly and sorted. Every word of the exact answer
+    lies there: below it, `count` absent words score higher, exactly too.
     """
-    if not table.words or not np.any(vector):
-        return []
-    present = term_set(text)
-    scores = word_scores(table, vector)[0] if scores is None else scores
-    candidates = _best_rows(scores, count + len(present))
-    found: list[str] = []
-    for row in candidates[np.lexsort((candidates, -scores[candidates]))]:
-        word = table.words[row]
-        if word not in present:
-            found.append(word)
-            if len(found) == count:
-                break
-    return found
-
-
-def _best_rows(scores: np.ndarray, wanted: int) -> np.ndarray:
-    """The rows of the `wanted` highest scores and of every score tied with the lowest of
-    them, in row order: the whole ranking's first `wanted` rows are among them."""
-    if wanted >= len(scores):
-        return np.arange(len(scores))
-    threshold = np.partition(scores, len(scores) - wanted)[len(scores) - wanted]
-    return np.flatnonzero(scores >= threshold)
+    if not table.words or not texts:
+        return [[] for _ in texts]
+    vectors = np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
+    approximate = vectors @ table.columns
+    for row, text in enumerate(texts):
+        approximate[row, present_rows(table, text)] = -np.inf
+    kept = min(count, len(table.words))
+    thresholds = np.partition(approximate, len(table.words) - kept, axis=1)[:, len(table.words) - kept]
+    margins = 2 * table.margin * np.linalg.norm(vectors, axis=1)
+    chosen = (approximate >= (thresholds - margins)[:, None]) & (approximate > -np.inf)
+    chosen[~vectors.any(axis=1)] = False
+    rows, columns = np.nonzero(chosen)
+    exact = np.round(np.einsum("ij,ij->i", vectors.astype(np.float64)[rows], table.exact[columns]), SCORE_DECIMALS)
+    order = np.lexsort((columns, -exact, rows))
+    words = [table.words[column] for column in columns[order].tolist()]
+    starts = np.searchsorted(rows[order], np.arange(len(texts) + 1)).tolist()
+    return [words[start : min(end, start + count)] for start, end in zip(starts, starts[1:])]

@@ -52,6 +52,8 @@ ASSETS = Path(__file__).parent / "browser"
 MAX_QUERY_CHARS = 1000
 WORD_RE = re.compile(f"[A-Za-z0-9_]+|{JAPANESE_RUN}")
 """An identifier, or a run of Japanese characters (split into pairs by `japanese_terms`)."""
+IDENTIFIER_RE = re.compile(r"[A-Za-z0-9_]+")
+"""The ASCII words of `WORD_RE` (its Japanese runs never hold an ASCII character)."""
 CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
@@ -77,11 +79,11 @@ def identifier_parts(word: str) -> list[str]:
 def terms(text: str) -> list[str]:
     """Words of a text as the index sees them: each identifier whole and split, lower-cased;
     Japanese as character pairs."""
-    return list(chain.from_iterable(map(_word_terms, WORD_RE.findall(text))))
+    return list(chain.from_iterable(map(word_terms, WORD_RE.findall(text))))
 
 
 @lru_cache(maxsize=200_000)
-def _word_terms(word: str) -> tuple[str, ...]:
+def word_terms(word: str) -> tuple[str, ...]:
     if not word.isascii():
         return tuple(japanese_terms(word))
     parts = identifier_parts(word)
@@ -109,7 +111,7 @@ def stem(term: str) -> str:
 def _word_index_terms(word: str) -> tuple[str, ...]:
     """One word's index terms: whole and split, lower-cased, no stop words, stemmed."""
     stop = stop_words()
-    return tuple(stem(term) for term in _word_terms(word) if term not in stop)
+    return tuple(stem(term) for term in word_terms(word) if term not in stop)
 
 
 def index_terms(text: str) -> list[str]:
@@ -178,9 +180,11 @@ def _body_words(document: Document) -> str:
 def code_words(document: Document, limit: int | None = None) -> list[str]:
     """The terms of `_body_words`, first use first, the first `limit` only (none past them is
     split), without Japanese pairs: the embedding model reads these words, not the index."""
-    found = WORD_RE.findall(document.chunk.content)
+    # A word's terms are all ASCII or none are (Japanese pairs), and the ASCII words of
+    # `WORD_RE` are those of `IDENTIFIER_RE`: reading only those keeps the ASCII terms.
+    found = IDENTIFIER_RE.findall(document.chunk.content)
     words = found if document.chunk.kind in TEXT_KINDS else dict.fromkeys(found)
-    return list(islice((term for term in chain.from_iterable(map(_word_terms, words)) if term.isascii()), limit))
+    return list(islice(chain.from_iterable(map(word_terms, words)), limit))
 
 
 # --- the index ----------------------------------------------------------------------------
