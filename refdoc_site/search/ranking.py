@@ -190,6 +190,24 @@ def code_words(document: Document, limit: int | None = None) -> list[str]:
 # --- the index ----------------------------------------------------------------------------
 
 
+def searchable(documents: list[Document]) -> list[Document]:
+    """The documents the index holds: all but the modules with no code of their own."""
+    return [d for d in documents if d.chunk.kind is not ChunkKind.MODULE or d.chunk.content.strip()]
+
+
+def field_terms(document: Document, boosts: dict[str, float]) -> dict[str, list[str]]:
+    """The document's index terms in each field of `boosts`."""
+    terms_by_field = sparse_fields(document)
+    return {name: terms_by_field[name] for name in boosts}
+
+
+def document_vectors(documents: list[Document]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The documents' vectors quantised (`quantize_rows`), when every one has a vector."""
+    if documents and all(d.embedding for d in documents):
+        return quantize_rows(np.asarray([d.embedding for d in documents], dtype=np.float32))
+    return None, None
+
+
 class QueryEmbedder(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
@@ -258,16 +276,11 @@ class SearchIndex:
     @classmethod
     def build(cls, documents: list[Document], fields: dict[str, float] | None = None, for_site: bool = False) -> SearchIndex:
         boosts = fields if fields is not None else settings()["fields"]
-        documents = [d for d in documents if d.chunk.kind is not ChunkKind.MODULE or d.chunk.content.strip()]
-        rows = []
-        for document in documents:
-            terms_by_field = sparse_fields(document)
-            rows.append({name: terms_by_field[name] for name in boosts})
+        documents = searchable(documents)
         # Terms arrive split, filtered and stemmed (sparse_fields); queries go through Lunr's
         # stemmer, in Python and in lunr.js, which load this same serialised pipeline.
-        vectors = scales = None
-        if documents and all(d.embedding for d in documents):
-            vectors, scales = quantize_rows(np.asarray([d.embedding for d in documents], dtype=np.float32))
+        rows = [field_terms(document, boosts) for document in documents]
+        vectors, scales = document_vectors(documents)
         if for_site:  # the site ships the compact form: its counts also give the common terms
             stats = term_statistics(rows, boosts)
             compact = compact_index(rows, boosts, decimals=SCORE_DECIMALS, stats=stats)

@@ -24,7 +24,8 @@ from .embed import MODEL_FILE, VOCAB_FILE
 from .japanese import glossary
 from .loanwords import rules as loanword_rules
 from .prose import page_anchor
-from .ranking import ASSETS, SearchIndex, settings, stop_words
+from .ranking import ASSETS, SearchIndex, document_vectors, field_terms, searchable, settings, stop_words
+from .site_terms import count_terms
 
 DATA_DIR = "search/refdoc"
 SCRIPTS_DIR = "assets/refdoc"
@@ -50,7 +51,16 @@ def write_search_data(
     written in pieces a query fetches one by one (`site_shards.py`).
     """
     fields = {name: boost for name, boost in settings()["fields"].items() if publish_source or name not in CODE_FIELDS}
-    index = SearchIndex.build(documents, fields, for_site=True)
+    if shard_min_chunks is None:
+        shard_min_chunks = settings()["shards"]["min_chunks"]
+    searched = searchable(documents)
+    sharded = len(searched) >= shard_min_chunks  # a large site: a query fetches only its pieces
+    if sharded:  # counted a document at a time (site_terms.py), no whole index built
+        counts = count_terms((field_terms(document, fields) for document in searched), fields)
+        rows, scales = document_vectors(searched)
+        index = SearchIndex(searched, None, rows, scales, dict(fields), _posting_counts=dict(zip(counts.terms, counts.posting_counts())))
+    else:
+        index = SearchIndex.build(searched, fields, for_site=True)
     data_dir = docs_dir / DATA_DIR
     data_dir.mkdir(parents=True, exist_ok=True)
     config = {
@@ -63,16 +73,11 @@ def write_search_data(
         "vectors": None,
         "shards": None,
     }
-    rows = [_chunk_row(d) for d in index.documents]
-    for position in index.asides:  # tests, examples, release notes: the fusion weighs them less
-        rows[position]["aside"] = 1
     model_dir = embedder_directory if index.has_vectors else None
-    if shard_min_chunks is None:
-        shard_min_chunks = settings()["shards"]["min_chunks"]
-    if len(rows) >= shard_min_chunks:  # a large site: a query fetches only its pieces
-        config["shards"], written = site_shards.write_sharded(index, rows, data_dir, model_dir, _write_json)
+    if sharded:
+        config["shards"], written = site_shards.write_sharded(index, counts, lambda p: _row(index, p), data_dir, model_dir, _write_json)
     else:
-        written = _write_whole(index, rows, data_dir, model_dir, config)
+        written = _write_whole(index, [_row(index, p) for p in range(len(index.documents))], data_dir, model_dir, config)
     written["config.json"] = _write_json(data_dir / "config.json", config)
     scripts_dir = docs_dir / SCRIPTS_DIR
     scripts_dir.mkdir(parents=True, exist_ok=True)
@@ -96,6 +101,15 @@ def _write_whole(index: SearchIndex, rows: list[dict], data_dir: Path, model_dir
         config["model"] = {"file": f"model/{MODEL_FILE}", "vocab": f"model/{VOCAB_FILE}"}
         config["vectors"] = "vectors.bin"
     return written
+
+
+def _row(index: SearchIndex, position: int) -> dict:
+    """The chunk table's row of the document at `position`; an aside (a test, an example,
+    release notes…) is marked, since the fusion weighs it less."""
+    row = _chunk_row(index.documents[position])
+    if position in index.asides:
+        row["aside"] = 1
+    return row
 
 
 def _chunk_row(document: Document) -> dict:

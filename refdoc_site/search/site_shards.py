@@ -53,9 +53,9 @@ import orjson
 from ..core.records import ChunkKind
 from .embed import read_model
 from .loanwords import rules as loanword_rules
-from .lunr_index import B, K1, term_statistics
 from .names import is_public, name_key
 from .ranking import SCORE_DECIMALS, SearchIndex, settings
+from .site_terms import TermCounts, TermPostings, fuzzy_lists, term_shards
 from .vector_partition import VectorPartition, approximate_dense_scores, cluster_count, pack_codes, partition, unpack_codes
 
 FORMAT = "refdoc-shards/2"
@@ -87,9 +87,12 @@ def name_bucket(key: str, buckets: int) -> int:
 
 
 def write_sharded(
-    index: SearchIndex, rows: list[dict], data_dir: Path, model_dir: Path | None, write_json: Callable[[Path, object], int]
+    index: SearchIndex, counts: TermCounts, row_of: Callable[[int], dict], data_dir: Path, model_dir: Path | None,
+    write_json: Callable[[Path, object], int],
 ) -> tuple[dict, dict[str, int]]:
-    """Write the pieces; returns the `shards` entry of config.json and the bytes per file."""
+    """Write the pieces from `index`'s documents and vectors and their term `counts`, the
+    chunk table's rows made one bundle at a time (`row_of` a position); returns the
+    `shards` entry of config.json and the bytes per file."""
     options = settings()["shards"]
     written: dict[str, int] = {}
 
@@ -106,32 +109,28 @@ def write_sharded(
 
     groups = row_groups([d.chunk.path for d in index.documents], options["groups_per_file"])
     ids, stride = stable_ids(groups)
-    stats = term_statistics(index._terms or [], index.fields)
-    entries = _term_entries(stats, ids)
-    keys = _term_shards(entries, options["term_shard_bytes"])
-    for number, (key, terms) in enumerate(keys):
-        put(f"terms/k{key_name(key)}.json", [entries[term] for term in terms])
-    fuzzy = {"prefix": _fuzzy_lists(stats.postings, lambda t: t[:FUZZY_KEY]), "suffix": _fuzzy_lists(stats.postings, lambda t: t[-FUZZY_KEY:])}
+    keys = _write_terms(counts, ids, options["term_shard_bytes"], put)
+    fuzzy = {side: fuzzy_lists(counts.terms, key_of, FUZZY_MIN_TERM) for side, key_of in (("prefix", _first_letters), ("suffix", _last_letters))}
     for side, lists in fuzzy.items():
         for key, terms in lists.items():
             put(f"fuzzy/{side[0]}-{key_name(key)}.json", terms)
     put_bytes("meta.bin", _meta(index))
-    put("stats.json", _global_statistics(stats))
+    put("stats.json", counts.statistics())
     buckets = _power_of_two(len(index.documents) / max(options["names_per_bucket"], 1))
-    for number, bucket in enumerate(_name_buckets(index, rows, ids, buckets)):
+    for number, bucket in enumerate(_name_buckets(index, ids, buckets)):
         put(f"names/{number}.json", bucket)
     per_bundle = options["rows_per_bundle"]
     for name, positions in _bundles(groups, per_bundle).items():
-        put(f"rows/{name}.json", [rows[p] for p in positions])
+        put(f"rows/{name}.json", [row_of(p) for p in positions])
     rules = loanword_rules()
-    put("vocabulary.json", sorted(t for t in stats.postings if t.isascii() and t.isalpha() and t.islower() and len(t) >= rules["min_term_length"]))
+    put("vocabulary.json", [t for t in counts.terms if t.isascii() and t.isalpha() and t.islower() and len(t) >= rules["min_term_length"]])
     manifest = {
         "format": FORMAT,
-        "fields": stats.fields,
+        "fields": counts.fields,
         "pipeline": ["stemmer"],
         "decimals": SCORE_DECIMALS,
-        "documents": stats.count,
-        "keys": [key for key, _ in keys],
+        "documents": counts.count,
+        "keys": keys,
         "fuzzy": {side: list(lists) for side, lists in fuzzy.items()},
         "kinds": KINDS,
         "groups": _group_exceptions(index),
@@ -148,77 +147,22 @@ def write_sharded(
     return manifest, written
 
 
-def _term_entries(stats, ids: list[int]) -> dict[str, list]:
-    """Each term's shard entry: [term, per field [gap, (-tf,) length, …]]: the chunks with
-    the term by stable id (`stable_ids`; the gap from the id before, the first from -1),
-    the term's count there when more than one, and the field's length in that chunk. No
-    weight: it reads the whole index's statistics (`stats.json`), so the browser makes it
-    (the operations of `lunr_index.posting_weights`); an entry changes only when a chunk
-    with the term does."""
-    entries = {}
-    for term, posting in stats.postings.items():
-        lists = []
-        for field in stats.fields:
-            flat: list[int] = []
-            last = -1
-            lengths = stats.lengths[field]
-            for chunk_id, position in sorted((ids[position], position) for position in posting[field]):
-                tf = posting[field][position]
-                flat += [chunk_id - last, -tf, lengths[position]] if tf > 1 else [chunk_id - last, lengths[position]]
-                last = chunk_id
-            lists.append(flat)
-        entries[term] = [term, lists]
-    return entries
+def _write_terms(counts: TermCounts, ids: list[int], limit: int, put: Callable[[str, object], None]) -> list[str]:
+    """`terms/kH.json`, each shard's entries made while it is written (site_terms.py);
+    returns the shards' keys in order. The postings sorted for the entries go on return."""
+    postings = TermPostings(counts, ids)
+    shards = term_shards(counts.terms, postings.sizes, limit)
+    for key, numbers in shards:
+        put(f"terms/k{key_name(key)}.json", postings.entries(numbers))
+    return [key for key, _ in shards]
 
 
-def _global_statistics(stats) -> dict:
-    """What a weight reads of the whole index: the fields' mean lengths and the idf of each
-    posting count (Python's, as `compact_index` ships them: `Math.log` may differ in the
-    last bit)."""
-    counts = sorted({stats.posting_count(term) for term in stats.postings})
-    means = [sum(stats.lengths[f]) / stats.count if stats.count else 0 for f in stats.fields]
-    return {"boosts": [stats.boosts[f] for f in stats.fields], "k1": K1, "b": B, "means": means, "idf": [[n, stats.idf(n)] for n in counts]}
+def _first_letters(term: str) -> str:
+    return term[:FUZZY_KEY]
 
 
-def _term_shards(entries: dict[str, list], limit: int) -> list[tuple[str, list[str]]]:
-    """(key, terms) per shard, keys in order: a term's shard is the longest key it starts
-    with. A prefix whose terms weigh more than `limit` bytes is split by the next letter;
-    the split prefix stays a key (for its own term and the small groups merged back)."""
-    size = {term: len(orjson.dumps(entry)) for term, entry in entries.items()}
-    shards: list[tuple[str, list[str]]] = []
-
-    def split(prefix: str, terms: list[str]) -> None:
-        if sum(size[t] for t in terms) <= limit or all(len(t) <= len(prefix) for t in terms):
-            shards.append((prefix, terms))
-            return
-        groups: dict[str, list[str]] = {}
-        kept = []
-        for term in terms:
-            if len(term) <= len(prefix):
-                kept.append(term)
-            else:
-                groups.setdefault(term[: len(prefix) + 1], []).append(term)
-        children = []
-        for child, members in groups.items():
-            if sum(size[t] for t in members) * 4 < limit:
-                kept.extend(members)  # small: back into the prefix's own shard
-            else:
-                children.append((child, members))
-        if prefix or kept:
-            shards.append((prefix, kept))
-        for child, members in children:
-            split(child, members)
-
-    split("", sorted(entries))
-    return sorted(shards)
-
-
-def _fuzzy_lists(terms, key_of) -> dict[str, list[str]]:
-    lists: dict[str, list[str]] = {}
-    for term in sorted(terms):
-        if len(term) >= FUZZY_MIN_TERM:
-            lists.setdefault(key_of(term), []).append(term)
-    return dict(sorted(lists.items()))
+def _last_letters(term: str) -> str:
+    return term[-FUZZY_KEY:]
 
 
 def _symbol_keys(index: SearchIndex) -> list[tuple[str, str]]:
@@ -259,13 +203,13 @@ def _group_exceptions(index: SearchIndex) -> dict[str, int]:
     return exceptions
 
 
-def _name_buckets(index: SearchIndex, rows: list[dict], ids: list[int], buckets: int) -> list[list]:
+def _name_buckets(index: SearchIndex, ids: list[int], buckets: int) -> list[list]:
     """Per bucket, [name key, [[stable id, symbol, path, kind], …]] in key order."""
     tables: list[dict[str, list]] = [{} for _ in range(buckets)]
     for position, document in enumerate(index.documents):
-        key = name_key(document.chunk.symbol.rsplit(".", 1)[-1])
-        row = rows[position]
-        tables[name_bucket(key, buckets)].setdefault(key, []).append([ids[position], row["symbol"], row["path"], row["kind"]])
+        chunk = document.chunk
+        key = name_key(chunk.symbol.rsplit(".", 1)[-1])
+        tables[name_bucket(key, buckets)].setdefault(key, []).append([ids[position], chunk.symbol, chunk.path, chunk.kind.value])
     return [sorted(table.items()) for table in tables]
 
 
