@@ -14,5 +14,5 @@ from .core.progress import heartbeat
 
 def main() -> int:
     with heartbeat("starting"):
-        from . import cli
+        from . import cli  # lazy: the heartbeat must run before the phases' modules load
     return cli.main()

@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, str], ...] = (
 )
 """Lowest first: a module may import its own layer and those listed before it, never after."""
 
-PLACED = {"refdoc_site": "core", "refdoc_site.__main__": "cli"}
+PLACED = {"refdoc_site": "core", "refdoc_site.__main__": "cli", "refdoc_site.launch": "cli"}
 """Modules outside a subpackage, by layer: the package root holds only `__version__`."""
 
 MAX_LINES = 500

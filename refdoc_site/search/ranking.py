@@ -53,7 +53,7 @@ MAX_QUERY_CHARS = 1000
 WORD_RE = re.compile(f"[A-Za-z0-9_]+|{JAPANESE_RUN}")
 """An identifier, or a run of Japanese characters (split into pairs by `japanese_terms`)."""
 IDENTIFIER_RE = re.compile(r"[A-Za-z0-9_]+")
-"""The ASCII words of `WORD_RE` (its Japanese runs never hold an ASCII character)."""
+"""The ASCII words of `WORD_RE` (its Japanese runs never hold an ASCII character), whose terms are all ASCII."""
 CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
@@ -180,8 +180,6 @@ def _body_words(document: Document) -> str:
 def code_words(document: Document, limit: int | None = None) -> list[str]:
     """The terms of `_body_words`, first use first, the first `limit` only (none past them is
     split), without Japanese pairs: the embedding model reads these words, not the index."""
-    # A word's terms are all ASCII or none are (Japanese pairs), and the ASCII words of
-    # `WORD_RE` are those of `IDENTIFIER_RE`: reading only those keeps the ASCII terms.
     found = IDENTIFIER_RE.findall(document.chunk.content)
     words = found if document.chunk.kind in TEXT_KINDS else dict.fromkeys(found)
     return list(islice(chain.from_iterable(map(word_terms, words)), limit))
