@@ -7,7 +7,8 @@ scalars (`Any` passes through) and unions of dataclasses tagged by key (`A | B`,
 member told apart by the JSON name of its first field, which is required). A field's JSON
 name is its own, unless the field says otherwise (`json_name`); a missing key takes the
 field's default, so a record that gains a field still reads files written before it; a
-field marked `OMIT_DEFAULT` is left out of the JSON while it holds its default.
+field marked `OMIT_DEFAULT` is left out of the JSON while it holds its default. A field
+whose stored shape is not its type's (`CODEC`, a `Codec`) converts through its own pair.
 
 The converters are compiled once per type: loading a large store turns some ten thousand
 documents of several hundred floats each, and walking each value through a generic
@@ -35,6 +36,19 @@ order the phase built it in."""
 OMIT_DEFAULT = "omit_default"
 """Field metadata key: the field is not written while it holds its default (an optional part
 of a small record whose stored shape has no key for it)."""
+
+CODEC = "codec"
+"""Field metadata key: a `Codec`, the field's own conversion (its type hint is then not read)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Codec:
+    """A field's own pair of conversions, for a value held in memory in another form than
+    JSON's (the chunk vectors: float32 arrays in memory, rounded lists in the file)."""
+
+    encode: Callable[[Any], Any]
+    decode: Callable[[Any], Any]
+
 
 SCALARS = (str, int, float, bool, type(None))
 _KEEP = object()
@@ -73,10 +87,17 @@ def _encode_any(value: Any) -> Any:
     return value
 
 
-def _fields(cls: type, convert: Callable[[Any], Converter]) -> list[tuple[dataclasses.Field, str, Converter]]:
-    """(field, JSON name, converter of its type) per field of the dataclass `cls`."""
+def _fields(
+    cls: type, convert: Callable[[Any], Converter], side: str = ""
+) -> list[tuple[dataclasses.Field, str, Converter]]:
+    """(field, JSON name, converter) per field of the dataclass `cls`: the converter of its
+    type, or its codec's `side` ("encode" or "decode") when it has one."""
     hints = typing.get_type_hints(cls)
-    return [(f, f.metadata.get(JSON_NAME, f.name), convert(hints[f.name])) for f in dataclasses.fields(cls)]
+
+    def converter(f: dataclasses.Field) -> Converter:
+        return getattr(f.metadata[CODEC], side) if side and CODEC in f.metadata else convert(hints[f.name])
+
+    return [(f, f.metadata.get(JSON_NAME, f.name), converter(f)) for f in dataclasses.fields(cls)]
 
 
 def _parts(hint: Any) -> tuple[Any, tuple[Any, ...]]:
@@ -102,7 +123,7 @@ def _encoder(hint: Any) -> Converter:
     if dataclasses.is_dataclass(hint):
         fields = [
             (f.name, key, encode, bool(f.metadata.get(SORTED_KEYS)), _omitted_value(f))
-            for f, key, encode in _fields(hint, _encoder)
+            for f, key, encode in _fields(hint, _encoder, "encode")
         ]
 
         def encode_record(record: Any) -> dict[str, Any]:
@@ -144,7 +165,7 @@ def _decoder(hint: Any) -> Converter:
     """A function making a value of type `hint` from JSON, or None when the JSON is that value."""
     origin, args = _parts(hint)
     if dataclasses.is_dataclass(hint):
-        fields = [(f.name, key, decode, _has_default(f)) for f, key, decode in _fields(hint, _decoder) if f.init]
+        fields = [(f.name, key, decode, _has_default(f)) for f, key, decode in _fields(hint, _decoder, "decode") if f.init]
 
         def decode_record(data: dict[str, Any]) -> Any:
             values = {}

@@ -38,6 +38,7 @@ from typing import Protocol
 import numpy as np
 
 from ..core.progress import progress
+from ..core.records import VECTOR_DECIMALS, vector
 from .members import member_sentences, members_text
 from .model_words import batch_nearest_words, word_table
 from .ranking import code_words
@@ -224,8 +225,6 @@ def document_text(document) -> str:
 
 
 BATCH_SIZE = 256
-VECTOR_DECIMALS = 5
-"""Stored vectors are rounded: plenty for cosine ranking, and a shorter index.jsonl."""
 
 
 def default_embedder() -> Embedder | None:
@@ -291,7 +290,7 @@ def _store_vectors(documents: Sequence, vectors: np.ndarray, table, texts: Seque
     rounded = np.round(np.asarray(vectors, dtype=np.float64), VECTOR_DECIMALS).tolist()
     words = batch_nearest_words(table, vectors, [t + "\n" + m for t, m in zip(texts, members)]) if table is not None else None
     for offset, document in enumerate(documents):
-        document.embedding = rounded[offset]
+        document.embedding = vector(rounded[offset])  # held as a reload holds it
         if words is not None:
             document.model_words = words[offset]
 

@@ -39,7 +39,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from ..core.records import ChunkKind, Document
+from ..core.records import ChunkKind, Document, vector_rows
 from .asides import asks_for_asides, is_aside
 from .fusion import fuse
 from .japanese import JAPANESE_RUN, glossary_words, japanese_terms, with_glossary
@@ -202,7 +202,7 @@ def field_terms(document: Document, boosts: dict[str, float]) -> dict[str, list[
 def document_vectors(documents: list[Document]) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The documents' vectors quantised (`quantize_rows`), when every one has a vector."""
     if documents and all(d.embedding for d in documents):
-        return quantize_rows(np.asarray([d.embedding for d in documents], dtype=np.float32))
+        return quantize_rows(vector_rows([d.embedding for d in documents]))
     return None, None
 
 
