@@ -14,7 +14,7 @@ import pytest
 
 import refdoc_site.search.ranking as ranking
 from refdoc_site.search.site_search import DATA_DIR, write_search_data
-from refdoc_site.search.site_shards import approximate_probe, key_name, name_bucket, read_partition
+from refdoc_site.search.site_shards import approximate_probe, key_name, name_bucket, read_partition, read_piece
 from test_js_parity import JS_DIR, QUERIES, model_available, node_available
 
 TYPO_QUERIES = ["konfiguration", "cnofiguration", "configuratoin", "summarise", "parse_argz", "lunrindex", "windows"]
@@ -71,7 +71,8 @@ def test_the_site_is_written_in_pieces(sharded) -> None:
     for position, document in enumerate(python_index.documents):  # a file's rows in one group, bundles of `per`
         sizes.setdefault(document.chunk.path, set()).add(groups[[i for i, s in enumerate(_starts(shards["rowRuns"])) if s <= position][-1]])
     assert all(len(found) == 1 for found in sizes.values())
-    rows_written = {p.stem: len(json.loads(p.read_text())) for p in (data_dir / "rows").iterdir()}
+    assert all(p.name.endswith(".json.gz") for p in (data_dir / "rows").iterdir()), "the JSON pieces are stored packed"
+    rows_written = {p.name: len(read_piece(data_dir, f"rows/{p.name.removesuffix('.gz')}")) for p in (data_dir / "rows").iterdir()}
     assert sum(rows_written.values()) == len(python_index.documents) and max(rows_written.values()) <= per
 
 
@@ -87,7 +88,7 @@ def test_every_term_is_in_the_shard_its_longest_key_names(sharded) -> None:
     keys = shards["keys"]
     found: dict[str, int] = {}
     for number in range(len(keys)):
-        for entry in json.loads((data_dir / f"terms/k{key_name(keys[number])}.json").read_text()):
+        for entry in read_piece(data_dir, f"terms/k{key_name(keys[number])}.json"):
             assert entry[0] not in found, entry[0]
             found[entry[0]] = number
     terms = {term for term, _ in python_index.serialized["invertedIndex"]}
@@ -97,7 +98,7 @@ def test_every_term_is_in_the_shard_its_longest_key_names(sharded) -> None:
     typo_lists = {side: [] for side in ("prefix", "suffix")}
     for side, side_keys in shards["fuzzy"].items():
         for key in side_keys:
-            typo_lists[side] += json.loads((data_dir / f"fuzzy/{side[0]}-{key_name(key)}.json").read_text())
+            typo_lists[side] += read_piece(data_dir, f"fuzzy/{side[0]}-{key_name(key)}.json")
     assert set(typo_lists["prefix"]) == set(typo_lists["suffix"]) == {t for t in terms if len(t) >= 4}
 
 

@@ -75,7 +75,7 @@ def write_search_data(
     }
     model_dir = embedder_directory if index.has_vectors else None
     if sharded:
-        config["shards"], written = site_shards.write_sharded(index, counts, lambda p: _row(index, p), data_dir, model_dir, _write_json)
+        config["shards"], written = site_shards.write_sharded(index, counts, lambda p: _row(index, p), data_dir, model_dir)
     else:
         written = _write_whole(index, [_row(index, p) for p in range(len(index.documents))], data_dir, model_dir, config)
     written["config.json"] = _write_json(data_dir / "config.json", config)

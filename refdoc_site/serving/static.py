@@ -20,6 +20,7 @@ TYPES = {
     ".txt": "text/plain; charset=utf-8",
     ".md": "text/plain; charset=utf-8",
     ".bin": "application/octet-stream",
+    ".gz": "application/gzip",  # a packed search piece (search/site_shards.py), unpacked by the page
 }
 
 

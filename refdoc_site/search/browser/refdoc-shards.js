@@ -12,7 +12,9 @@
  * and the recall against all chunks is measured).
  *
  * `load(name, as)` fetches a file of the data folder as "json", "bytes" or "text" and
- * returns a promise: the worker fetches over HTTP, the parity tests read the disk.
+ * returns a promise: the worker fetches over HTTP, the parity tests read the disk. The
+ * JSON pieces are gzipped on disk when the manifest says `packed` (their names then end
+ * in it, ".gz"): fetched as bytes and unpacked here.
  * Runs in the site's search worker and under node.
  */
 (function (root, factory) {
@@ -24,7 +26,7 @@
 })(typeof self !== "undefined" ? self : this, function (RefdocSearch, RefdocEmbed, RefdocKeyword) {
   "use strict";
 
-  var FORMAT = "refdoc-shards/2";
+  var FORMAT = "refdoc-shards/3";
   var PRIVATE_BIT = 0x10;
   var CONTINUES_BIT = 0x20;
   var ASIDE_BIT = 0x40;
@@ -284,6 +286,17 @@
     return { dim: dim, scales: new Float32Array(bytes.slice(16, 16 + 4 * count)), matrix: new Int8Array(bytes, 16 + 4 * count, count * dim) };
   }
 
+  /* A packed JSON piece's value. The bytes are gzip's unless a server sent the file with
+     `Content-Encoding: gzip` (as some do for a ".gz" name) and the browser unpacked it. */
+  function unpackJson(bytes) {
+    var head = new Uint8Array(bytes, 0, Math.min(2, bytes.byteLength));
+    if (head[0] !== 0x1f || head[1] !== 0x8b) {
+      return JSON.parse(new TextDecoder().decode(bytes));
+    }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+
   /* config: config.json; load(name, as) → promise. */
   function ShardedData(lunr, config, load) {
     if (!config.shards || config.shards.format !== FORMAT) {
@@ -333,7 +346,8 @@
   /* A file of the data folder, fetched once. */
   ShardedData.prototype.file = function (name, as) {
     if (!this.files.has(name)) {
-      var promise = this.load(name, as);
+      var packed = as === "json" && this.manifest.packed;
+      var promise = packed ? this.load(name + packed, "bytes").then(unpackJson) : this.load(name, as);
       this.files.set(name, promise);
       promise.catch(function () {});
     }
