@@ -181,8 +181,8 @@ def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_
         # Besides those pages: the search's scripts and data that differ, and the record.
         for name in held - held_pages:
             assert name.startswith(("assets/refdoc/", "search/", "md/", "llms")) or name == PREVIEW_RECORD, name
-        assert "summaries/hierarchy.json" not in held, "the summaries' JSON is the main site's copy"
-        assert orjson.loads((preview / PREVIEW_RECORD).read_bytes())["main_copies"] == ["summaries/hierarchy.json"]
+        assert "summaries/hierarchy.json.gz" not in held, "the summaries' JSON is the main site's copy"
+        assert orjson.loads((preview / PREVIEW_RECORD).read_bytes())["main_copies"] == ["summaries/hierarchy.json.gz"]
         held_bytes = sum((preview / name).stat().st_size for name in held)
         assert held_bytes * 10 < main_bytes, (held_bytes, main_bytes)
 

@@ -28,7 +28,7 @@ def test_every_page_kind_is_built(built_site: Path) -> None:
         "decisions/index.html",
         "plans/milestones/index.html",
         "summaries/system/index.html",
-        "summaries/hierarchy.json",
+        "summaries/hierarchy.json.gz",
         "modules/app/index.html",
         "files/app/service.py/index.html",
         "files/web/src/client.ts/index.html",

@@ -28,7 +28,7 @@ site's address replaced by marks, for other files the bytes.
 - `refdoc-preview.json`: what was kept and what was reached on the main site.
 
 It leaves out the sitemap (a preview is not for crawlers, and it would list pages served
-elsewhere), and takes `summaries/hierarchy.json` from the main site even when it differs
+elsewhere), and takes `summaries/hierarchy.json.gz` from the main site even when it differs
 (`MAIN_COPIES`: no page reads it, and the record's `main_copies` says it is the main site's). The output depends only on the two sites' files, so the same sites give the
 same bytes. A reader who follows a link to a page the preview did not keep lands on the
 main site and stays there: that page is the same on both.

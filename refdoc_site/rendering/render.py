@@ -12,6 +12,7 @@ are percent-encoded where they become link targets.
 
 from __future__ import annotations
 
+import gzip
 import html
 import json
 import posixpath
@@ -126,16 +127,19 @@ def write_page(docs_dir: Path, page: str, title: str | None, text: str) -> bool:
     return True
 
 
-HIERARCHY_JSON = "summaries/hierarchy.json"
-"""The summaries as JSON, in `docs/`."""
+HIERARCHY_JSON = "summaries/hierarchy.json.gz"
+"""The summaries as gzipped JSON, in `docs/`: for a program, no page reads it."""
 
 
 def write_hierarchy(data: SiteData, docs_dir: Path) -> None:
-    """The summaries as JSON beside their pages, without indentation (for a program; an
-    indented copy was an eighth more: 2.8 MB on django)."""
+    """The summaries as JSON beside their pages, without indentation (an indented copy was an
+    eighth more: 2.8 MB on django), gzipped with no time stamp (the same summaries, the same
+    bytes): homeassistant's is 27.4 MB as JSON, 2.4 MB gzipped, and nothing in the site
+    grows faster with the code."""
     hierarchy_json = docs_dir / HIERARCHY_JSON
     hierarchy_json.parent.mkdir(parents=True, exist_ok=True)
-    hierarchy_json.write_text(json.dumps(to_json(data.hierarchy), ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    text = json.dumps(to_json(data.hierarchy), ensure_ascii=False, separators=(",", ":"))
+    hierarchy_json.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0))
 
 
 class _Pages:
