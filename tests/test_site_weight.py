@@ -20,6 +20,8 @@ from refdoc_site.cli import main
 from refdoc_site.core.pages import module_page
 from refdoc_site.rendering.nav import module_tree
 from refdoc_site.rendering.page_weight import (
+    ICON_SHEET,
+    INLINE_ICON,
     UNSTYLED_TOKENS,
     code_runs_compacted,
     squeezed_white_space,
@@ -144,6 +146,24 @@ def test_indentation_goes_but_code_and_scripts_keep_their_white_space() -> None:
     assert squeezed_white_space(page) == (
         '<nav>\n<a href="x">\nX\n</a>\n</nav>\n<PRE class="a">  x\n\n    y</PRE>\n<script>\n  var a\n  b()\n</script>\n<p>a  b</p>'
     )
+
+
+def test_every_page_draws_its_icons_from_the_one_sheet(sites: dict[int, Path]) -> None:
+    site = sites[3]
+    sheet = (site / ICON_SHEET).read_text(encoding="utf-8")
+    pages = sorted(set(site.rglob("*.html")) - {site / "404.html"})  # MkDocs' 404 page is not put through the hooks
+    assert len(pages) > 10
+    for path in pages:
+        page = path.read_text(encoding="utf-8")
+        assert not INLINE_ICON.search(page), path
+        assert "var palette=" not in page, path  # the palette's script is the shared file's
+        used = re.findall(r'<use href="([^"#]+)#(i[0-9a-f]+)"/>', page)
+        assert len(used) >= 5, path
+        for href, name in used:
+            assert (path.parent / href).resolve() == (site / ICON_SHEET).resolve(), (path, href)
+            assert f'<symbol id="{name}" ' in sheet
+        script = re.search(r'<script src="([^"]+/shared/[0-9a-f]+\.js)"></script>', page)
+        assert "var palette=__md_get(" in (path.parent / script[1]).read_text(encoding="utf-8")
 
 
 def test_the_left_out_spans_have_no_style_of_their_own_in_material() -> None:

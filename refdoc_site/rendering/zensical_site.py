@@ -33,7 +33,7 @@ import yaml
 from ..core.errors import SiteBuildError
 from ..search.ranking import ASSETS
 from .llms import MARKDOWN_COPIES_KEY, write_markdown_copies
-from .page_weight import code_runs_compacted, squeezed_white_space, unstyled_spans_removed
+from .page_weight import code_runs_compacted, icons_written, shared_parts_referenced, squeezed_white_space, unstyled_spans_removed, write_shared_files
 
 ZENSICAL = "zensical"
 INSTALL_HINT = "pip install 'refdoc-site[zensical]'"
@@ -122,9 +122,12 @@ def lightened(site_dir: Path) -> int:
     hooks); returns how many pages there are. A folder may bear a page's name: the file
     page of a repository's `404.html` is `files/…/404.html/index.html`."""
     pages = sorted(path for path in site_dir.rglob("*.html") if path.is_file())
+    shared = icons_written(site_dir)  # Zensical rewrites only the pages that changed
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        lighter = squeezed_white_space(code_runs_compacted(unstyled_spans_removed(text)))
+        lighter = shared_parts_referenced(squeezed_white_space(code_runs_compacted(unstyled_spans_removed(text))), shared)
         if lighter != text:
             page.write_text(lighter, encoding="utf-8")
+    if shared:
+        write_shared_files(site_dir, shared)
     return len(pages)
