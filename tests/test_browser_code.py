@@ -39,8 +39,9 @@ def test_a_source_block_is_coloured_when_it_opens(browser, site_url: str) -> Non
     page = browser.new_page()
     page.goto(f"{site_url}files/app/greet.py/", wait_until="load")
     details = page.locator("details:has(code[data-refdoc-hl])").first
-    code = "details:has(code) td.code code"
+    code = "details:has(code) pre code"
     assert page.evaluate(DRAWN, code) == []  # closed: still runs, no spans yet
+    assert page.locator("details td.linenos").count() == 0  # nor line numbers: two numbers in an attribute
     text_before = page.locator(code).first.text_content()
     details.locator("summary").click()
     page.wait_for_function("(s) => document.querySelector(s).querySelector('span') !== null", arg=code)
@@ -49,6 +50,10 @@ def test_a_source_block_is_coloured_when_it_opens(browser, site_url: str) -> Non
     assert any(css == "s2" and "héllo 😀" in text for css, text in spans)  # lengths in UTF-16, as JavaScript counts
     assert page.locator(code).first.text_content() == text_before  # the same text, coloured
     assert page.locator(code).first.get_attribute("data-refdoc-hl") is None
+    # Pygments' table again: the numbers beside the code, whose block keeps the theme's copy button.
+    assert page.locator("details td.linenos pre").first.text_content() == "1\n2\n3\n4"
+    assert page.locator("details td.code pre code").first.text_content() == text_before
+    assert page.locator("details td.code pre button").count() >= 1
     colour = page.evaluate("(s) => getComputedStyle(document.querySelector(s).querySelector('span.k')).color", code)
     plain = page.evaluate("(s) => getComputedStyle(document.querySelector(s)).color", code)
     assert colour != plain  # the theme's colour for a keyword

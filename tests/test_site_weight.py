@@ -24,6 +24,8 @@ from refdoc_site.rendering.page_weight import (
     INLINE_ICON,
     UNSTYLED_TOKENS,
     code_runs_compacted,
+    line_numbers,
+    line_numbers_compacted,
     squeezed_white_space,
     unstyled_spans_removed,
 )
@@ -136,7 +138,7 @@ def test_folders_nest_and_chains_without_a_module_merge() -> None:
 def test_code_keeps_its_text_without_unstyled_spans(sites: dict[int, Path]) -> None:
     page = page_html(sites[3], "files/app/g0/m1/work.py")
     assert not re.search(r'<span class="(?:' + "|".join(UNSTYLED_TOKENS) + ')">', page)
-    code = re.search(r"<code>(.*?)</code></pre></div></td></tr></table>", page, re.S)[1]
+    code = re.search(r"<code data-refdoc-lines=\"1 3\"[^>]*>(.*?)</code></pre>", page, re.S)[1]
     assert "return value + 1" in html.unescape(re.sub(r"<[^>]+>", "", code))
     assert unstyled_spans_removed('<span class="n">a&lt;b</span><span class="k">def</span>') == 'a&lt;b<span class="k">def</span>'
 
@@ -146,6 +148,20 @@ def test_indentation_goes_but_code_and_scripts_keep_their_white_space() -> None:
     assert squeezed_white_space(page) == (
         '<nav>\n<a href="x">\nX\n</a>\n</nav>\n<PRE class="a">  x\n\n    y</PRE>\n<script>\n  var a\n  b()\n</script>\n<p>a  b</p>'
     )
+
+
+def test_a_numbered_block_says_its_numbers_as_pygments_wrote_them() -> None:
+    import markdown
+
+    fence = "```python linenums=\"98\"\n" + "".join(f"x{n} = {n}\n" for n in range(5)) + "```\n"
+    written = code_runs_compacted(unstyled_spans_removed(markdown.markdown(fence, extensions=["pymdownx.highlight", "pymdownx.superfences"])))
+    numbers = re.search(r'<td class="linenos"><div class="linenodiv"><pre>([^<]*)</pre>', written)[1]
+    assert numbers == line_numbers(98, 5) == " 98\n 99\n100\n101\n102"  # padded to the widest, as the script pads
+    compact = line_numbers_compacted(written)
+    assert "linenos" not in compact and '<pre><code data-refdoc-lines="98 5" data-refdoc-hl="' in compact
+    assert html.unescape(re.sub(r"<[^>]+>", "", compact)).strip() == "\n".join(f"x{n} = {n}" for n in range(5))
+    odd = written.replace(" 99\n", " 77\n")
+    assert line_numbers_compacted(odd) == odd  # numbers that skip are left as written
 
 
 def test_every_page_draws_its_icons_from_the_one_sheet(sites: dict[int, Path]) -> None:
@@ -283,7 +299,7 @@ def test_code_runs_leave_nested_markup_and_inline_code_alone() -> None:
 
 def test_a_file_page_carries_its_code_as_runs_within_a_bound(sites: dict[int, Path]) -> None:
     page = page_html(sites[3], "files/app/g0/m1/work.py")
-    blocks = re.findall(r"<pre>(?:(?!</pre>).)*<code data-refdoc-hl=\"[^\"]*\">.*?</code></pre>", page, re.S)
+    blocks = re.findall(r"<pre>(?:(?!</pre>).)*<code (?:data-refdoc-lines=\"[^\"]*\" )?data-refdoc-hl=\"[^\"]*\">.*?</code></pre>", page, re.S)
     assert blocks and not re.search(r"<code[^>]*>[^<]*<span", page)
     for block in blocks:
         text = html.unescape(re.sub(r"<[^>]+>", "", block))

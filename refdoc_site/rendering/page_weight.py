@@ -104,6 +104,43 @@ def _as_runs(block: re.Match) -> str:
     return f'<code {RUNS_ATTRIBUTE}="{encoded}">{"".join(text)}</code>'
 
 
+NUMBERED_BLOCK = re.compile(
+    r'<table class="highlighttable"><tr><td class="linenos"><div class="linenodiv"><pre>([0-9\n ]+)</pre></div></td>'
+    r'<td class="code"><div><pre><code([^>]*)>(.*?)</code></pre></div></td></tr></table>',
+    re.S,
+)
+"""A code block with line numbers as Pygments writes it: a table of two cells, the
+numbers and the code."""
+LINES_ATTRIBUTE = "data-refdoc-lines"
+"""The attribute that carries a code block's first line number and how many lines it numbers
+(templates/shared/refdoc-page.js)."""
+
+
+def line_numbers(first: int, count: int) -> str:
+    """The numbers cell's text as Pygments writes it: one a line, padded to the widest."""
+    width = len(str(first + count - 1))
+    return "\n".join(str(number).rjust(width) for number in range(first, first + count))
+
+
+def line_numbers_compacted(content: str) -> str:
+    """`content` (a page's HTML) with each numbered code block's table said as two numbers.
+
+    The numbers cell is about a kilobyte of every file page (a number a line, and the
+    table around each block); the block becomes the plain `<pre><code>` of an unnumbered
+    one, saying its first line and line count in `LINES_ATTRIBUTE`, and the page's script
+    builds the table again, the same cells, when the block is first shown. Numbers that do
+    not count up from the first by one are left as they were."""
+
+    def compacted(block: re.Match) -> str:
+        numbers = block[1].split()
+        first = int(numbers[0])
+        if block[1] != line_numbers(first, len(numbers)):
+            return block[0]
+        return f'<pre><code {LINES_ATTRIBUTE}="{first} {len(numbers)}"{block[2]}>{block[3]}</code></pre>'
+
+    return NUMBERED_BLOCK.sub(compacted, content)
+
+
 def _merged(runs: list[list]) -> list[list]:
     """`runs` with neighbours of one class joined (white space taken into a run leaves two
     runs of one class side by side)."""
@@ -220,7 +257,7 @@ def on_page_content(html: str, page: object = None, **_: object) -> str:
     ENGINE_PROGRESS["converted"] += 1
     if page is not None and getattr(page, "markdown", None):
         page.markdown = ""  # not None: MkDocs reads None as "never read" and titles no page
-    return code_runs_compacted(unstyled_spans_removed(html))
+    return line_numbers_compacted(code_runs_compacted(unstyled_spans_removed(html)))
 
 
 def on_pre_build(**_: object) -> None:

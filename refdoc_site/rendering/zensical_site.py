@@ -33,7 +33,7 @@ import yaml
 from ..core.errors import SiteBuildError
 from ..search.ranking import ASSETS
 from .llms import MARKDOWN_COPIES_KEY, write_markdown_copies
-from .page_weight import code_runs_compacted, icons_written, shared_parts_referenced, squeezed_white_space, unstyled_spans_removed, write_shared_files
+from .page_weight import code_runs_compacted, icons_written, line_numbers_compacted, shared_parts_referenced, squeezed_white_space, unstyled_spans_removed, write_shared_files
 
 ZENSICAL = "zensical"
 INSTALL_HINT = "pip install 'refdoc-site[zensical]'"
@@ -125,7 +125,7 @@ def lightened(site_dir: Path) -> int:
     shared = icons_written(site_dir)  # Zensical rewrites only the pages that changed
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        lighter = shared_parts_referenced(squeezed_white_space(code_runs_compacted(unstyled_spans_removed(text))), shared)
+        lighter = shared_parts_referenced(squeezed_white_space(line_numbers_compacted(code_runs_compacted(unstyled_spans_removed(text)))), shared)
         if lighter != text:
             page.write_text(lighter, encoding="utf-8")
     if shared:

@@ -17,7 +17,8 @@
 //   it from a CDN when there is none);
 // - code colours: a code block carries its tokens as runs (`data-refdoc-hl`, written by
 //   rendering/page_weight.py instead of a span a token), drawn as Pygments' spans when the
-//   block is first shown: at load, or when its `<details>` opens.
+//   block is first shown: at load, or when its `<details>` opens; and its line numbers as
+//   its first line and count (`data-refdoc-lines`), built then into Pygments' table.
 (function () {
   var tag = document.currentScript;
   var here = tag.src;
@@ -247,11 +248,41 @@
     code.appendChild(painted);
   }
 
+  // The table Pygments writes around a numbered block, with the block's own <pre> moved
+  // into its code cell (whatever the theme put in it stays).
+  function numberLines(code) {
+    var lines = code.getAttribute("data-refdoc-lines").split(" ").map(Number);
+    code.removeAttribute("data-refdoc-lines");
+    var pre = code.parentElement;
+    var last = lines[0] + lines[1] - 1;
+    var numbers = [];
+    for (var number = lines[0]; number <= last; number++) {
+      numbers.push(String(number).padStart(String(last).length, " "));
+    }
+    var table = document.createElement("table");
+    table.className = "highlighttable";
+    table.innerHTML = '<tr><td class="linenos"><div class="linenodiv"><pre></pre></div></td><td class="code"><div></div></td></tr>';
+    table.querySelector(".linenodiv pre").textContent = numbers.join("\n");
+    pre.parentElement.replaceChild(table, pre);
+    table.querySelector("td.code div").appendChild(pre);
+  }
+
+  var DRAWN_LATER = "code[data-refdoc-hl], code[data-refdoc-lines]";
+
+  function drawCode(code) {
+    if (code.hasAttribute("data-refdoc-hl")) {
+      paintRuns(code);
+    }
+    if (code.hasAttribute("data-refdoc-lines")) {
+      numberLines(code);
+    }
+  }
+
   function paintCode() {
     document.addEventListener("DOMContentLoaded", function () {
-      document.querySelectorAll("code[data-refdoc-hl]").forEach(function (code) {
+      document.querySelectorAll(DRAWN_LATER).forEach(function (code) {
         if (!code.closest("details:not([open])")) {
-          paintRuns(code);
+          drawCode(code);
         }
       });
     });
@@ -259,9 +290,9 @@
     document.addEventListener("toggle", function (event) {
       var details = event.target;
       if (details instanceof HTMLDetailsElement && details.open) {
-        details.querySelectorAll("code[data-refdoc-hl]").forEach(function (code) {
+        details.querySelectorAll(DRAWN_LATER).forEach(function (code) {
           if (!code.parentElement.closest("details:not([open])")) {
-            paintRuns(code);
+            drawCode(code);
           }
         });
       }
