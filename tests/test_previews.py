@@ -23,7 +23,7 @@ from helpers import require_chromium, served_folder
 from test_init import PAGES_URL, _git, _run_step, _step, _workflow
 
 from refdoc_site.cli import main
-from refdoc_site.rendering.previews import PAGE_MANIFEST, PREVIEW_RECORD, make_preview, write_page_manifest
+from refdoc_site.rendering.previews import PAGE_MANIFEST, PREVIEW_RECORD, make_preview, read_manifest, write_page_manifest
 
 GOLDEN = Path(__file__).parent / "fixtures" / "golden_repo"
 SERVED_AT = urlsplit(PAGES_URL).path
@@ -161,11 +161,11 @@ def test_two_previews_hold_only_what_their_change_touches_and_reach_the_rest_on_
     branch, built = published.branch, published.built
     main_files = {p.relative_to(branch).as_posix() for p in branch.rglob("*") if p.is_file() and ".git" not in p.parts and not p.relative_to(branch).as_posix().startswith("pr-")}
     main_bytes = sum((branch / name).stat().st_size for name in main_files)
-    main_commit = orjson.loads((branch / PAGE_MANIFEST).read_bytes())["commit"]
+    main_commit = read_manifest(branch)["commit"]
     for number, (path, _) in CHANGES.items():
         preview = branch / f"pr-{number}"
         whole = built[number]
-        commit = orjson.loads((whole / PAGE_MANIFEST).read_bytes())["commit"]
+        commit = read_manifest(whole)["commit"]
         held = {p.relative_to(preview).as_posix() for p in preview.rglob("*") if p.is_file()}
         held_pages = {name for name in held if name.endswith(".html")}
         # The pages kept are exactly those whose content differs from the main site's.
@@ -266,6 +266,21 @@ def test_a_preview_holds_the_row_bundles_its_change_rewrote_only(tmp_path: Path)
 def test_closing_a_pull_request_removes_its_preview_only(published: _Published) -> None:
     branch = published.publish("remove-preview", "remove", checkout="after-removal", PR_NUMBER="1")
     assert not (branch / "pr-1").exists() and (branch / "pr-2" / PREVIEW_RECORD).is_file() and (branch / PAGE_MANIFEST).is_file()
+
+
+def test_the_manifest_is_stored_packed_and_a_main_site_built_before_is_still_read(tmp_path: Path) -> None:
+    import gzip
+
+    (tmp_path / "index.html").write_text("<title>Home</title><article>hello</article>", encoding="utf-8")
+    write_page_manifest(tmp_path, "abc", "https://acme.github.io/widget/")
+    packed = (tmp_path / PAGE_MANIFEST).read_bytes()
+    assert PAGE_MANIFEST.endswith(".gz") and packed[:2] == b"\x1f\x8b"
+    manifest = read_manifest(tmp_path)
+    assert manifest["commit"] == "abc" and list(manifest["files"]) == ["index.html"]
+    # a gh-pages branch whose main site an earlier version built holds it unpacked
+    (tmp_path / PAGE_MANIFEST).unlink()
+    (tmp_path / "refdoc-pages.json").write_bytes(gzip.decompress(packed))
+    assert read_manifest(tmp_path) == manifest
 
 
 def test_a_branch_without_a_main_site_gets_the_whole_preview(tmp_path: Path, capsys) -> None:

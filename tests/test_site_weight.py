@@ -23,6 +23,7 @@ from refdoc_site.rendering.page_weight import (
     ICON_SHEET,
     INLINE_ICON,
     UNSTYLED_TOKENS,
+    RUN,
     code_runs_compacted,
     line_numbers,
     line_numbers_compacted,
@@ -265,8 +266,7 @@ def _drawn(page: str) -> list[tuple[str, str]]:
         return drawn
     units = text.encode("utf-16-le")
     drawn, at = [], 0
-    for run in block[2].split(" "):
-        css, length = run.rsplit(".", 1)
+    for css, length in RUN.findall(block[2]):
         drawn += [(css, c) for c in units[2 * at:2 * (at + int(length))].decode("utf-16-le")]
         at += int(length)
     return drawn + [("", c) for c in units[2 * at:].decode("utf-16-le")]
@@ -294,7 +294,7 @@ def test_code_runs_leave_nested_markup_and_inline_code_alone() -> None:
     inline = "<p>See <code>a &lt; b</code>.</p>"
     assert code_runs_compacted(inline) == inline
     beside = '<pre><code><span class="gi">+a</span> <span class="gi">+b</span></code></pre>'
-    assert 'data-refdoc-hl="gi.2 .1 gi.2"' in code_runs_compacted(beside)  # a background keeps its bounds
+    assert 'data-refdoc-hl="gi.2.1gi.2"' in code_runs_compacted(beside)  # a background keeps its bounds
 
 
 def test_a_file_page_carries_its_code_as_runs_within_a_bound(sites: dict[int, Path]) -> None:

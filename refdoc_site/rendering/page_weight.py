@@ -66,6 +66,9 @@ EMPTY_SPAN_IN_PRE = "<pre><span></span>"
 """The empty span Pygments opens every block with (for its line anchors, unused here)."""
 RUNS_ATTRIBUTE = "data-refdoc-hl"
 """The attribute that carries a code block's token runs (templates/shared/refdoc-page.js)."""
+RUN = re.compile(r"([a-z][a-z0-9]*)?\.([0-9]+)")
+"""One run of `RUNS_ATTRIBUTE`, as the page's script reads them one after another: a class
+(none for plain text; Pygments' all begin with a letter) and a length after a dot."""
 
 
 def code_runs_compacted(content: str) -> str:
@@ -74,8 +77,8 @@ def code_runs_compacted(content: str) -> str:
     Pygments wraps every token of a code block in `<span class="k">…</span>`: 20 to 25
     bytes of markup around a token of a few characters, two thirds of a file page's code
     (django: 14 KB of a 47 KB file page). The block keeps its text as it was and says its
-    tokens in one attribute, `class.length` each (`k.3 .1 nf.8`: a keyword of 3 characters,
-    1 plain, a function name of 8); the page's script draws the spans from it when the
+    tokens in one attribute, `class.length` each, written one after another (`k.3.1nf.8`: a
+    keyword of 3 characters, 1 plain, a function name of 8; `RUN`); the page's script draws the spans from it when the
     block is first shown (a closed `<details>` holds most of them), so the reader sees the
     same colours and a browser without scripts shows the code plain. Lengths count UTF-16
     code units, as the script's strings do.
@@ -100,7 +103,9 @@ def _as_runs(block: re.Match) -> str:
         runs.pop()  # the text after the last styled token needs no run
     if not runs:
         return f"<code>{''.join(text)}</code>"
-    encoded = " ".join(f"{css}.{length}" for css, length in _merged(runs))
+    if any(css and not css[0].isalpha() for css, _ in runs):
+        return block[0]  # a class the runs could not tell from a length
+    encoded = "".join(f"{css}.{length}" for css, length in _merged(runs))
     return f'<code {RUNS_ATTRIBUTE}="{encoded}">{"".join(text)}</code>'
 
 

@@ -3,7 +3,7 @@
 A preview is built as a whole site (the same build as the default branch's), then cut down
 against the site the `gh-pages` branch already holds at its root: it keeps only the files
 that differ, and reaches the rest on the main site. What each site holds is stated by the
-site itself, in `refdoc-pages.json` at its root (`write_page_manifest`, run by every build):
+site itself, in `refdoc-pages.json.gz` at its root (`write_page_manifest`, run by every build):
 a SHA-256 per file, of what a reader gets from it. For a page that is its `<title>` and
 `<article>` (the navigation, the footer's build stamp and the canonical address differ on
 every page of a preview, and say nothing about the page), for any text the commit and the
@@ -37,6 +37,7 @@ main site and stays there: that page is the same on both.
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import posixpath
 import re
@@ -52,7 +53,11 @@ from ..core.terminal import say
 from ..search.site_search import DATA_DIR, SCRIPTS_DIR
 from .render import HIERARCHY_JSON
 
-PAGE_MANIFEST = "refdoc-pages.json"
+PAGE_MANIFEST = "refdoc-pages.json.gz"
+"""Gzipped: a SHA-256 a file is 6 MB on homeassistant's site, 2.2 MB packed (GitHub Pages
+counts the bytes it stores); read here only, from the branch's files."""
+UNPACKED_MANIFEST = "refdoc-pages.json"
+"""The manifest as a main site built before it was packed holds it."""
 PREVIEW_RECORD = "refdoc-preview.json"
 MANIFEST_FORMAT = "refdoc-pages/1"
 OWN_FILES = (f"{SCRIPTS_DIR}/", f"{DATA_DIR}/config.json", "search/search_index.json")
@@ -60,7 +65,7 @@ OWN_FILES = (f"{SCRIPTS_DIR}/", f"{DATA_DIR}/config.json", "search/search_index.
 and Material's search box its (tiny) index relative to the site's root."""
 HOME_PAGE = "index.html"
 """Always the preview's own too: the pull request's comment links to it."""
-LEFT_OUT = ("sitemap.xml", "sitemap.xml.gz", PAGE_MANIFEST)
+LEFT_OUT = ("sitemap.xml", "sitemap.xml.gz", PAGE_MANIFEST, UNPACKED_MANIFEST)
 MAIN_COPIES = (HIERARCHY_JSON,)
 """Never the preview's, even when they differ: the summaries as one JSON file for a
 program (2.4 MB on django, rewritten by any change), which no page reads; the system
@@ -96,20 +101,24 @@ def page_manifest(site: Path, commit: str, site_url: str) -> dict:
     files = {}
     for path in sorted(site.rglob("*")):
         name = path.relative_to(site).as_posix()
-        if path.is_file() and not name.startswith(".") and name != PAGE_MANIFEST:
+        if path.is_file() and not name.startswith(".") and name not in (PAGE_MANIFEST, UNPACKED_MANIFEST):
             files[name] = content_hash(name, path.read_bytes(), commit, site_url)
     return {"format": MANIFEST_FORMAT, "commit": commit, "site_url": site_url, "files": files}
 
 
 def write_page_manifest(site: Path, commit: str, site_url: str) -> None:
-    (site / PAGE_MANIFEST).write_bytes(orjson.dumps(page_manifest(site, commit, site_url), option=orjson.OPT_INDENT_2) + b"\n")
+    (site / UNPACKED_MANIFEST).unlink(missing_ok=True)
+    (site / PAGE_MANIFEST).write_bytes(gzip.compress(orjson.dumps(page_manifest(site, commit, site_url)) + b"\n", compresslevel=6, mtime=0))
 
 
 def read_manifest(site: Path) -> dict | None:
     """A site's manifest, or None when it has none this version reads (built before previews were cut)."""
     try:
-        manifest = orjson.loads((site / PAGE_MANIFEST).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        if (site / PAGE_MANIFEST).is_file():
+            manifest = orjson.loads(gzip.decompress((site / PAGE_MANIFEST).read_bytes()))
+        else:
+            manifest = orjson.loads((site / UNPACKED_MANIFEST).read_bytes())
+    except (OSError, EOFError, orjson.JSONDecodeError):
         return None
     return manifest if isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT else None
 
@@ -255,7 +264,7 @@ def add_preview_command(commands) -> None:
     text = "Cut a built pull-request site down to the files that differ from the main site it is published beside; the rest is reached there."
     sub = commands.add_parser("preview", help=text, description=text)
     sub.add_argument("site", type=Path, help="the preview's built site (refdoc-site build --out)")
-    sub.add_argument("--main", type=Path, required=True, help="the main site (the gh-pages branch's root), with its refdoc-pages.json")
+    sub.add_argument("--main", type=Path, required=True, help="the main site (the gh-pages branch's root), with its refdoc-pages.json.gz")
     sub.add_argument("--out", type=Path, required=True, help="the preview's folder inside the main site (replaced), e.g. pr-7")
     sub.add_argument("-v", "--verbose", action="store_true")
     sub.set_defaults(run=_run_preview)

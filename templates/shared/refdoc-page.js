@@ -230,19 +230,21 @@
     var text = code.textContent;
     var painted = document.createDocumentFragment();
     var at = 0;
-    runs.split(" ").forEach(function (run) {
-      var dot = run.lastIndexOf(".");
-      var length = Number(run.slice(dot + 1));
+    // One run after another: a class (none for plain text) and a length after a dot,
+    // `k.3.1nf.8` (page_weight.py's RUN).
+    var run, runPattern = /([a-z][a-z0-9]*)?\.([0-9]+)/g;
+    while ((run = runPattern.exec(runs)) !== null) {
+      var length = Number(run[2]);
       var piece = document.createTextNode(text.substr(at, length));
       at += length;
-      if (dot > 0) {
+      if (run[1]) {
         var span = document.createElement("span");
-        span.className = run.slice(0, dot);
+        span.className = run[1];
         span.appendChild(piece);
         piece = span;
       }
       painted.appendChild(piece);
-    });
+    }
     painted.appendChild(document.createTextNode(text.slice(at)));
     code.textContent = "";
     code.appendChild(painted);
