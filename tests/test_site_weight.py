@@ -20,6 +20,8 @@ from refdoc_site.cli import main
 from refdoc_site.core.pages import module_page
 from refdoc_site.rendering.nav import module_tree
 from refdoc_site.rendering.page_weight import (
+    UNREAD_THEME_FOLDERS,
+    unread_theme_files_removed,
     ICON_SHEET,
     INLINE_ICON,
     UNSTYLED_TOKENS,
@@ -181,6 +183,34 @@ def test_every_page_draws_its_icons_from_the_one_sheet(sites: dict[int, Path]) -
             assert f'<symbol id="{name}" ' in sheet
         script = re.search(r'<script src="([^"]+/shared/[0-9a-f]+\.js)"></script>', page)
         assert "var palette=__md_get(" in (path.parent / script[1]).read_text(encoding="utf-8")
+
+
+def test_the_site_holds_no_theme_file_that_nothing_requests(sites: dict[int, Path]) -> None:
+    """No source map, no Lunr language file (Material's theme ships both: 2.2 MB of django's
+    site), and no script still naming a map; the search scripts the worker loads are there."""
+    site = sites[3]
+    assert (Path(material.__file__).parent / "templates" / UNREAD_THEME_FOLDERS[0]).is_dir()  # the theme does ship them
+    assert not list(site.rglob("*.map"))
+    assert not (site / UNREAD_THEME_FOLDERS[0]).exists()
+    scripts = list((site / "assets").rglob("*.js"))
+    assert any(path.parent.name == "workers" for path in scripts)  # Lunr's core, which the site's worker loads
+    for path in scripts:
+        assert "sourceMappingURL=" not in path.read_text(encoding="utf-8"), path
+
+
+def test_taking_out_unread_files_keeps_the_rest_and_is_idempotent(tmp_path: Path) -> None:
+    (tmp_path / "assets/javascripts/lunr/min").mkdir(parents=True)
+    (tmp_path / "assets/javascripts/lunr/min/lunr.fr.min.js").write_text("x" * 100, encoding="utf-8")
+    (tmp_path / "assets/javascripts/bundle.1.min.js").write_text("run();\n//# sourceMappingURL=bundle.1.min.js.map\n", encoding="utf-8")
+    (tmp_path / "assets/javascripts/bundle.1.min.js.map").write_text("m" * 50, encoding="utf-8")
+    (tmp_path / "assets/refdoc").mkdir(parents=True)
+    own = "var a = 1; // sourceMappingURL= is a word here\nrun();\n"
+    (tmp_path / "assets/refdoc/own.js").write_text(own, encoding="utf-8")
+    assert unread_theme_files_removed(tmp_path) == 100 + 50 + len("\n//# sourceMappingURL=bundle.1.min.js.map")
+    assert (tmp_path / "assets/javascripts/bundle.1.min.js").read_text(encoding="utf-8") == "run();\n"
+    assert (tmp_path / "assets/refdoc/own.js").read_text(encoding="utf-8") == own
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()) == ["assets/javascripts/bundle.1.min.js", "assets/refdoc/own.js"]
+    assert unread_theme_files_removed(tmp_path) == 0
 
 
 def test_the_left_out_spans_have_no_style_of_their_own_in_material() -> None:

@@ -33,7 +33,7 @@ import yaml
 from ..core.errors import SiteBuildError
 from ..search.ranking import ASSETS
 from .llms import MARKDOWN_COPIES_KEY, write_markdown_copies
-from .page_weight import code_runs_compacted, icons_written, line_numbers_compacted, shared_parts_referenced, squeezed_white_space, unstyled_spans_removed, write_shared_files
+from .page_weight import code_runs_compacted, icons_written, line_numbers_compacted, shared_parts_referenced, squeezed_white_space, unread_theme_files_removed, unstyled_spans_removed, write_shared_files
 
 ZENSICAL = "zensical"
 INSTALL_HINT = "pip install 'refdoc-site[zensical]'"
@@ -130,4 +130,5 @@ def lightened(site_dir: Path) -> int:
             page.write_text(lighter, encoding="utf-8")
     if shared:
         write_shared_files(site_dir, shared)
+    unread_theme_files_removed(site_dir, folders=())  # its source maps; its own search reads its own files
     return len(pages)
