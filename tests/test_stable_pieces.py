@@ -8,8 +8,10 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+import struct
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import refdoc_site.search.ranking as ranking
@@ -171,4 +173,81 @@ def test_the_preview_pieces_with_the_main_sites_rank_as_the_pull_request_does(tw
         py_hits = python_index.search(query, 10, "sparse")
         assert js_hits and all(h["path"] for h in js_hits), query
         assert [(h["path"], h["symbol"]) for h in js_hits] == [(h.path, h.symbol) for h in py_hits], query
+    assert (javascript[0][0]["path"], javascript[0][0]["symbol"]) == (CHANGED, "clamp_percentage")
+
+
+def _clusters(pieces: dict[str, bytes]) -> dict[str, set[int]]:
+    """{cluster piece: the stable ids of its chunks}."""
+    found = {}
+    for name, data in pieces.items():
+        if name.startswith("clusters/"):
+            size = struct.unpack_from("<I", data, 8)[0]
+            found[name] = set(np.frombuffer(data, "<u4", size, 16).tolist())
+    return found
+
+
+def test_a_site_cut_by_its_own_centroids_is_the_site_as_written(two_builds) -> None:
+    before_dir, _, _ = two_builds
+    before = _pieces(before_dir)
+    cut = site_shards.clusters_cut_by(before_dir, before_dir)
+    assert cut is not None and cut.clusters == json.loads(before["config.json"])["shards"]["vectors"]["clusters"]
+    assert cut.pieces == {name: data for name, data in before.items() if name.startswith("clusters/") or name == "centroids.bin"}
+
+
+def test_a_preview_cut_by_the_main_sites_centroids_differs_in_the_clusters_of_changed_chunks_only(two_builds) -> None:
+    """The pull request's chunks cut against the main site's centroids: a cluster piece
+    differs only where a chunk that was added, removed or changed is or was, where the
+    pull request's own k-means moved chunks that did not change."""
+    before_dir, after_dir, _ = two_builds
+    before, after = _pieces(before_dir), _pieces(after_dir)
+    stride = json.loads(after["config.json"])["shards"]["idStride"]
+    dim, per = (json.loads(after["config.json"])["shards"]["vectors"][key] for key in ("dim", "exactPerBundle"))
+    rows = {}
+    for name, folder in (("before", before_dir), ("after", after_dir)):
+        ids, vectors, scales = site_shards._exact_rows(folder, stride, per, dim)
+        rows[name] = {int(i): (v.tobytes(), float(s)) for i, v, s in zip(ids, vectors, scales)}
+    moved = {i for i in rows["before"].keys() | rows["after"].keys() if rows["before"].get(i) != rows["after"].get(i)}
+    assert 1 <= len(moved) < len(rows["after"]) // 10
+    cut = site_shards.clusters_cut_by(after_dir, before_dir)
+    assert cut.pieces["centroids.bin"] == before["centroids.bin"]
+    was, now = _clusters(before), _clusters(cut.pieces)
+    differ = {name for name in now if cut.pieces[name] != before[name]}
+    assert differ and all((was[name] | now[name]) & moved for name in differ), differ
+    assert all(now[name] == was[name] - moved | (now[name] & moved) for name in now)
+    own_build = {name for name, data in after.items() if name.startswith("clusters/") and before.get(name) != data}
+    assert len(differ) <= len(own_build), (differ, own_build)
+
+
+@needs_node
+def test_a_preview_with_clusters_cut_by_the_main_site_ranks_as_python_does_over_them(two_builds, tmp_path) -> None:
+    """The preview as make_preview serves it: the main site's pieces, the pull request's
+    changed ones, and its clusters cut against the main site's centroids. The browser's fused
+    ranking over them is Python's over the same clusters, and finds the appended function."""
+    from refdoc_site.search.embed import default_embedder
+
+    before_dir, after_dir, (_, after_docs) = two_builds
+    served = tmp_path / DATA_DIR
+    shutil.copytree(before_dir, served)
+    cut = site_shards.clusters_cut_by(after_dir, before_dir)
+    for path in (p for p in after_dir.rglob("*") if p.is_file()):
+        name, data = path.relative_to(after_dir).as_posix(), path.read_bytes()
+        if name.startswith("clusters/") or name == "centroids.bin" or ((before_dir / name).is_file() and (before_dir / name).read_bytes() == data):
+            continue
+        (served / name).parent.mkdir(parents=True, exist_ok=True)
+        (served / name).write_bytes(data)
+    for name, data in cut.pieces.items():
+        (served / name).write_bytes(data)
+    config = json.loads((served / "config.json").read_text(encoding="utf-8"))
+    config["shards"]["vectors"].update(clusters=cut.clusters, probe=cut.probe)
+    (served / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    python_index = ranking.SearchIndex.build(after_docs)
+    vectors = config["shards"]["vectors"]
+    approximate = ranking.SearchIndex(python_index.documents, python_index.serialized, python_index.rows, python_index.scales, python_index.fields)
+    approximate.dense_probe = site_shards.approximate_probe(python_index, site_shards.read_partition(served, config["shards"]), vectors["probe"], vectors["rerank"])
+    queries = ["keep a percentage between zero and a hundred", "clamp percentage", "parse the configuration", "ledger entries"]
+    javascript, _ = rank(served, queries, "fused")
+    embedder = default_embedder()
+    for query, js_hits in zip(queries, javascript):
+        py_hits = approximate.search(query, 10, "fused", embedder)
+        assert [h["score"] for h in js_hits] == pytest.approx([h.score for h in py_hits], abs=1e-6), query
     assert (javascript[0][0]["path"], javascript[0][0]["symbol"]) == (CHANGED, "clamp_percentage")

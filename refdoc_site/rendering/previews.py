@@ -24,7 +24,9 @@ site's address replaced by marks, for other files the bytes.
   the main site's would be thousands; the worker's `fetched` takes any other from the main
   site) and where that site's data lies, and the pages the preview keeps (`pages`, as
   rows name them) and where the main site's root lies (`site`): the worker points a row at
-  the main site's page unless the preview keeps it;
+  the main site's page unless the preview keeps it; the vector clusters are cut again
+  against the main site's centroids (`_clusters_recut`), so that only the clusters of the
+  chunks the pull request changed differ;
 - `refdoc-preview.json`: what was kept and what was reached on the main site.
 
 It leaves out the sitemap (a preview is not for crawlers, and it would list pages served
@@ -51,6 +53,7 @@ import orjson
 from ..core.errors import RefdocError
 from ..core.terminal import say
 from ..search.site_search import DATA_DIR, SCRIPTS_DIR
+from ..search.site_shards import clusters_cut_by
 from .render import HIERARCHY_JSON
 
 PAGE_MANIFEST = "refdoc-pages.json.gz"
@@ -205,7 +208,8 @@ def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
         report.bytes = sum((out / name).stat().st_size for name in report.kept)
         return report
     theirs: dict[str, str] = base["files"]
-    ours: dict[str, str] = own["files"]
+    ours: dict[str, str] = dict(own["files"])
+    recut, cut_vectors = _clusters_recut(site, main, ours, own)
 
     def differs(name: str) -> bool:
         return name.startswith(OWN_FILES) or name == HOME_PAGE or theirs.get(name) != ours[name]
@@ -218,7 +222,7 @@ def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
         if name.endswith(_LINKED_TEXT):
             written[name] = _relinked_text(name, (site / name).read_text(encoding="utf-8"), sites).encode("utf-8")
         else:
-            written[name] = (site / name).read_bytes()
+            written[name] = recut[name] if name in recut else (site / name).read_bytes()
     own_data = sorted(name.removeprefix(f"{DATA_DIR}/") for name in data_files & set(written))
     config_name = f"{DATA_DIR}/config.json"
     config = orjson.loads(written[config_name])
@@ -228,10 +232,13 @@ def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
         "site": "../" * sites.depth,
         "pages": sorted(_page_address(name) for name in kept if name.endswith(".html")),
     }
+    if recut:
+        config["shards"]["vectors"].update(cut_vectors)
     written[config_name] = orjson.dumps(config)
     report = PreviewReport(inherited=len(ours) - len(written))
     record = {"format": "refdoc-preview/1", "commit": own["commit"], "main_commit": base["commit"], "kept": len(written) + 1, "from_main": report.inherited,
-              "main_copies": sorted(name for name in MAIN_COPIES if name in ours and name in theirs and differs(name))}
+              "main_copies": sorted(name for name in MAIN_COPIES if name in ours and name in theirs and differs(name)),
+              "clusters_cut_by_main": bool(recut)}
     written[PREVIEW_RECORD] = orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n"
     for name, data in sorted(written.items()):
         target = out / name
@@ -240,6 +247,23 @@ def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
     report.kept = sorted(written)
     report.bytes = sum(len(data) for data in written.values())
     return report
+
+
+def _clusters_recut(site: Path, main: Path, ours: dict[str, str], own: dict) -> tuple[dict[str, bytes], dict]:
+    """The preview's vector clusters cut against the main site's centroids
+    (site_shards.clusters_cut_by), so that a cluster none of whose chunks changed is the
+    main site's file; `ours` (the preview's manifest) then names these pieces in place of
+    the ones its build cut. Returns the pieces and what config.json's `vectors` says of
+    them; ({}, {}) when there is nothing to cut (no vectors in pieces)."""
+    cut = clusters_cut_by(site / DATA_DIR, main / DATA_DIR)
+    if cut is None:
+        return {}, {}
+    for name in [name for name in ours if name.startswith(f"{DATA_DIR}/clusters/") or name == f"{DATA_DIR}/centroids.bin"]:
+        del ours[name]
+    recut = {f"{DATA_DIR}/{name}": data for name, data in cut.pieces.items()}
+    for name, data in recut.items():
+        ours[name] = content_hash(name, data, own["commit"], own["site_url"])
+    return recut, {"clusters": cut.clusters, "probe": cut.probe}
 
 
 def _relinked_text(name: str, text: str, sites: _Sites) -> str:

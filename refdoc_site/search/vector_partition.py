@@ -60,9 +60,7 @@ def partition(rows: np.ndarray, scales: np.ndarray, clusters: int, keys: list[st
     whose keys hash lowest (`stable_seeds`), not a draw among positions: a change to a few
     chunks then changes at most as many of the seeds, and the clusters they lead to change
     little (a pull request's preview carries only the cluster files that did)."""
-    vectors = rows.astype(np.float32) * scales[:, None].astype(np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    vectors = vectors / np.where(norms == 0, 1, norms)
+    vectors = unit_vectors(rows, scales)
     count = len(vectors)
     clusters = min(max(clusters, 1), max(count, 1))
     if keys is not None:
@@ -84,9 +82,25 @@ def partition(rows: np.ndarray, scales: np.ndarray, clusters: int, keys: list[st
                 sums[cluster] = vectors[position]
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         centroids = sums / np.where(norms == 0, 1, norms)
-    assignment = _nearest(vectors, centroids) if count else assignment
     centroid_rows, centroid_scales = quantize_rows(centroids)
+    if count:
+        assignment = nearest_clusters(vectors, centroid_rows, centroid_scales)
     return VectorPartition(assignment.astype(np.int64), centroid_rows, centroid_scales, coarse_codes(rows))
+
+
+def unit_vectors(rows: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """The int8 rows dequantised and scaled to length one (float32), as k-means reads them."""
+    vectors = rows.astype(np.float32) * scales[:, None].astype(np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)
+
+
+def nearest_clusters(vectors: np.ndarray, centroid_rows: np.ndarray, centroid_scales: np.ndarray) -> np.ndarray:
+    """Each unit vector's cluster: the centroid as stored (int8 row · scale, what a query
+    probes with) that scores it highest. The clusters are cut against the stored centroids,
+    not k-means' last float ones, so that the same centroids cut the same chunks the same
+    way in another build (a preview is cut against its main site's: rendering/previews.py)."""
+    return _nearest(vectors, centroid_rows.astype(np.float32) * centroid_scales[:, None].astype(np.float32))
 
 
 def stable_seeds(keys: list[str], clusters: int) -> np.ndarray:
