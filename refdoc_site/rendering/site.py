@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,16 @@ MERMAID_MODULE_CHUNKS = Path("chunks/mermaid.esm.min")
 """Mermaid's module build, beside `mermaid.min.js` in its `dist/`: a small entry that
 imports only the parts a diagram needs (a flowchart: ~240 KB gzipped, not ~1 MB)."""
 MERMAID_MODULE_DIR = "assets/javascripts/mermaid"
+MERMAID_DIAGRAMS = ("flowDiagram-", "sequenceDiagram-")
+"""The diagram kinds a page may draw (render.py's `diagram` filter: flowcharts and sequence
+diagrams), as the module entry's loaders name their chunks: the entry's loaders of the
+other kinds (gantt, C4, mind maps… 40 of them) and what only they reach are not published
+(django's site: 3.5 of Mermaid's MB)."""
+MERMAID_MODULE_BYTES = 8_000_000
+"""Larger than any file of Mermaid's module build (its largest chunk: 0.7 MB)."""
+MODULE_IMPORT = re.compile(r"""(?:\bfrom|\bimport)\s*(\(\s*)?["'](\.{1,2}/[^"'\s]+\.mjs)["']""")
+"""A module's import of another of its folder: `from"./x.mjs"`, `import"./x.mjs"`, or a
+loader's `import("./x.mjs")` (group 1 says which)."""
 REPOSITORY_MERMAID = Path("node_modules/mermaid/dist/mermaid.min.js")
 """The repository's own copy, relative to its root."""
 CACHED_MERMAID = Path.home() / ".cache/refdoc-site/node_modules/mermaid/dist/mermaid.min.js"
@@ -202,7 +213,7 @@ def _publish_mermaid(script: MermaidScript, docs_dir: Path) -> str:
         and not (checked and (module_entry_refusal(entry) or repository_file_refusal(script.repository, entry, script.store)))
     ):
         target = docs_dir / MERMAID_MODULE_DIR
-        for source in [entry, *sorted((dist / MERMAID_MODULE_CHUNKS).rglob("*.mjs"))]:
+        for source in mermaid_modules(entry, dist) or [entry, *sorted((dist / MERMAID_MODULE_CHUNKS).rglob("*.mjs"))]:
             if not source.is_file() or not is_inside(dist, source):
                 continue
             if checked and (module_chunk_refusal(source) or repository_file_refusal(script.repository, source, script.store)):
@@ -215,6 +226,30 @@ def _publish_mermaid(script: MermaidScript, docs_dir: Path) -> str:
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(script.path, target)
     return MERMAID_ASSET
+
+
+def mermaid_modules(entry: Path, dist: Path) -> list[Path] | None:
+    """The files of Mermaid's module build that a page drawing `MERMAID_DIAGRAMS` can load:
+    the entry, what it imports, the loaders of those kinds, and everything any of these
+    import in turn (statically or on demand: a layout, KaTeX), in path order. A module
+    outside `dist` is neither read nor listed (it is never published). None, so that every
+    chunk is considered as before, when an import names a file that is not there or is
+    larger than any of Mermaid's (a build laid out otherwise than this reading expects)."""
+    found: set[Path] = set()
+    pending = [entry]
+    while pending:
+        module = pending.pop()
+        if module in found or not is_inside(dist, module):
+            continue
+        if not module.is_file() or module.stat().st_size > MERMAID_MODULE_BYTES:
+            return None
+        found.add(module)
+        for imported in MODULE_IMPORT.finditer(module.read_text(encoding="utf-8", errors="replace")):
+            name = imported[2]
+            if module == entry and imported[1] is not None and not Path(name).name.startswith(MERMAID_DIAGRAMS):
+                continue
+            pending.append(Path(os.path.normpath(module.parent / name)))
+    return sorted(found)
 
 
 def build_site(config_path: Path, site_dir: Path | None = None, engine: str = "mkdocs") -> None:
