@@ -49,6 +49,7 @@ from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, docstring_admoniti
 from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
 from .overview import overview_context
 from .page_meta import page_description
+from .summary_parts import SummaryPart, summary_parts
 
 
 @dataclass
@@ -191,7 +192,10 @@ class _Pages:
     def _reference(self) -> Iterator[tuple[str, str | None, Callable[[], str]]]:
         data = self.data
         for page in ("summaries/system.md", "summaries/modules.md", "summaries/files.md"):
-            yield page, None, lambda page=page: self.render(f"{page}.jinja2", page)
+            parts = self.summary_parts.get(page, [])
+            yield page, None, lambda page=page, parts=parts: self.render(f"{page}.jinja2", page, parts=parts, part=None)
+            for part in parts:
+                yield part.page, None, lambda page=page, part=part: self.render(f"{page}.jinja2", part.page, parts=[], part=part)
         for path, summary in sorted(data.hierarchy.files.items()):
             yield file_page(path), path, lambda path=path, summary=summary: self.file_text(path, summary)
         for page, component in self.maps.pages():
@@ -199,6 +203,16 @@ class _Pages:
             yield page, title, lambda page=page, component=component, title=title: self.render(
                 "component.md.jinja2", page, component=component, page_title=title, **self.map_context(component.id)
             )
+
+    @cached_property
+    def summary_parts(self) -> dict[str, list[SummaryPart]]:
+        """The runs of a large repository's file and module summaries (summary_parts.py),
+        by the summary page that lists them."""
+        hierarchy = self.data.hierarchy
+        return {
+            "summaries/files.md": summary_parts(hierarchy.files, posixpath.dirname, lambda path: f"summaries/{file_page(path)}"),
+            "summaries/modules.md": summary_parts(hierarchy.modules, posixpath.dirname, lambda name: f"summaries/{module_page(name)}"),
+        }
 
     def file_text(self, path: str, summary: FileSummary) -> str:
         page = file_page(path)
