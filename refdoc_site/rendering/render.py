@@ -49,7 +49,7 @@ from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, docstring_admoniti
 from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
 from .overview import overview_context
 from .page_meta import page_description
-from .summary_parts import SummaryPart, summary_parts
+from .summary_parts import SummaryPart, site_summary_parts
 
 
 @dataclass
@@ -206,13 +206,7 @@ class _Pages:
 
     @cached_property
     def summary_parts(self) -> dict[str, list[SummaryPart]]:
-        """The runs of a large repository's file and module summaries (summary_parts.py),
-        by the summary page that lists them."""
-        hierarchy = self.data.hierarchy
-        return {
-            "summaries/files.md": summary_parts(hierarchy.files, posixpath.dirname, lambda path: f"summaries/{file_page(path)}"),
-            "summaries/modules.md": summary_parts(hierarchy.modules, posixpath.dirname, lambda name: f"summaries/{module_page(name)}"),
-        }
+        return site_summary_parts(self.data.hierarchy)
 
     def file_text(self, path: str, summary: FileSummary) -> str:
         page = file_page(path)

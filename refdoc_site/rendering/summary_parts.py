@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import math
+import posixpath
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+from ..core.pages import file_page, module_page
+from ..core.records import Hierarchy
 
 PART_ENTRIES = 400
 """At most this many entries on one page (a file's line is about 260 bytes of HTML)."""
@@ -59,6 +63,14 @@ def summary_parts(keys: Iterable[str], folder_of: Callable[[str], str], page_of:
             runs.append([])
         runs[-1].append(key)
     return [SummaryPart(page_of(run[0]), tuple(run)) for run in runs]
+
+
+def site_summary_parts(hierarchy: Hierarchy) -> dict[str, list[SummaryPart]]:
+    """The runs of a site's file and module summaries, by the summary page that lists them."""
+    return {
+        "summaries/files.md": summary_parts(hierarchy.files, posixpath.dirname, lambda path: f"summaries/{file_page(path)}"),
+        "summaries/modules.md": summary_parts(hierarchy.modules, posixpath.dirname, lambda name: f"summaries/{module_page(name)}"),
+    }
 
 
 def _bucket(folder: str, every: int) -> int:
