@@ -44,6 +44,11 @@ class SummaryPart:
     def last(self) -> str:
         return self.keys[-1]
 
+    @property
+    def span(self) -> str:
+        """"first … last", or the one entry of a run of one."""
+        return self.first if len(self.keys) == 1 else f"{self.first} … {self.last}"
+
 
 def summary_parts(keys: Iterable[str], folder_of: Callable[[str], str], page_of: Callable[[str], str], limit: int | None = None) -> list[SummaryPart]:
     """The runs of the sorted `keys` (none when they fit on one page), each named by

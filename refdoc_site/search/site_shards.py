@@ -349,14 +349,20 @@ def clusters_cut_by(data_dir: Path, main_dir: Path) -> ClusterCut | None:
     vectors, main_vectors = ours.get("vectors"), theirs.get("vectors")
     if not vectors or not main_vectors or ours.get("format") != FORMAT or theirs.get("format") != FORMAT or vectors["dim"] != main_vectors["dim"]:
         return None
-    count, dim = struct.unpack_from("<II", centroids, 8)
-    centroid_scales = np.frombuffer(centroids, "<f4", count, 16)
-    centroid_rows = np.frombuffer(centroids, np.int8, count * dim, 16 + 4 * count).reshape(count, dim)
+    centroid_rows, centroid_scales = _centroids(centroids)
+    count, dim = centroid_rows.shape
     ids, rows, scales = _exact_rows(data_dir, ours["idStride"], vectors["exactPerBundle"], dim)
     assignment = nearest_clusters(unit_vectors(rows, scales), centroid_rows, centroid_scales)
     pieces = dict(_cluster_pieces(ids, scales, coarse_codes(rows), assignment, count, dim))
     pieces["centroids.bin"] = centroids
     return ClusterCut(pieces, count, main_vectors["probe"])
+
+
+def _centroids(data: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """`centroids.bin` read: the int8 rows and their float32 scales."""
+    count, dim = struct.unpack_from("<II", data, 8)
+    scales = np.frombuffer(data, "<f4", count, 16).astype(np.float32)
+    return np.frombuffer(data, np.int8, count * dim, 16 + 4 * count).reshape(count, dim), scales
 
 
 def _exact_rows(data_dir: Path, stride: int, per_bundle: int, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -457,10 +463,8 @@ def id_positions(manifest: dict) -> dict[int, int]:
 
 def read_partition(data_dir: Path, manifest: dict) -> VectorPartition:
     """The clusters a site's vectors were written in, read back (tests, recall benchmark)."""
-    data = (data_dir / "centroids.bin").read_bytes()
-    count, dim = struct.unpack_from("<II", data, 8)
-    scales = np.frombuffer(data, "<f4", count, 16).astype(np.float32)
-    rows = np.frombuffer(data, np.int8, count * dim, 16 + 4 * count).reshape(count, dim)
+    rows, scales = _centroids((data_dir / "centroids.bin").read_bytes())
+    count, dim = rows.shape
     assignment = np.zeros(manifest["documents"], dtype=np.int64)
     position_of = id_positions(manifest)
     codes = np.zeros((manifest["documents"], dim), dtype=np.int8)
