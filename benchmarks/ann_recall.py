@@ -2,8 +2,8 @@
 
     python benchmarks/ann_recall.py STORE_DIR [--probe N ...] [--per-cluster N ...] [--rerank N ...]
 
-A site past `shards.min_chunks` chunks ships its vectors in k-means clusters of four-bit
-codes; a query reads the `probe` nearest and the exact int8 rows of the `rerank` best of
+A site past `shards.min_chunks` chunks ships its vectors in k-means clusters, each chunk
+in the product codes of its residual; a query reads the `probe` nearest and the exact int8 rows of the `rerank` best of
 their chunks (search/vector_partition.py); the CLI reads every vector. For
 each query of the labelled sets (benchmarks/eval, all of them pooled: the queries are
 what people ask of code, whatever the corpus) this prints, against the exhaustive search
@@ -12,8 +12,8 @@ over the same store:
 - dense recall@10: the share of the exhaustive dense top 10 the approximate top 10 holds;
 - fused overlap@10: the same for the fused ranking the site shows (its dense side made of
   the probed clusters' candidates);
-- the bytes of vectors a query reads (centroids, probed clusters and the exact rows'
-  bundles, raw: int8 rows and four-bit codes barely compress).
+- the bytes of vectors a query reads (centroids, code words, probed clusters and the exact
+  rows' bundles, raw: int8 rows and codes barely compress).
 
 browser_bench.py prints the same for the corpus it benchmarks, at the site's settings.
 """
@@ -97,9 +97,10 @@ def recall(store_dir: Path, settings: list[tuple[int, int, int]], queries: list[
                 shown = [(h.path, h.symbol) for h in approximate.search(query, 10, "fused", embedder)]
                 fused_overlap.append(len(set(shown) & set(expected)) / len(expected))
             probed = probed_clusters(part, vector, probe)
-            bundles = {int(p) // per_bundle for p in reranked_positions(part, index.scales, vector, probe, rerank)}
-            coarse = sum(sizes[c] * ((dim + 1) // 2 + 8) for c in probed)
-            read.append(part.clusters * (dim + 4) + coarse + len(bundles) * per_bundle * (dim + 4))
+            bundles = {int(p) // per_bundle for p in reranked_positions(part, vector, probe, rerank)}
+            coarse = sum(sizes[c] * (part.codebook.subspaces + 4) for c in probed)
+            book = part.codebook.rows.size + 4 * part.codebook.subspaces
+            read.append(part.clusters * (dim + 4) + book + coarse + len(bundles) * per_bundle * (dim + 4))
         rows.append({
             "chunks": len(index.documents),
             "per_cluster": per_cluster,

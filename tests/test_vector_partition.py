@@ -7,12 +7,15 @@ import numpy as np
 
 from refdoc_site.search.ranking import quantize_rows
 from refdoc_site.search.vector_partition import (
+    CODE_WORDS,
     approximate_dense_scores,
-    coarse_codes,
     exhaustive_dense_scores,
-    pack_codes,
+    pack_nibbles,
     partition,
-    unpack_codes,
+    quantize_centroids,
+    residuals,
+    train_codebook,
+    unpack_nibbles,
 )
 
 
@@ -35,7 +38,7 @@ def test_probing_every_cluster_and_rescoring_every_chunk_is_the_exhaustive_searc
 
 
 def test_the_best_by_coarse_code_rescored_exactly_are_the_exhaustive_top() -> None:
-    """Four-bit codes alone reorder the top; the best 30 by code scored with the int8 rows
+    """Residual codes alone reorder the top; the best 30 by code scored with the int8 rows
     hold the exhaustive top 10, with its exact scores."""
     (rows, scales), generator = clustered_rows(dim=64, groups=50, noise=0.5)
     part = partition(rows, scales, 25)
@@ -50,11 +53,42 @@ def test_the_best_by_coarse_code_rescored_exactly_are_the_exhaustive_top() -> No
     assert np.mean(rescored) == 1 and np.mean(coarse_only) < 0.9, (coarse_only, rescored)
 
 
-def test_coarse_codes_pack_two_a_byte_and_read_back() -> None:
-    (rows, _), _ = clustered_rows(50, dim=33)  # an odd dimension ends in padding
-    codes = coarse_codes(rows)
-    assert codes.min() >= -7 and codes.max() <= 7 and len(pack_codes(codes)) == 50 * 17
-    assert np.array_equal(unpack_codes(pack_codes(codes), 50, 33), codes)
+def test_a_residuals_codes_score_as_its_code_words_do() -> None:
+    """A chunk's coarse score is its centroid's plus the nearest code words' of its residual
+    slices: the tables add up to the code words' dot product with the query, and the code
+    words are nearer to the residuals than the residuals are long (an odd dimension is
+    padded: 33 in 8 slices of 5)."""
+    (rows, scales), generator = clustered_rows(600, dim=33)
+    part = partition(rows, scales, 6)
+    left = residuals(rows, scales, part.assignment, part.centroid_rows, part.centroid_scales)
+    book = train_codebook(left, None, subspaces=8)
+    assert book.rows.shape == (8, CODE_WORDS, 5)
+    codes = book.encode(left)
+    assert codes.shape == (600, 8) and codes.dtype == np.uint8
+    words = book.words()
+    rebuilt = np.concatenate([words[m, codes[:, m]] for m in range(8)], axis=1)[:, :33]
+    error = np.linalg.norm(rebuilt - left, axis=1)
+    assert np.median(error) < 0.5 * np.median(np.linalg.norm(left, axis=1))
+    query = generator.normal(size=33)
+    assert np.allclose(book.scores(codes, query), rebuilt.astype(np.float64) @ query)
+
+
+def test_centroids_are_four_bits_a_dimension_two_a_byte_and_read_back() -> None:
+    (rows, scales), _ = clustered_rows(50, dim=33)  # an odd dimension ends in padding
+    centroids, centroid_scales = quantize_centroids(rows * scales[:, None])
+    assert centroids.min() >= -7 and centroids.max() <= 7 and len(pack_nibbles(centroids)) == 50 * 17
+    assert np.array_equal(unpack_nibbles(pack_nibbles(centroids), 50, 33), centroids)
+    rebuilt = centroids * centroid_scales[:, None]
+    assert np.abs(rebuilt - rows * scales[:, None]).max() <= 0.5 * centroid_scales.max() + 1e-6
+
+
+def test_the_code_words_are_learnt_the_same_way_from_the_same_keys() -> None:
+    (rows, scales), _ = clustered_rows(400, dim=16)
+    part = partition(rows, scales, 4)
+    left = residuals(rows, scales, part.assignment, part.centroid_rows, part.centroid_scales)
+    keys = [f"chunk-{i}" for i in range(400)]
+    first, second = train_codebook(left, keys, 4), train_codebook(left, keys, 4)
+    assert np.array_equal(first.rows, second.rows) and np.array_equal(first.scales, second.scales)
 
 
 def test_a_few_clusters_hold_most_of_the_nearest() -> None:

@@ -53,7 +53,7 @@ import orjson
 from ..core.errors import RefdocError
 from ..core.terminal import say
 from ..search.site_search import DATA_DIR, SCRIPTS_DIR
-from ..search.site_shards import clusters_cut_by
+from ..search.vector_pieces import clusters_cut_by
 from .render import HIERARCHY_JSON
 
 PAGE_MANIFEST = "refdoc-pages.json.gz"
@@ -251,7 +251,7 @@ def make_preview(site: Path, main: Path, out: Path) -> PreviewReport:
 
 def _clusters_recut(site: Path, main: Path, ours: dict[str, str], own: dict) -> tuple[dict[str, bytes], dict]:
     """The preview's vector clusters cut against the main site's centroids
-    (site_shards.clusters_cut_by), so that a cluster none of whose chunks changed is the
+    (vector_pieces.clusters_cut_by), so that a cluster none of whose chunks changed is the
     main site's file; `ours` (the preview's manifest) then names these pieces in place of
     the ones its build cut. Returns the pieces and what config.json's `vectors` says of
     them; ({}, {}) when there is nothing to cut (no vectors in pieces)."""

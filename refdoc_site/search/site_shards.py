@@ -30,8 +30,9 @@ on homeassistant). Here the same data is cut up; the browser (`refdoc-shards.js`
   group G's rows, in position order, are cut `rows_per_bundle` at a time (bundle K). The manifest's
   `rowRuns` names the group of each position (run lengths), all the browser needs to find
   a position's bundle;
-- `centroids.bin` and `clusters/N.bin` (vector_partition): the query's `probe` nearest
-  clusters, each chunk (by stable id) in four-bit coarse codes; `exact/G-K.bin`, the int8 rows of
+- `centroids.bin` (four bits a dimension), `codebook.bin` and `clusters/N.bin` (vector_partition): the query's
+  `probe` nearest clusters, each chunk (by stable id) in the product codes of its residual
+  (a byte a slice, `Codebook`); `exact/G-K.bin`, the int8 rows of
   group G's chunks `exact_per_bundle` at a time (as the rows), for the `rerank` best by
   coarse score;
 - `model/vocab/N.txt` and `model/blocks/N.bin`: the word pieces by their first
@@ -51,7 +52,6 @@ import gzip
 import math
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -63,22 +63,12 @@ from .loanwords import rules as loanword_rules
 from .names import is_public, name_key
 from .ranking import SCORE_DECIMALS, SearchIndex, settings
 from .site_terms import TermCounts, TermPostings, fuzzy_lists, term_shards
-from .vector_partition import (
-    VectorPartition,
-    approximate_dense_scores,
-    cluster_count,
-    coarse_codes,
-    nearest_clusters,
-    pack_codes,
-    partition,
-    unit_vectors,
-    unpack_codes,
-)
+from .vector_partition import VectorPartition, approximate_dense_scores, cluster_count, partition
+from .vector_pieces import centroids_bytes, cluster_pieces, codebook_bytes, read_centroids, read_codebook
 
-FORMAT = "refdoc-shards/3"
+FORMAT = "refdoc-shards/4"
 PACKED = ".gz"
 """What follows a JSON piece's name: the piece is gzipped."""
-CLUSTER_MAGIC = b"RDCLU\x00\x02\x00"
 EXACT_MAGIC = b"RDEXA\x00\x01\x00"
 MODEL_BLOCK_MAGIC = b"RDMBK\x00\x01\x00"
 KINDS = [kind.value for kind in ChunkKind]
@@ -294,8 +284,9 @@ def _write_vectors(index: SearchIndex, groups: list[int], ids: list[int], option
     keys = [d.chunk.id for d in index.documents]
     part = partition(index.rows, index.scales, cluster_count(len(index.documents), options["chunks_per_cluster"]), keys)
     count, dim = part.centroid_rows.shape
-    put_bytes("centroids.bin", b"RDVEC\x00\x01\x00" + struct.pack("<II", count, dim) + part.centroid_scales.astype("<f4").tobytes() + part.centroid_rows.tobytes())
-    for name, data in _cluster_pieces(np.asarray(ids), index.scales, part.codes, part.assignment, part.clusters, dim):
+    put_bytes("centroids.bin", centroids_bytes(part.centroid_rows, part.centroid_scales))
+    put_bytes("codebook.bin", codebook_bytes(part.codebook))
+    for name, data in cluster_pieces(np.asarray(ids), part.codes, part.assignment, part.clusters):
         put_bytes(name, data)
     per_bundle = options["exact_per_bundle"]
     for name, positions in _bundles(groups, per_bundle).items():
@@ -306,79 +297,10 @@ def _write_vectors(index: SearchIndex, groups: list[int], ids: list[int], option
         "clusters": part.clusters,
         "dim": dim,
         "probe": probe_for(part.clusters, options),
+        "subspaces": part.codebook.subspaces,
         "rerank": options["rerank"],
         "exactPerBundle": per_bundle,
     }
-
-
-def _cluster_pieces(ids: np.ndarray, scales: np.ndarray, codes: np.ndarray, assignment: np.ndarray, clusters: int, dim: int):
-    """(name, bytes) of each cluster's piece: its chunks by stable id (so the bytes of a
-    cluster whose chunks stay the same stay too), their scales and coarse codes."""
-    order = np.lexsort((ids, assignment))
-    bounds = np.searchsorted(assignment[order], np.arange(clusters + 1))
-    for cluster in range(clusters):
-        members = order[bounds[cluster] : bounds[cluster + 1]]
-        data = CLUSTER_MAGIC + struct.pack("<II", len(members), dim) + ids[members].astype("<u4").tobytes()
-        yield f"clusters/{cluster}.bin", data + scales[members].astype("<f4").tobytes() + pack_codes(codes[members])
-
-
-@dataclass(frozen=True)
-class ClusterCut:
-    """A site's chunks cut into the clusters of another site's centroids."""
-
-    pieces: dict[str, bytes]
-    """`clusters/N.bin` for every cluster, and the other site's `centroids.bin`."""
-    clusters: int
-    probe: int
-
-
-def clusters_cut_by(data_dir: Path, main_dir: Path) -> ClusterCut | None:
-    """The cluster pieces of the site whose search data is `data_dir`, cut against the
-    centroids of the site in `main_dir` (a pull request's preview against the main site it
-    is published beside): k-means moves every centroid when one chunk is added, and with it
-    most clusters' members (85 of 115 clusters on django for one appended function), but
-    against the same centroids a chunk that did not change stays in its cluster, so only the
-    clusters of the changed chunks differ. None when either site has no vectors in pieces
-    or their formats or dimensions differ."""
-    try:
-        ours = orjson.loads((data_dir / "config.json").read_bytes()).get("shards") or {}
-        theirs = orjson.loads((main_dir / "config.json").read_bytes()).get("shards") or {}
-        centroids = (main_dir / "centroids.bin").read_bytes()
-    except (OSError, AttributeError, orjson.JSONDecodeError):
-        return None
-    vectors, main_vectors = ours.get("vectors"), theirs.get("vectors")
-    if not vectors or not main_vectors or ours.get("format") != FORMAT or theirs.get("format") != FORMAT or vectors["dim"] != main_vectors["dim"]:
-        return None
-    centroid_rows, centroid_scales = _centroids(centroids)
-    count, dim = centroid_rows.shape
-    ids, rows, scales = _exact_rows(data_dir, ours["idStride"], vectors["exactPerBundle"], dim)
-    assignment = nearest_clusters(unit_vectors(rows, scales), centroid_rows, centroid_scales)
-    pieces = dict(_cluster_pieces(ids, scales, coarse_codes(rows), assignment, count, dim))
-    pieces["centroids.bin"] = centroids
-    return ClusterCut(pieces, count, main_vectors["probe"])
-
-
-def _centroids(data: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """`centroids.bin` read: the int8 rows and their float32 scales."""
-    count, dim = struct.unpack_from("<II", data, 8)
-    scales = np.frombuffer(data, "<f4", count, 16).astype(np.float32)
-    return np.frombuffer(data, np.int8, count * dim, 16 + 4 * count).reshape(count, dim), scales
-
-
-def _exact_rows(data_dir: Path, stride: int, per_bundle: int, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every chunk's stable id, int8 row and scale, from the `exact/G-K.bin` pieces (bundle K
-    of group G holds the group's chunks K · per_bundle on, in order)."""
-    ids, rows, scales = [], [], []
-    for path in sorted((data_dir / "exact").glob("*.bin")):
-        group, bundle = (int(part) for part in path.stem.split("-"))
-        data = path.read_bytes()
-        size = struct.unpack_from("<I", data, 8)[0]
-        ids.append(group * stride + bundle * per_bundle + np.arange(size, dtype=np.int64))
-        scales.append(np.frombuffer(data, "<f4", size, 16))
-        rows.append(np.frombuffer(data, np.int8, size * dim, 16 + 4 * size).reshape(size, dim))
-    if not ids:
-        return np.zeros(0, np.int64), np.zeros((0, dim), np.int8), np.zeros(0, np.float32)
-    return np.concatenate(ids), np.concatenate(rows), np.concatenate(scales).astype(np.float32)
 
 
 def vocab_key(piece: str) -> str:
@@ -413,8 +335,8 @@ def _write_vocab(vocab: str, put_bytes) -> tuple[list[str], list[str]]:
 
 def probe_for(clusters: int, options: dict) -> int:
     """Clusters a query reads: `probe`, or `probe_share` of them when that is more. Recall
-    falls with the share read (django, 107 clusters: 0.96 at 32; homeassistant, 718: 0.89
-    at 32, 0.93 at 64, benchmarks/ann_recall.py), so a larger site reads more of them."""
+    falls with the share read (homeassistant, 1,435 clusters of 64 chunks, 100 rescored:
+    dense recall@10 0.955 at 144, benchmarks/ann_recall.py), so a larger site reads more."""
     return min(clusters, max(options["probe"], round(options["probe_share"] * clusters)))
 
 
@@ -463,18 +385,19 @@ def id_positions(manifest: dict) -> dict[int, int]:
 
 def read_partition(data_dir: Path, manifest: dict) -> VectorPartition:
     """The clusters a site's vectors were written in, read back (tests, recall benchmark)."""
-    rows, scales = _centroids((data_dir / "centroids.bin").read_bytes())
-    count, dim = rows.shape
+    rows, scales = read_centroids((data_dir / "centroids.bin").read_bytes())
+    count = len(rows)
     assignment = np.zeros(manifest["documents"], dtype=np.int64)
     position_of = id_positions(manifest)
-    codes = np.zeros((manifest["documents"], dim), dtype=np.int8)
+    codebook = read_codebook((data_dir / "codebook.bin").read_bytes())
+    codes = np.zeros((manifest["documents"], codebook.subspaces), dtype=np.uint8)
     for cluster in range(count):
         data = (data_dir / f"clusters/{cluster}.bin").read_bytes()
-        size = struct.unpack_from("<I", data, 8)[0]
+        size, width = struct.unpack_from("<II", data, 8)
         members = np.array([position_of[i] for i in np.frombuffer(data, "<u4", size, 16).tolist()], dtype=np.int64)
         assignment[members] = cluster
-        codes[members] = unpack_codes(data[16 + 8 * size :], size, dim)
-    return VectorPartition(assignment, rows, scales, codes)
+        codes[members] = np.frombuffer(data, np.uint8, size * width, 16 + 4 * size).reshape(size, width)
+    return VectorPartition(assignment, rows, scales, codebook, codes)
 
 
 def approximate_probe(index: SearchIndex, part: VectorPartition, probe: int, rerank: int) -> Callable[[np.ndarray, int], dict[int, float]]:

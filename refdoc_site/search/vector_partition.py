@@ -1,13 +1,19 @@
 """The chunk vectors cut into clusters, so that a query reads a few of them, not all.
 
 A large site ships its int8 chunk vectors (`ranking.quantize_rows`) in clusters: spherical
-k-means over the vectors, each cluster's centroid quantised the same way. A query scores
-the centroids, then only the chunks of the `probe` nearest clusters, with the same
-formula as the exhaustive dense side (scale · int8 row · query). The browser does exactly
-this over the files `site_shards.py` writes; `approximate_dense_scores` is the same step in
-Python, for the parity tests and for measuring recall against the exhaustive search
-(`benchmarks/browser_bench.py`). The CLI's `query` stays exhaustive: it holds every
-vector already, so reading all of them costs no transfer.
+k-means over the vectors. A query scores
+the centroids (in four bits a dimension), then only the chunks of the `probe` nearest clusters: each by its coarse
+score, the centroid's score plus its residual's (the chunk less its centroid) in product
+codes (`Codebook`: a byte for each of `SUBSPACES` slices of the dimensions, the number of
+the nearest of 256 code words of that slice), and the `rerank` best of them again with the
+same formula as the exhaustive dense side (scale · int8 row · query). On homeassistant's
+92k chunks (1,435 clusters, 144 probed, 100 rescored) these 32 bytes a chunk keep dense
+recall@10 0.955 of exhaustive; four-bit codes of the whole vector, 64 bytes, kept 0.957
+(benchmarks/README.md, session 15). The browser does
+exactly this over the files `site_shards.py` writes; `approximate_dense_scores` is the
+same step in Python, for the parity tests and for measuring recall against the
+exhaustive search (`benchmarks/browser_bench.py`). The CLI's `query` stays exhaustive: it
+holds every vector already, so reading all of them costs no transfer.
 """
 
 from __future__ import annotations
@@ -19,13 +25,113 @@ import numpy as np
 
 from .ranking import quantize_rows
 
-CODE_LEVEL = 7
-"""A coarse code is an int8 row scaled to -7..7: four bits a dimension."""
-CODE_SCALE = 127 / CODE_LEVEL
-"""What turns a coarse code back into the int8 row's units (score · scale · CODE_SCALE)."""
+CENTROID_LEVEL = 7
+"""A centroid is stored in four bits a dimension: an int8 row of -7..7 and a scale. On
+homeassistant that halves the 1,435 centroids every query reads (189 to 98 KB) and costs
+dense recall@10 0.002."""
+SUBSPACES = 32
+"""Slices of the dimensions a residual is coded in: a byte each."""
+CODE_WORDS = 256
+CODEBOOK_SAMPLE = 16384
+"""Residuals the code words are learnt from (chosen by key, as the first centroids are)."""
+CODEBOOK_ITERATIONS = 10
 KMEANS_ITERATIONS = 12
 SEED = 20261202
 """A fixed seed: the same chunks give the same clusters, build after build."""
+
+
+@dataclass(frozen=True)
+class Codebook:
+    """Product codes of residuals: for each of `subspaces` slices of `width` dimensions (the
+    last padded with zeros), CODE_WORDS code words as int8 rows with one float32 scale a
+    slice. A residual is the byte of its nearest code word in each slice; a query scores
+    every code word of a slice once (`tables`) and a chunk by adding up its bytes' entries."""
+
+    rows: np.ndarray
+    """int8 (subspaces, CODE_WORDS, width)."""
+    scales: np.ndarray
+    """float32 (subspaces,)."""
+
+    @property
+    def subspaces(self) -> int:
+        return self.rows.shape[0]
+
+    @property
+    def width(self) -> int:
+        return self.rows.shape[2]
+
+    def words(self) -> np.ndarray:
+        """The code words dequantised, float32 (subspaces, CODE_WORDS, width)."""
+        return self.rows.astype(np.float32) * self.scales[:, None, None]
+
+    def sliced(self, vectors: np.ndarray) -> np.ndarray:
+        """Vectors padded to subspaces · width and cut into (count, subspaces, width)."""
+        padded = np.zeros((len(vectors), self.subspaces * self.width), dtype=np.float32)
+        padded[:, : vectors.shape[1]] = vectors
+        return padded.reshape(len(vectors), self.subspaces, self.width)
+
+    def encode(self, residuals: np.ndarray) -> np.ndarray:
+        """Each residual's nearest code word by slice (squared distance; ties to the lower
+        number), uint8 (count, subspaces)."""
+        words = self.words()
+        lengths = np.einsum("mkw,mkw->mk", words, words)
+        codes = np.empty((len(residuals), self.subspaces), dtype=np.uint8)
+        for start in range(0, len(residuals), 4096):  # bounded memory on 100k chunks
+            block = self.sliced(residuals[start : start + 4096])
+            distance = lengths[None] - 2 * np.einsum("nmw,mkw->nmk", block, words)
+            codes[start : start + 4096] = np.argmin(distance, axis=2)
+        return codes
+
+    def tables(self, query: np.ndarray) -> np.ndarray:
+        """float64 (subspaces, CODE_WORDS): each code word · its slice of the query, summed
+        dimension by dimension and then scaled, as refdoc-shards.js `codeTables` does."""
+        padded = np.zeros(self.subspaces * self.width, dtype=np.float64)
+        padded[: len(query)] = query
+        sliced = padded.reshape(self.subspaces, self.width)
+        table = np.zeros(self.rows.shape[:2], dtype=np.float64)
+        for d in range(self.width):
+            table += self.rows[:, :, d].astype(np.float64) * sliced[:, d][:, None]
+        return table * self.scales.astype(np.float64)[:, None]
+
+    def scores(self, codes: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Each coded residual · query: its slices' table entries added in slice order."""
+        table = self.tables(query)
+        total = np.zeros(len(codes), dtype=np.float64)
+        for m in range(self.subspaces):
+            total += table[m, codes[:, m]]
+        return total
+
+
+def train_codebook(residuals: np.ndarray, keys: list[str] | None, subspaces: int = SUBSPACES) -> Codebook:
+    """k-means (squared distance, CODEBOOK_ITERATIONS rounds) of each slice of a sample of
+    the residuals: the CODEBOOK_SAMPLE whose keys hash lowest (`stable_seeds`), or the
+    first ones without keys; the first CODE_WORDS of them are the starting words."""
+    count, dim = residuals.shape
+    subspaces = max(1, min(subspaces, dim))
+    width = -(-dim // subspaces)
+    sample = stable_seeds(keys, min(CODEBOOK_SAMPLE, count)) if keys is not None else np.arange(min(CODEBOOK_SAMPLE, count))
+    shape = Codebook(np.zeros((subspaces, CODE_WORDS, width), np.int8), np.ones(subspaces, np.float32))
+    data = shape.sliced(residuals[sample]) if count else np.zeros((1, subspaces, width), np.float32)
+    words = data[np.arange(CODE_WORDS) % len(data)].transpose(1, 0, 2).copy()  # (subspaces, words, width)
+    for m in range(subspaces):
+        points = data[:, m]
+        for _ in range(CODEBOOK_ITERATIONS):
+            distance = (words[m] ** 2).sum(axis=1)[None] - 2 * points @ words[m].T
+            nearest = np.argmin(distance, axis=1)
+            sums = np.zeros_like(words[m])
+            np.add.at(sums, nearest, points)
+            sizes = np.bincount(nearest, minlength=CODE_WORDS)
+            filled = sizes > 0
+            words[m][filled] = sums[filled] / sizes[filled][:, None]
+    rows, scales = quantize_rows(words.reshape(subspaces, -1))
+    return Codebook(rows.reshape(subspaces, CODE_WORDS, width), scales)
+
+
+def residuals(rows: np.ndarray, scales: np.ndarray, assignment: np.ndarray, centroid_rows: np.ndarray, centroid_scales: np.ndarray) -> np.ndarray:
+    """Each chunk less its cluster's centroid as stored, in the units of the exact score
+    (int8 row · scale), float32."""
+    chunks = rows.astype(np.float32) * scales[:, None].astype(np.float32)
+    return chunks - centroid_rows[assignment].astype(np.float32) * centroid_scales[assignment, None].astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -36,8 +142,9 @@ class VectorPartition:
     """cluster number by chunk position."""
     centroid_rows: np.ndarray
     centroid_scales: np.ndarray
+    codebook: Codebook
     codes: np.ndarray
-    """every chunk's coarse code (`coarse_codes`), by position."""
+    """every chunk's residual codes (`Codebook.encode`), by position: uint8, a column a slice."""
 
     @property
     def clusters(self) -> int:
@@ -82,10 +189,39 @@ def partition(rows: np.ndarray, scales: np.ndarray, clusters: int, keys: list[st
                 sums[cluster] = vectors[position]
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         centroids = sums / np.where(norms == 0, 1, norms)
-    centroid_rows, centroid_scales = quantize_rows(centroids)
+    centroid_rows, centroid_scales = quantize_centroids(centroids)
     if count:
         assignment = nearest_clusters(vectors, centroid_rows, centroid_scales)
-    return VectorPartition(assignment.astype(np.int64), centroid_rows, centroid_scales, coarse_codes(rows))
+    left = residuals(rows, scales, assignment, centroid_rows, centroid_scales)
+    codebook = train_codebook(left, keys)
+    return VectorPartition(assignment.astype(np.int64), centroid_rows, centroid_scales, codebook, codebook.encode(left))
+
+
+def quantize_centroids(centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of -CENTROID_LEVEL..CENTROID_LEVEL (int8) with one float32 scale each."""
+    centroids = np.asarray(centroids, dtype=np.float32)
+    scales = np.abs(centroids).max(axis=1) / CENTROID_LEVEL if len(centroids) else np.zeros(0, dtype=np.float32)
+    scales[scales == 0] = 1.0
+    rows = np.clip(np.rint(centroids / scales[:, None]), -CENTROID_LEVEL, CENTROID_LEVEL).astype(np.int8)
+    return rows, scales.astype(np.float32)
+
+
+def pack_nibbles(rows: np.ndarray) -> bytes:
+    """Rows of -8..7, two a byte, the even dimension in the low four bits (two's
+    complement); a row of an odd dimension ends in a padding nibble."""
+    count, dim = rows.shape
+    padded = np.zeros((count, dim + dim % 2), dtype=np.int16)
+    padded[:, :dim] = rows
+    nibbles = (padded & 0x0F).astype(np.uint8)
+    return (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).tobytes()
+
+
+def unpack_nibbles(data: bytes, count: int, dim: int) -> np.ndarray:
+    """pack_nibbles read back (int8)."""
+    packed = np.frombuffer(data, np.uint8, count * ((dim + 1) // 2)).reshape(count, -1)
+    nibbles = np.empty((count, packed.shape[1] * 2), dtype=np.int16)
+    nibbles[:, 0::2], nibbles[:, 1::2] = packed & 0x0F, packed >> 4
+    return np.where(nibbles > 7, nibbles - 16, nibbles)[:, :dim].astype(np.int8)
 
 
 def unit_vectors(rows: np.ndarray, scales: np.ndarray) -> np.ndarray:
@@ -99,8 +235,22 @@ def nearest_clusters(vectors: np.ndarray, centroid_rows: np.ndarray, centroid_sc
     """Each unit vector's cluster: the centroid as stored (int8 row · scale, what a query
     probes with) that scores it highest. The clusters are cut against the stored centroids,
     not k-means' last float ones, so that the same centroids cut the same chunks the same
-    way in another build (a preview is cut against its main site's: rendering/previews.py)."""
-    return _nearest(vectors, centroid_rows.astype(np.float32) * centroid_scales[:, None].astype(np.float32))
+    way in another build (a preview is cut against its main site's: rendering/previews.py).
+    A centroid that no chunk scores highest (two four-bit centroids can round alike) takes
+    the chunk it scores highest among those of clusters with more than one, so that no
+    cluster piece is empty."""
+    stored = centroid_rows.astype(np.float32) * centroid_scales[:, None].astype(np.float32)
+    assignment = _nearest(vectors, stored)
+    sizes = np.bincount(assignment, minlength=len(stored))
+    for cluster in np.flatnonzero(sizes == 0):
+        if len(vectors) < len(stored):
+            break
+        fit = vectors @ stored[cluster]
+        fit[sizes[assignment] <= 1] = -np.inf
+        position = int(np.argmax(fit))
+        sizes[assignment[position]] -= 1
+        assignment[position], sizes[cluster] = cluster, 1
+    return assignment
 
 
 def stable_seeds(keys: list[str], clusters: int) -> np.ndarray:
@@ -108,34 +258,6 @@ def stable_seeds(keys: list[str], clusters: int) -> np.ndarray:
     position), in position order: a sample that does not depend on the positions."""
     order = sorted(range(len(keys)), key=lambda i: (hashlib.sha256(keys[i].encode("utf-8")).digest()[:8], i))
     return np.array(sorted(order[:clusters]), dtype=np.int64)
-
-
-def coarse_codes(rows: np.ndarray) -> np.ndarray:
-    """Each int8 row rounded to -CODE_LEVEL..CODE_LEVEL (int8 values, four bits of information)."""
-    return np.clip(np.rint(rows.astype(np.float32) * (CODE_LEVEL / 127)), -CODE_LEVEL, CODE_LEVEL).astype(np.int8)
-
-
-def pack_codes(codes: np.ndarray) -> bytes:
-    """Two codes a byte, the even dimension in the low four bits (two's complement); a row of
-    an odd dimension ends in a padding nibble."""
-    count, dim = codes.shape
-    padded = np.zeros((count, dim + dim % 2), dtype=np.int16)
-    padded[:, :dim] = codes
-    nibbles = (padded & 0x0F).astype(np.uint8)
-    return (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).tobytes()
-
-
-def unpack_codes(data: bytes, count: int, dim: int) -> np.ndarray:
-    """pack_codes read back."""
-    packed = np.frombuffer(data, np.uint8, count * ((dim + 1) // 2)).reshape(count, -1)
-    nibbles = np.empty((count, packed.shape[1] * 2), dtype=np.int16)
-    nibbles[:, 0::2], nibbles[:, 1::2] = packed & 0x0F, packed >> 4
-    return np.where(nibbles > 7, nibbles - 16, nibbles)[:, :dim].astype(np.int8)
-
-
-def coarse_scores(codes: np.ndarray, scales: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """(code · query) · scale · CODE_SCALE, in float64: the browser's coarse score."""
-    return (codes.astype(np.float64) @ np.asarray(query, dtype=np.float64)) * scales.astype(np.float64) * CODE_SCALE
 
 
 def _nearest(vectors: np.ndarray, centroids: np.ndarray) -> np.ndarray:
@@ -162,11 +284,18 @@ def probed_positions(part: VectorPartition, query: np.ndarray, probe: int) -> np
     return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
 
-def reranked_positions(part: VectorPartition, scales: np.ndarray, query: np.ndarray, probe: int, rerank: int) -> np.ndarray:
+def coarse_scores(part: VectorPartition, positions: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Centroid score + coded residual score of each chunk at `positions`, float64: the
+    browser's coarse score (refdoc-shards.js `ClusterVectors.coarse`)."""
+    centroid = int8_scores(part.centroid_rows, part.centroid_scales, query)
+    return centroid[part.assignment[positions]] + part.codebook.scores(part.codes[positions], query)
+
+
+def reranked_positions(part: VectorPartition, query: np.ndarray, probe: int, rerank: int) -> np.ndarray:
     """The `rerank` chunks of the probed clusters with the best coarse scores (ties to the
     lower position): the ones whose exact rows a query fetches."""
     positions = probed_positions(part, query, probe)
-    coarse = coarse_scores(part.codes[positions], scales[positions], query)
+    coarse = coarse_scores(part, positions, query)
     return positions[np.lexsort((positions, -coarse))[:rerank]]
 
 
@@ -179,7 +308,7 @@ def approximate_dense_scores(
     positions = probed_positions(part, query, probe)
     if not len(positions):
         return {}
-    scores = coarse_scores(part.codes[positions], scales[positions], query)
+    scores = coarse_scores(part, positions, query)
     best = np.lexsort((positions, -scores))[:rerank]
     scores[best] = int8_scores(rows[positions[best]], scales[positions[best]], query)
     kept = np.lexsort((positions, -scores))[:candidates]

@@ -6,8 +6,8 @@
  * clause's terms found in the word lists by first and by last two letters), so that the
  * Lunr index made of them scores the query exactly as the whole index would; the name
  * bucket of a query that is a name; the rows of the results shown; and, for the dense
- * side, the model rows of the query's word pieces, the centroids, and the chunks of the
- * `probe` nearest clusters in coarse codes, then the exact rows of the `rerank` best of
+ * side, the model rows of the query's word pieces, the centroids and code words, and the
+ * chunks of the `probe` nearest clusters in residual codes, then the exact rows of the `rerank` best of
  * their chunks (the one approximate step: vector_partition.py does the same in Python,
  * and the recall against all chunks is measured).
  *
@@ -26,7 +26,7 @@
 })(typeof self !== "undefined" ? self : this, function (RefdocSearch, RefdocEmbed, RefdocKeyword) {
   "use strict";
 
-  var FORMAT = "refdoc-shards/3";
+  var FORMAT = "refdoc-shards/4";
   var PRIVATE_BIT = 0x10;
   var CONTINUES_BIT = 0x20;
   var ASIDE_BIT = 0x40;
@@ -184,11 +184,10 @@
     return (bucket && bucket.get(key)) || [];
   };
 
-  /* The chunks of the probed clusters: scored by their coarse codes, the `rerank` best of
-     them again by their exact int8 rows, as VectorTable.scores scores every chunk
-     (vector_partition.approximate_dense_scores). */
-  var CODE_SCALE = 127 / 7;
-
+  /* The chunks of the probed clusters: each scored by its centroid's score plus its
+     residual's in product codes (the code words' scores by slice, `codeTables`), the
+     `rerank` best of them again by their exact int8 rows, as VectorTable.scores scores
+     every chunk (vector_partition.approximate_dense_scores). */
   function ClusterVectors(shards) {
     this.shards = shards;
   }
@@ -209,28 +208,42 @@
     return b[1] - a[1] || a[0] - b[0];
   }
 
+  /* Each code word · its slice of the query (Codebook.tables): summed dimension by
+     dimension, then scaled; the query padded with zeros past its last dimension. */
+  function codeTables(book, query) {
+    var tables = new Float64Array(book.subspaces * book.words);
+    for (var m = 0; m < book.subspaces; m++) {
+      for (var k = 0; k < book.words; k++) {
+        var offset = (m * book.words + k) * book.width;
+        var sum = 0;
+        for (var d = 0; d < book.width; d++) {
+          var at = m * book.width + d;
+          sum += book.rows[offset + d] * (at < query.length ? query[at] : 0);
+        }
+        tables[m * book.words + k] = sum * book.scales[m];
+      }
+    }
+    return tables;
+  }
+
   /* [[position, coarse score], ...] of the probed clusters' chunks, best first. */
   ClusterVectors.prototype.coarse = function (query) {
     var shards = this.shards;
+    var book = shards.codebook;
+    var tables = codeTables(book, query);
+    var centroid = shards.centroids.scores(query);
     var scored = [];
     this.probed(query).forEach(function (cluster) {
       var table = shards.clusters.get(cluster);
-      var dim = table.dim;
-      var width = (dim + 1) >> 1;
+      var width = table.width;
       var codes = table.codes;
       for (var i = 0; i < table.positions.length; i++) {
         var offset = i * width;
         var sum = 0;
-        for (var j = 0; j < dim; j += 2) {
-          var pair = codes[offset + (j >> 1)];
-          var low = pair & 0x0f;
-          sum += (low > 7 ? low - 16 : low) * query[j];
-          if (j + 1 < dim) {
-            var high = pair >> 4;
-            sum += (high > 7 ? high - 16 : high) * query[j + 1];
-          }
+        for (var m = 0; m < width; m++) {
+          sum += tables[m * book.words + codes[offset + m]];
         }
-        scored.push([table.positions[i], sum * table.scales[i] * CODE_SCALE]);
+        scored.push([table.positions[i], centroid[cluster] + sum]);
       }
     });
     return scored.sort(byScoreThenPosition);
@@ -268,14 +281,47 @@
   function readCluster(bytes, bundles) {
     var view = new DataView(bytes);
     var count = view.getUint32(8, true);
-    var dim = view.getUint32(12, true);
+    var width = view.getUint32(12, true);
     return {
-      dim: dim,
+      width: width,
       positions: new Uint32Array(bytes.slice(16, 16 + 4 * count)).map(function (id) {
         return bundles.position(id);
       }),
-      scales: new Float32Array(bytes.slice(16 + 4 * count, 16 + 8 * count)),
-      codes: new Uint8Array(bytes, 16 + 8 * count, count * ((dim + 1) >> 1))
+      codes: new Uint8Array(bytes, 16 + 4 * count, count * width)
+    };
+  }
+
+  /* centroids.bin: float32 scales, then rows of -7..7 two a byte (the even dimension in
+     the low four bits; site_shards._centroids), as a VectorTable of int8 rows. */
+  function readCentroids(bytes) {
+    var view = new DataView(bytes);
+    var count = view.getUint32(8, true);
+    var dim = view.getUint32(12, true);
+    var width = (dim + 1) >> 1;
+    var packed = new Uint8Array(bytes, 16 + 4 * count, count * width);
+    var matrix = new Int8Array(count * dim);
+    for (var row = 0; row < count; row++) {
+      for (var j = 0; j < dim; j++) {
+        var pair = packed[row * width + (j >> 1)];
+        var nibble = j & 1 ? pair >> 4 : pair & 0x0f;
+        matrix[row * dim + j] = nibble > 7 ? nibble - 16 : nibble;
+      }
+    }
+    return new RefdocEmbed.VectorTable(count, dim, new Float32Array(bytes.slice(16, 16 + 4 * count)), matrix);
+  }
+
+  /* codebook.bin (site_shards._codebook_bytes). */
+  function readCodebook(bytes) {
+    var view = new DataView(bytes);
+    var subspaces = view.getUint32(8, true);
+    var words = view.getUint32(12, true);
+    var width = view.getUint32(16, true);
+    return {
+      subspaces: subspaces,
+      words: words,
+      width: width,
+      scales: new Float32Array(bytes.slice(20, 20 + 4 * subspaces)),
+      rows: new Int8Array(bytes, 20 + 4 * subspaces, subspaces * words * width)
     };
   }
 
@@ -328,6 +374,7 @@
     this.clusters = new Map();
     this.exact = new Map();
     this.centroids = null;
+    this.codebook = null;
     this.embedder = null;
     this.modelRows = new Set();
     this.vocabShards = new Set();
@@ -651,9 +698,12 @@
       }));
     });
     var centroids = this.file("centroids.bin", "bytes").then(function (bytes) {
-      self.centroids = self.centroids || RefdocEmbed.VectorTable.fromBytes(bytes);
+      self.centroids = self.centroids || readCentroids(bytes);
     });
-    return Promise.all([embedder, centroids]).then(function () {
+    var codebook = this.file("codebook.bin", "bytes").then(function (bytes) {
+      self.codebook = self.codebook || readCodebook(bytes);
+    });
+    return Promise.all([embedder, centroids, codebook]).then(function () {
       var clusters = new ClusterVectors(self);
       var query = self.embedder.embed(expanded);
       return Promise.all(clusters.probed(query).map(function (cluster) {
