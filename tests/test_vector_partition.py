@@ -12,7 +12,6 @@ from refdoc_site.search.vector_partition import (
     exhaustive_dense_scores,
     pack_nibbles,
     partition,
-    quantize_centroids,
     residuals,
     train_codebook,
     unpack_nibbles,
@@ -75,7 +74,7 @@ def test_a_residuals_codes_score_as_its_code_words_do() -> None:
 
 def test_centroids_are_four_bits_a_dimension_two_a_byte_and_read_back() -> None:
     (rows, scales), _ = clustered_rows(50, dim=33)  # an odd dimension ends in padding
-    centroids, centroid_scales = quantize_centroids(rows * scales[:, None])
+    centroids, centroid_scales = quantize_rows(rows * scales[:, None], 7)
     assert centroids.min() >= -7 and centroids.max() <= 7 and len(pack_nibbles(centroids)) == 50 * 17
     assert np.array_equal(unpack_nibbles(pack_nibbles(centroids), 50, 33), centroids)
     rebuilt = centroids * centroid_scales[:, None]

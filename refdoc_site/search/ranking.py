@@ -237,12 +237,12 @@ SCORE_DECIMALS = 2
 """Lunr keeps 3 decimals of each term weight; 2 make a smaller index and rank the same."""
 
 
-def quantize_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """int8 rows with one float32 scale each (row ≈ int8 · scale): what the site ships."""
+def quantize_rows(vectors: np.ndarray, level: int = 127) -> tuple[np.ndarray, np.ndarray]:
+    """int8 rows of -level..level, one float32 scale each (row ≈ int8 · scale): what the site ships."""
     vectors = np.asarray(vectors, dtype=np.float32)
-    scales = np.abs(vectors).max(axis=1) / 127.0 if len(vectors) else np.zeros(0, dtype=np.float32)
+    scales = np.abs(vectors).max(axis=1) / float(level) if len(vectors) else np.zeros(0, dtype=np.float32)
     scales[scales == 0] = 1.0
-    rows = np.clip(np.rint(vectors / scales[:, None]), -127, 127).astype(np.int8)
+    rows = np.clip(np.rint(vectors / scales[:, None]), -level, level).astype(np.int8)
     return rows, scales.astype(np.float32)
 
 

@@ -297,7 +297,6 @@ def _write_vectors(index: SearchIndex, groups: list[int], ids: list[int], option
         "clusters": part.clusters,
         "dim": dim,
         "probe": probe_for(part.clusters, options),
-        "subspaces": part.codebook.subspaces,
         "rerank": options["rerank"],
         "exactPerBundle": per_bundle,
     }
@@ -393,10 +392,10 @@ def read_partition(data_dir: Path, manifest: dict) -> VectorPartition:
     codes = np.zeros((manifest["documents"], codebook.subspaces), dtype=np.uint8)
     for cluster in range(count):
         data = (data_dir / f"clusters/{cluster}.bin").read_bytes()
-        size, width = struct.unpack_from("<II", data, 8)
+        size, subspaces = struct.unpack_from("<II", data, 8)
         members = np.array([position_of[i] for i in np.frombuffer(data, "<u4", size, 16).tolist()], dtype=np.int64)
         assignment[members] = cluster
-        codes[members] = np.frombuffer(data, np.uint8, size * width, 16 + 4 * size).reshape(size, width)
+        codes[members] = np.frombuffer(data, np.uint8, size * subspaces, 16 + 4 * size).reshape(size, subspaces)
     return VectorPartition(assignment, rows, scales, codebook, codes)
 
 

@@ -64,12 +64,6 @@ class Codebook:
         """The code words dequantised, float32 (subspaces, CODE_WORDS, width)."""
         return self.rows.astype(np.float32) * self.scales[:, None, None]
 
-    def sliced(self, vectors: np.ndarray) -> np.ndarray:
-        """Vectors padded to subspaces · width and cut into (count, subspaces, width)."""
-        padded = np.zeros((len(vectors), self.subspaces * self.width), dtype=np.float32)
-        padded[:, : vectors.shape[1]] = vectors
-        return padded.reshape(len(vectors), self.subspaces, self.width)
-
     def encode(self, residuals: np.ndarray) -> np.ndarray:
         """Each residual's nearest code word by slice (squared distance; ties to the lower
         number), uint8 (count, subspaces)."""
@@ -77,7 +71,7 @@ class Codebook:
         lengths = np.einsum("mkw,mkw->mk", words, words)
         codes = np.empty((len(residuals), self.subspaces), dtype=np.uint8)
         for start in range(0, len(residuals), 4096):  # bounded memory on 100k chunks
-            block = self.sliced(residuals[start : start + 4096])
+            block = _sliced(residuals[start : start + 4096], self.subspaces, self.width)
             distance = lengths[None] - 2 * np.einsum("nmw,mkw->nmk", block, words)
             codes[start : start + 4096] = np.argmin(distance, axis=2)
         return codes
@@ -102,6 +96,13 @@ class Codebook:
         return total
 
 
+def _sliced(vectors: np.ndarray, subspaces: int, width: int) -> np.ndarray:
+    """Vectors padded to subspaces · width and cut into (count, subspaces, width)."""
+    padded = np.zeros((len(vectors), subspaces * width), dtype=np.float32)
+    padded[:, : vectors.shape[1]] = vectors
+    return padded.reshape(len(vectors), subspaces, width)
+
+
 def train_codebook(residuals: np.ndarray, keys: list[str] | None, subspaces: int = SUBSPACES) -> Codebook:
     """k-means (squared distance, CODEBOOK_ITERATIONS rounds) of each slice of a sample of
     the residuals: the CODEBOOK_SAMPLE whose keys hash lowest (`stable_seeds`), or the
@@ -110,8 +111,7 @@ def train_codebook(residuals: np.ndarray, keys: list[str] | None, subspaces: int
     subspaces = max(1, min(subspaces, dim))
     width = -(-dim // subspaces)
     sample = stable_seeds(keys, min(CODEBOOK_SAMPLE, count)) if keys is not None else np.arange(min(CODEBOOK_SAMPLE, count))
-    shape = Codebook(np.zeros((subspaces, CODE_WORDS, width), np.int8), np.ones(subspaces, np.float32))
-    data = shape.sliced(residuals[sample]) if count else np.zeros((1, subspaces, width), np.float32)
+    data = _sliced(residuals[sample], subspaces, width) if count else np.zeros((1, subspaces, width), np.float32)
     words = data[np.arange(CODE_WORDS) % len(data)].transpose(1, 0, 2).copy()  # (subspaces, words, width)
     for m in range(subspaces):
         points = data[:, m]
@@ -189,21 +189,12 @@ def partition(rows: np.ndarray, scales: np.ndarray, clusters: int, keys: list[st
                 sums[cluster] = vectors[position]
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         centroids = sums / np.where(norms == 0, 1, norms)
-    centroid_rows, centroid_scales = quantize_centroids(centroids)
+    centroid_rows, centroid_scales = quantize_rows(centroids, CENTROID_LEVEL)
     if count:
         assignment = nearest_clusters(vectors, centroid_rows, centroid_scales)
     left = residuals(rows, scales, assignment, centroid_rows, centroid_scales)
     codebook = train_codebook(left, keys)
     return VectorPartition(assignment.astype(np.int64), centroid_rows, centroid_scales, codebook, codebook.encode(left))
-
-
-def quantize_centroids(centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of -CENTROID_LEVEL..CENTROID_LEVEL (int8) with one float32 scale each."""
-    centroids = np.asarray(centroids, dtype=np.float32)
-    scales = np.abs(centroids).max(axis=1) / CENTROID_LEVEL if len(centroids) else np.zeros(0, dtype=np.float32)
-    scales[scales == 0] = 1.0
-    rows = np.clip(np.rint(centroids / scales[:, None]), -CENTROID_LEVEL, CENTROID_LEVEL).astype(np.int8)
-    return rows, scales.astype(np.float32)
 
 
 def pack_nibbles(rows: np.ndarray) -> bytes:
@@ -242,9 +233,9 @@ def nearest_clusters(vectors: np.ndarray, centroid_rows: np.ndarray, centroid_sc
     stored = centroid_rows.astype(np.float32) * centroid_scales[:, None].astype(np.float32)
     assignment = _nearest(vectors, stored)
     sizes = np.bincount(assignment, minlength=len(stored))
+    if len(vectors) < len(stored):  # too few chunks to fill every cluster
+        return assignment
     for cluster in np.flatnonzero(sizes == 0):
-        if len(vectors) < len(stored):
-            break
         fit = vectors @ stored[cluster]
         fit[sizes[assignment] <= 1] = -np.inf
         position = int(np.argmax(fit))

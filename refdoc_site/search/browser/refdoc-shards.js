@@ -192,8 +192,10 @@
     this.shards = shards;
   }
 
-  ClusterVectors.prototype.probed = function (query) {
-    var scores = this.shards.centroids.scores(query);
+  /* The `probe` clusters whose centroids score highest (`scores`: the centroids' scores
+     of the query), ties to the lower number. */
+  ClusterVectors.prototype.probed = function (query, scores) {
+    scores = scores || this.shards.centroids.scores(query);
     var order = [];
     for (var i = 0; i < scores.length; i++) {
       order.push(i);
@@ -233,14 +235,14 @@
     var tables = codeTables(book, query);
     var centroid = shards.centroids.scores(query);
     var scored = [];
-    this.probed(query).forEach(function (cluster) {
+    this.probed(query, centroid).forEach(function (cluster) {
       var table = shards.clusters.get(cluster);
-      var width = table.width;
+      var subspaces = table.subspaces;
       var codes = table.codes;
       for (var i = 0; i < table.positions.length; i++) {
-        var offset = i * width;
+        var offset = i * subspaces;
         var sum = 0;
-        for (var m = 0; m < width; m++) {
+        for (var m = 0; m < subspaces; m++) {
           sum += tables[m * book.words + codes[offset + m]];
         }
         scored.push([table.positions[i], centroid[cluster] + sum]);
@@ -281,18 +283,18 @@
   function readCluster(bytes, bundles) {
     var view = new DataView(bytes);
     var count = view.getUint32(8, true);
-    var width = view.getUint32(12, true);
+    var subspaces = view.getUint32(12, true);
     return {
-      width: width,
+      subspaces: subspaces,
       positions: new Uint32Array(bytes.slice(16, 16 + 4 * count)).map(function (id) {
         return bundles.position(id);
       }),
-      codes: new Uint8Array(bytes, 16 + 4 * count, count * width)
+      codes: new Uint8Array(bytes, 16 + 4 * count, count * subspaces)
     };
   }
 
   /* centroids.bin: float32 scales, then rows of -7..7 two a byte (the even dimension in
-     the low four bits; site_shards._centroids), as a VectorTable of int8 rows. */
+     the low four bits; vector_pieces.read_centroids), as a VectorTable of int8 rows. */
   function readCentroids(bytes) {
     var view = new DataView(bytes);
     var count = view.getUint32(8, true);
@@ -310,7 +312,7 @@
     return new RefdocEmbed.VectorTable(count, dim, new Float32Array(bytes.slice(16, 16 + 4 * count)), matrix);
   }
 
-  /* codebook.bin (site_shards._codebook_bytes). */
+  /* codebook.bin (vector_pieces.codebook_bytes). */
   function readCodebook(bytes) {
     var view = new DataView(bytes);
     var subspaces = view.getUint32(8, true);
