@@ -239,7 +239,8 @@ def _build(args: argparse.Namespace) -> int:
         report = build(workspace, llm=llm, base=_base(args), from_shards=args.from_shards)
         _print_index(report.index)
         timings = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in report.seconds.items())
-        say(f"site: {report.pages} pages built in {timings}")
+        taken = f" ({report.taken} of them taken from the last build)" if report.taken else ""
+        say(f"site: {report.pages} pages built{taken} in {timings}")
         say(f"open {report.site_dir / 'index.html'}")
     return 0
 

@@ -167,8 +167,8 @@ def test_an_incomplete_site_is_not_swapped_in_and_the_previous_one_stays(work, m
     before = listing(out)
     real_build_site = render_phase.build_site
 
-    def losing_a_page(config_path, site_dir=None, engine="mkdocs"):
-        real_build_site(config_path, site_dir, engine)
+    def losing_a_page(config_path, site_dir=None, engine="mkdocs", **options):
+        real_build_site(config_path, site_dir, engine, **options)
         (Path(site_dir) / "files/shop/prices.py/index.html").unlink()
 
     monkeypatch.setattr(render_phase, "build_site", losing_a_page)

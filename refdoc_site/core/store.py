@@ -367,3 +367,13 @@ def _guard(directory: Path) -> Iterator[None]:
         yield
     finally:
         os.close(descriptor)
+
+
+def read_tagged_json(path: Path, key: str, value: str) -> dict | None:
+    """The JSON object in `path` when its `key` is `value` (a file this tool wrote, in a
+    format it reads); None when it is missing, unreadable or another's."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get(key) == value else None

@@ -39,6 +39,7 @@ from ..indexing.summarize import ExtractiveSummarizer, Summarizer
 from ..llm import LlmSession
 from ..providers.openai_embed import OpenAIEmbedder
 from ..rendering.outputs import remove_leftovers
+from ..rendering.page_weight import ENGINE_PROGRESS
 from ..search.embed import Embedder
 from ..understanding.changes import ChangeMap
 from ..understanding.llm_hierarchy import LlmSummarizer
@@ -66,6 +67,8 @@ class BuildReport:
     seconds: dict[str, float]
     rendered: int = 0
     """Pages the render phase rendered: those whose inputs changed."""
+    taken: int = 0
+    """Pages the engine took from its last build rather than convert again (MkDocs: page_reuse.py)."""
 
 
 @holding_store_lock
@@ -106,7 +109,7 @@ def build(
     # it converts.
     workspace.forget_state()
     site_dir = timed(engine, lambda: render_phase.publish(workspace)) if site else workspace.out_dir
-    return BuildReport(report, len(rendered.pages), site_dir, seconds, rendered.rendered)
+    return BuildReport(report, len(rendered.pages), site_dir, seconds, rendered.rendered, ENGINE_PROGRESS["taken"] if site else 0)
 
 
 def summarizer_for(llm: LlmSession | None) -> Summarizer:

@@ -375,14 +375,14 @@ def publish(workspace: Workspace) -> Path:
     inputs = rendered.inputs()
     pages = rendered.read()["pages"] if inputs else []
     published = workspace.record(PUBLISHED_NAME)
+    ENGINE_PROGRESS.update(converted=0, written=0, taken=0)
     if published.unchanged(inputs) and is_refdoc_output(out) and not missing_site_files(out, pages):
         return out
     published.forget()
     check_out_dir(out, workspace.repo, workspace.store_dir)
     remove_leftovers(out)
-    ENGINE_PROGRESS.update(converted=0, written=0)
     with staging_folder(out) as staging, heartbeat(workspace.config.engine, lambda: _engine_progress(workspace.config.engine, staging, len(pages))):
-        build_site(workspace.project_dir / "mkdocs.yml", staging, workspace.config.engine)
+        build_site(workspace.project_dir / "mkdocs.yml", staging, workspace.config.engine, reuse=True)
         raise_if_incomplete(staging, pages, out)
         # What the site holds, for a pull request's preview to publish only what differs (previews.py).
         write_page_manifest(staging, from_json(Facts, workspace.store.read_json(FACTS_NAME)).commit, workspace.config.site_url or "")
@@ -396,6 +396,7 @@ def _engine_progress(engine: str, site: Path, total: int) -> str:
     put through the theme (its hooks count them: page_weight.py), or the HTML pages
     Zensical (in a child process) has written into `site` so far."""
     if engine == "mkdocs":
-        return f"{ENGINE_PROGRESS['converted']} of {total} pages converted, {ENGINE_PROGRESS['written']} written"
+        taken = f", {ENGINE_PROGRESS['taken']} taken from the last build" if ENGINE_PROGRESS["taken"] else ""
+        return f"{ENGINE_PROGRESS['converted']} of {total} pages converted, {ENGINE_PROGRESS['written']} written{taken}"
     written = sum(name.endswith(".html") for _, _, names in os.walk(site) for name in names)
     return f"{written} of {total} pages written"

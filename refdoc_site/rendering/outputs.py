@@ -34,6 +34,7 @@ from ..core.errors import OutputFolderError, SiteBuildError
 from ..core.kill_points import kill_point
 from ..core.pages import SITE_MARKER
 from ..core.processes import process_start_time, signals_deferred
+from ..core.store import read_tagged_json
 from ..search.site_search import DATA_DIR
 
 log = logging.getLogger("refdoc_site")
@@ -206,8 +207,4 @@ def _write_marker(folder: Path, state: str) -> None:
 
 
 def _read_marker(folder: Path) -> dict | None:
-    try:
-        marker = json.loads((folder / SITE_MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return marker if isinstance(marker, dict) and marker.get("tool") == TOOL_NAME else None
+    return read_tagged_json(folder / SITE_MARKER, "tool", TOOL_NAME)

@@ -280,11 +280,12 @@ SHARED_PARTS: dict[str, str] = {}
 by the hook file's `on_post_build`; emptied as a build begins (`on_pre_build`)."""
 
 
-ENGINE_PROGRESS = {"converted": 0, "written": 0}
+ENGINE_PROGRESS = {"converted": 0, "written": 0, "taken": 0}
 """Pages MkDocs has converted from Markdown and put through the theme in this process, as
-the hooks below see them: MkDocs prints nothing while it converts every page (minutes on
-a big site) and writes them after, so the build's progress line reads these
-(render_phase.py). A build run by hand counts too; only the phase that reset them reads."""
+the hooks below see them, and pages taken from the last build (page_reuse.py): MkDocs
+prints nothing while it converts every page (minutes on a big site) and writes them after,
+so the build's progress line reads these (render_phase.py). A build run by hand counts
+too; only the phase that reset them reads."""
 
 
 def on_page_content(html: str, page: object = None, **_: object) -> str:

@@ -29,6 +29,7 @@ from ..core.trust import is_inside
 from .assets import classic_refusal, module_chunk_refusal, module_entry_refusal, repository_file_refusal
 from .llms import MARKDOWN_COPIES_KEY
 from .nav import module_nav_yaml
+from .page_reuse import DirtyWarningFilter, PageReuse
 from .page_weight import HOOK_SOURCE
 from .render import html_text, page_labels, yaml_string
 from .stamp import COMMIT_DATE_KEY
@@ -252,15 +253,17 @@ def mermaid_modules(entry: Path, dist: Path) -> list[Path] | None:
     return sorted(found)
 
 
-def build_site(config_path: Path, site_dir: Path | None = None, engine: str = "mkdocs") -> None:
+def build_site(config_path: Path, site_dir: Path | None = None, engine: str = "mkdocs", *, reuse: bool = False) -> int:
     """Run `mkdocs build --strict` in this process (or Zensical's build, zensical_site.py);
-    a warning fails the build.
+    a warning fails the build. Returns how many pages were taken from the last build.
 
     `site_dir` overrides `mkdocs.yml`'s: the publish step builds into a folder it made.
+    With `reuse` (only into a new, empty `site_dir`), MkDocs converts only the pages whose
+    Markdown changed since the last build and takes the rest from it (page_reuse.py).
     """
     if engine == ZENSICAL:
         build_with_zensical(config_path, site_dir)
-        return
+        return 0
     # lazy: mkdocs takes ~0.15 s to import; only the site phase runs it
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -269,15 +272,24 @@ def build_site(config_path: Path, site_dir: Path | None = None, engine: str = "m
     logger = logging.getLogger("mkdocs")
     collector = _WarningCollector()
     logger.addHandler(collector)
+    dirty = DirtyWarningFilter()
+    logging.getLogger("mkdocs.commands.build").addFilter(dirty)
     try:
         overrides = {"site_dir": str(site_dir)} if site_dir is not None else {}
         config = load_config(config_file=str(config_path), strict=True, **overrides)
-        build(config)
+        reused = PageReuse(config_path.parent) if reuse else None
+        if reused is not None:
+            config.plugins["refdoc-page-reuse"] = reused
+        build(config, dirty=reused is not None)
+        if reused is not None:
+            reused.save(config)
     except (Abort, ConfigurationError) as error:
         detail = "; ".join(collector.messages[:3]) or str(error)
         raise SiteBuildError(f"{config_path}: mkdocs build --strict failed: {detail}") from None
     finally:
         logger.removeHandler(collector)
+        logging.getLogger("mkdocs.commands.build").removeFilter(dirty)
+    return reused.taken if reused is not None else 0
 
 
 class _WarningCollector(logging.Handler):
