@@ -23,6 +23,7 @@ A language server's answer comes first. Without one, the receiver decides
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -68,6 +69,9 @@ class CallResolver(DeclaredTypes):
         self._attributes: dict[tuple[str, str], dict[str, list[Chunk]]] = {}
         self.windows: dict[str, list[Chunk]] = defaultdict(list)
         self._outside: dict[str, frozenset[str]] = {}
+        self._visible: dict[tuple[str, str, int], list[Chunk]] = {}
+        """`visible`'s answers: a name is looked up in a file once however many calls write it."""
+        self._imported: dict[str, list[tuple[str, str]]] = {}
         for document in documents:
             chunk = document.chunk
             if chunk.kind in DEFINITIONS and chunk.part >= 1:
@@ -322,12 +326,18 @@ class CallResolver(DeclaredTypes):
 
     def visible(self, path: str, name: str, depth: int = 0) -> list[Chunk]:
         """Top-level definitions `name` means in the file `path`: its own, else one it
-        imports (followed through re-exports)."""
+        imports (followed through re-exports). The list is shared: callers copy it to change it."""
         own = self.top_level.get((path, name))
         if own:
             return own
         if depth >= MAX_REEXPORT_DEPTH:
             return []
+        key = (path, name, depth)
+        if key not in self._visible:
+            self._visible[key] = self._imported_visible(path, name, depth)
+        return self._visible[key]
+
+    def _imported_visible(self, path: str, name: str, depth: int) -> list[Chunk]:
         found: list[Chunk] = []
         for written in self.imports.get(path, ()):
             module = _module_importing(written, name)
@@ -339,17 +349,22 @@ class CallResolver(DeclaredTypes):
         if not found and depth == 0:
             # includes, wildcard and package imports bring in every name: one that only
             # one of the imported files defines (or a class of it, `import static …Util.*`)
-            imported = {(t, w) for w in self.imports.get(path, ()) for t in self.resolve_import(path, w) if t != path}
-            found = [c for target, _ in sorted(imported) for c in self.top_level.get((target, name), ())]
-            found = found or [c for target, written in sorted(imported) for c in self.static_member(target, written, name)]
+            imported = self.imported_files(path)
+            found = [c for target, _ in imported for c in self.top_level.get((target, name), ())]
+            found = found or [c for target, written in imported for c in self.static_member(target, written, name)]
             found = found if len(found) == 1 else []
         return list({c.id: c for c in found}.values())
+
+    def imported_files(self, path: str) -> list[tuple[str, str]]:
+        """(file, import as written) for every repository file `path` imports, sorted."""
+        if path not in self._imported:
+            self._imported[path] = sorted({(t, w) for w in self.imports.get(path, ()) for t in self.resolve_import(path, w) if t != path})
+        return self._imported[path]
 
     def static_member(self, path: str, module: str, name: str) -> list[Chunk]:
         """`name` as a member of the class an import names (Java's `import static
         pkg.Util.checkArgument` and `pkg.Util.*`: the method `checkArgument` of `Util`)."""
-        owner = re.split(r"[./]|::", module.rstrip(".*"))[-1]
-        member = self.members.get((path, owner), {}).get(name)
+        member = self.members.get((path, _import_owner(module)), {}).get(name)
         return [member] if member is not None else []
 
 
@@ -459,6 +474,12 @@ def _without_path_prefix(receiver: str, rules: ReceiverRules) -> str:
     """`crate.ErrorImpl` → `ErrorImpl`: a path from the crate's root names the type itself."""
     head, _, rest = receiver.partition(".")
     return rest if rest and head in rules.path_prefixes else receiver
+
+
+@functools.cache
+def _import_owner(module: str) -> str:
+    """The last part of an import as written (`Util` of `pkg.Util.*`)."""
+    return re.split(r"[./]|::", module.rstrip(".*"))[-1]
 
 
 def _module_importing(written: str, name: str) -> str | None:
