@@ -67,13 +67,12 @@ class Codebook:
     def encode(self, residuals: np.ndarray) -> np.ndarray:
         """Each residual's nearest code word by slice (squared distance; ties to the lower
         number), uint8 (count, subspaces)."""
-        words = self.words()
-        lengths = np.einsum("mkw,mkw->mk", words, words)
+        tables = np.stack([_distance_table(words) for words in self.words()])  # (subspaces, width + 1, words)
         codes = np.empty((len(residuals), self.subspaces), dtype=np.uint8)
         for start in range(0, len(residuals), 4096):  # bounded memory on 100k chunks
-            block = _sliced(residuals[start : start + 4096], self.subspaces, self.width)
-            distance = lengths[None] - 2 * np.einsum("nmw,mkw->nmk", block, words)
-            codes[start : start + 4096] = np.argmin(distance, axis=2)
+            block = _sliced(residuals[start : start + 4096], self.subspaces, self.width).transpose(1, 0, 2)
+            extended = np.concatenate([block, np.ones(block.shape[:2] + (1,), np.float32)], axis=2)
+            codes[start : start + 4096] = np.argmin(np.matmul(extended, tables), axis=2).T
         return codes
 
     def tables(self, query: np.ndarray) -> np.ndarray:
@@ -96,6 +95,29 @@ class Codebook:
         return total
 
 
+def _distance_table(words: np.ndarray) -> np.ndarray:
+    """(width + 1, words): a point extended by a 1, times this, is its squared distance to
+    each word less the point's own squared length (which does not change the nearest)."""
+    return np.vstack([-2 * words.T, (words**2).sum(axis=1)[None]]).astype(np.float32)
+
+
+def group_sums(points: np.ndarray, groups: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sum of the points of each of `count` groups (float32, zero for an empty group)
+    and the groups' sizes, without `np.add.at`'s point-at-a-time adding: a narrow point's
+    coordinates counted by group, a wide one's points sorted by group and added run by run."""
+    sizes = np.bincount(groups, minlength=count)
+    sums = np.zeros((count, points.shape[1]), dtype=np.float32)
+    present = np.flatnonzero(sizes)
+    if points.shape[1] <= 8:
+        for d in range(points.shape[1]):
+            sums[:, d] = np.bincount(groups, weights=points[:, d], minlength=count)
+    elif len(present):
+        order = np.argsort(groups, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(sizes[present])[:-1]))
+        sums[present] = np.add.reduceat(points[order], starts, axis=0)
+    return sums, sizes
+
+
 def _sliced(vectors: np.ndarray, subspaces: int, width: int) -> np.ndarray:
     """Vectors padded to subspaces · width and cut into (count, subspaces, width)."""
     padded = np.zeros((len(vectors), subspaces * width), dtype=np.float32)
@@ -115,12 +137,10 @@ def train_codebook(residuals: np.ndarray, keys: list[str] | None, subspaces: int
     words = data[np.arange(CODE_WORDS) % len(data)].transpose(1, 0, 2).copy()  # (subspaces, words, width)
     for m in range(subspaces):
         points = data[:, m]
+        extended = np.hstack([points, np.ones((len(points), 1), np.float32)])
         for _ in range(CODEBOOK_ITERATIONS):
-            distance = (words[m] ** 2).sum(axis=1)[None] - 2 * points @ words[m].T
-            nearest = np.argmin(distance, axis=1)
-            sums = np.zeros_like(words[m])
-            np.add.at(sums, nearest, points)
-            sizes = np.bincount(nearest, minlength=CODE_WORDS)
+            nearest = np.argmin(extended @ _distance_table(words[m]), axis=1)
+            sums, sizes = group_sums(points, nearest, CODE_WORDS)
             filled = sizes > 0
             words[m][filled] = sums[filled] / sizes[filled][:, None]
     rows, scales = quantize_rows(words.reshape(subspaces, -1))
@@ -178,9 +198,7 @@ def partition(rows: np.ndarray, scales: np.ndarray, clusters: int, keys: list[st
     assignment = np.zeros(count, dtype=np.int64)
     for _ in range(KMEANS_ITERATIONS):
         assignment = _nearest(vectors, centroids)
-        sums = np.zeros_like(centroids)
-        np.add.at(sums, assignment, vectors)
-        sizes = np.bincount(assignment, minlength=clusters)
+        sums, sizes = group_sums(vectors, assignment, clusters)
         empty = sizes == 0
         # An empty cluster takes the chunk its centroid fits worst, so none stays empty.
         if empty.any():
