@@ -72,6 +72,12 @@ class CallResolver(DeclaredTypes):
         self._visible: dict[tuple[str, str, int], list[Chunk]] = {}
         """`visible`'s answers: a name is looked up in a file once however many calls write it."""
         self._imported: dict[str, list[tuple[str, str]]] = {}
+        self._external: dict[tuple[str, str], bool] = {}
+        self._modules: dict[tuple[str, str], list[str]] = {}
+        self._from_outside: dict[tuple[str, str], bool] = {}
+        self._classes_named: dict[tuple[str, str, int], list[Chunk]] = {}
+        """The answers of the lookups below that depend only on a file and a name (and the
+        language's rules, one object a language): asked once, however many calls ask."""
         for document in documents:
             chunk = document.chunk
             if chunk.kind in DEFINITIONS and chunk.part >= 1:
@@ -193,9 +199,10 @@ class CallResolver(DeclaredTypes):
         """Whether a call written in `path` is of a name the file imports from outside the
         repository (the module `template` of `template.New`, or `Session` itself)."""
         head = call.split(".", 1)[0]
-        if self.visible(path, head) or self.modules(path, head):
-            return False
-        return self.imports_name(path, head)
+        key = (path, head)
+        if key not in self._from_outside:
+            self._from_outside[key] = not (self.visible(path, head) or self.modules(path, head)) and self.imports_name(path, head)
+        return self._from_outside[key]
 
     def local_types(self, chunk: Chunk) -> dict[str, list[Chunk]]:
         """Local name → the repository classes it holds in the chunk: declared or
@@ -291,7 +298,13 @@ class CallResolver(DeclaredTypes):
         return [path, *(f for f in self.owner_files.get((_folder(path), owner), ()) if f != path)]
 
     def classes_named(self, path: str, name: str, rules: ReceiverRules) -> list[Chunk]:
-        """The repository classes a type name written in `path` means."""
+        """The repository classes a type name written in `path` means (a shared list)."""
+        key = (path, name, id(rules))
+        if key not in self._classes_named:
+            self._classes_named[key] = self._named_classes(path, name, rules)
+        return self._classes_named[key]
+
+    def _named_classes(self, path: str, name: str, rules: ReceiverRules) -> list[Chunk]:
         found = [c for c in self.visible(path, name) if c.kind is ChunkKind.CLASS]
         if not found and rules.static_types:  # a nested class named inside its file (`Builder` in FieldSpec.java)
             nested = [c for c in self.by_path.get(path, ()) if c.kind is ChunkKind.CLASS and c.name == name and c.parent]
@@ -377,11 +390,14 @@ class CallResolver(DeclaredTypes):
     def modules(self, path: str, receiver: str) -> list[str]:
         """The repository files a receiver names as an imported module (`utils`,
         `pkg.utils`, `from . import utils`)."""
-        files: list[str] = []
-        for written in self.imports.get(path, ()):
-            if written == receiver or written.endswith("." + receiver) or written.endswith("/" + receiver):
-                files.extend(t for t in self.resolve_import(path, written) if t != path and _is_module_of(t, receiver))
-        return list(dict.fromkeys(files))
+        key = (path, receiver)
+        if key not in self._modules:
+            files: list[str] = []
+            for written in self.imports.get(path, ()):
+                if written == receiver or written.endswith("." + receiver) or written.endswith("/" + receiver):
+                    files.extend(t for t in self.resolve_import(path, written) if t != path and _is_module_of(t, receiver))
+            self._modules[key] = list(dict.fromkeys(files))
+        return self._modules[key]
 
     def member_of(self, path: str, owner: str, name: str, rules: ReceiverRules) -> list[Chunk]:
         """`name` on the owner or the nearest of its bases that defines it."""

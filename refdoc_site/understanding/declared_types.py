@@ -95,6 +95,12 @@ class DeclaredTypes:
         (`fmt`, `strings`, `os.path`): none of its calls are the repository's."""
         if not head:
             return False
+        key = (path, head)
+        if key not in self._external:
+            self._external[key] = self._imports_externally(path, head)
+        return self._external[key]
+
+    def _imports_externally(self, path: str, head: str) -> bool:
         for written in self.imports.get(path, ()):
             alias = written.rsplit(" as ", 1)[-1].strip()
             last = re.split(r"[./]|::", alias)[-1]

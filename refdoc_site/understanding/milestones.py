@@ -117,12 +117,15 @@ def _size_phase(documents: list[Document], hierarchy: Hierarchy) -> Milestone | 
         **({"files": len(large), "file_limit": LARGE_FILE_LINES} if large else {}),
         **({"definitions": len(long), "definition_limit": LONG_DEFINITION_LINES} if long else {}),
     )
+    by_path: dict[str, list[Chunk]] = defaultdict(list)
+    for document in documents:
+        by_path[document.chunk.path].append(document.chunk)
     return _phase(
         "size",
         goal,
         _allot(
             [
-                [_item(f.path, _file_split(f.path, f.lines, documents), path=f.path) for f in large],
+                [_item(f.path, _file_split(f.lines, by_path[f.path]), path=f.path) for f in large],
                 [_chunk_item(chunk, _facts(f"long_{chunk.kind.value}", lines=lines)) for lines, chunk in long],
             ],
             MAX_ITEMS,
@@ -241,9 +244,10 @@ def _in_doc_folder(path: str) -> bool:
     return bool(DOC_FOLDERS & {part.lower() for part in path.split("/")[:-1]})
 
 
-def _file_split(path: str, lines: int, documents: list[Document]) -> PlanFacts:
-    """A large file's item: its lines, and its largest top-level definitions, the parts to move out."""
-    own = [d.chunk for d in documents if d.chunk.path == path and d.chunk.part <= 1]
+def _file_split(lines: int, chunks: list[Chunk]) -> PlanFacts:
+    """A large file's item (`chunks`, the file's): its lines, and its largest top-level
+    definitions, the parts to move out."""
+    own = [c for c in chunks if c.part <= 1]
     classes = {c.symbol for c in own if c.kind is ChunkKind.CLASS}
     top = sorted(  # express's response.js is its `res.*` members: methods outside any class
         (c for c in own if c.parent not in classes and c.kind in (ChunkKind.CLASS, ChunkKind.FUNCTION, ChunkKind.METHOD)),
