@@ -5,6 +5,7 @@ it did not write."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -37,8 +38,8 @@ SOURCES = {
 }
 
 
-def rendered(repo: Path, store: Path) -> tuple[RenderReport, Workspace]:
-    workspace = Workspace.create(repo, Config(), store, store / "site")
+def rendered(repo: Path, store: Path, config: Config | None = None) -> tuple[RenderReport, Workspace]:
+    workspace = Workspace.create(repo, config or Config(), store, store / "site")
     index(workspace)
     summarize(workspace)
     return render_report(workspace), workspace
@@ -80,6 +81,35 @@ def test_a_one_file_change_renders_only_its_page_and_matches_a_clean_render(tmp_
     assert after["docs/files/pkg/words.py.md"] != before["docs/files/pkg/words.py.md"]
     assert "whisper" in after["docs/files/pkg/words.py.md"].decode()
     assert_same_as_clean(tmp_path, repo, workspace)
+
+
+def test_a_new_commit_renders_only_the_changed_pages_and_moves_every_source_link(tmp_path: Path) -> None:
+    """The source links name the commit; a new one rewrites them in the pages not rendered
+    again, which are then what a clean render at that commit writes."""
+    config = Config(repo_url="https://github.com/acme/tiny")
+    repo = write_repo(tmp_path / "repo", SOURCES)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
+    first_commit = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    store = tmp_path / "store"
+    rendered(repo, store, config)
+    numbers = store / "mkdocs/docs/files/pkg/numbers.py.md"
+    assert f"/blob/{first_commit}/pkg/numbers.py#L" in numbers.read_text(encoding="utf-8")
+    with (repo / "pkg/words.py").open("a", encoding="utf-8") as handle:
+        handle.write('\n\ndef whisper(text: str) -> str:\n    """The text in small letters."""\n    return text.lower()\n')
+    subprocess.run([*git, "commit", "-q", "-am", "two"], check=True)
+    second_commit = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+
+    report, workspace = rendered(repo, store, config)
+
+    assert pages_rendered(report) == 2  # words.py's page and its module's
+    text = numbers.read_text(encoding="utf-8")
+    assert f"/blob/{second_commit}/pkg/numbers.py#L" in text and first_commit not in text
+    _, clean = rendered(repo, tmp_path / "clean-store", config)
+    incremental_files, clean_files = project_files(workspace), project_files(clean)
+    assert [path for path in clean_files if incremental_files.get(path) != clean_files[path]] == []
 
 
 def test_a_change_in_one_file_renders_the_page_that_calls_into_it(tmp_path: Path) -> None:

@@ -163,7 +163,8 @@ def render_report(workspace: Workspace) -> RenderReport:
     rendered.forget()
     site = site_digest(workspace, data, mermaid)
     page_record = workspace.record(PAGES_NAME)
-    previous = page_record.read()["pages"] if page_record.unchanged(site) and docs_dir.is_dir() else None
+    kept = page_record.read() if page_record.unchanged(site) and docs_dir.is_dir() else None
+    previous = kept["pages"] if kept is not None else None
     if previous is None and docs_dir.exists():
         shutil.rmtree(docs_dir)
     for whole in WHOLLY_WRITTEN:  # the search data and the assets: nothing else may lie there
@@ -174,14 +175,14 @@ def render_report(workspace: Workspace) -> RenderReport:
     # The overview, decisions, plans and module pages are rendered first: their sections
     # are searched with the code (the file pages, most of the work, render meanwhile), and
     # so are the sections corrected on other pages.
-    job = IncrementalRender(data, docs_dir, site, previous or {}, check.as_written)
+    job = IncrementalRender(data, docs_dir, site, previous or {}, check.as_written, (kept or {}).get("commit", ""))
     with reading_once(store.directory / DOC_BLOCKS_DIR):  # the reST sections the index read
         prose = job.prose()
         searched = data.documents + searched_sections(job.searched(prose), query_embedder, store)
         with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel), heartbeat(
             "render", lambda: f"{job.rendered} pages rendered"
         ):
-            result = job.write(prose, lambda record: page_record.save(site, pages=record))
+            result = job.write(prose, lambda record: page_record.save(site, commit=data.commit, pages=record))
             write_hierarchy(data, docs_dir)
     keep_only(store.directory / DOC_BLOCKS_DIR, _rst_texts(data.documents))
     shown = [v for v in data.corrections.values() if v.kind != "section"] + list(job.pages.sections_placed.values())
@@ -225,7 +226,7 @@ def render_report(workspace: Workspace) -> RenderReport:
     for removed in remove_unwritten(docs_dir, written):
         log.info("render: removed %s, which this render did not write", removed)
     store.write_json(FILES_NAME, {"files": project_files(workspace.project_dir)})
-    page_record.save(site, pages=result.digests)
+    page_record.save(site, commit=data.commit, pages=result.digests)
     rendered.save(inputs, pages=pages)
     log.info("render: %d of %d pages rendered, %d written", result.rendered, len(pages), result.written)
     return RenderReport(pages, result.rendered, result.written)
@@ -254,11 +255,13 @@ def site_mermaid(workspace: Workspace) -> MermaidScript | None:
 
 def site_digest(workspace: Workspace, data: SiteData, mermaid: MermaidScript | None) -> str:
     """What every file page depends on besides its own file (incremental.py): a change
-    renders the whole site again."""
+    renders the whole site again. Of the commit only whether there is one: a new commit
+    rewrites the source links of the pages not rendered again (incremental.py). Nor the
+    site's address, which no page's Markdown holds (a preview's build has another)."""
     stats = data.stats
     return digest(
-        "pages", __version__, code_digest(), templates_digest(), repr(workspace.config), data.site_name, data.repo_url,
-        data.commit, stats.source_prefix, str(mermaid), data.language, str(data.publish_source), graphviz(),
+        "pages", __version__, code_digest(), templates_digest(), repr(replace(workspace.config, site_url="")), data.site_name, data.repo_url,
+        str(bool(data.commit)), stats.source_prefix, str(mermaid), data.language, str(data.publish_source), graphviz(),
         repr(sorted(data.corrections.items())),
     )
 

@@ -17,6 +17,12 @@ written only when their text changed.
 The digests are kept in the store (`PAGES_NAME`) with every page that may be on disk;
 before a page is written its digest is dropped from that record, so a render cut short
 never leaves a digest claiming a page it did not write.
+
+The commit the source links name is not in the digests: every commit would render every
+file page again (homeassistant: 12,000 pages, a minute). The record says which commit the
+pages on disk link at; after a new commit, an unchanged page is rewritten with its links
+at the new one (`relinked`: `/blob/<old>/` becomes `/blob/<new>/`, all a page holds of the
+commit), the bytes a render of it at that commit writes.
 """
 
 from __future__ import annotations
@@ -38,10 +44,11 @@ from ..writing.docstrings import Docstring
 from .doc_markdown import PROSE_LANGUAGES
 from .corrected import corrected_sections_only, section_pages
 from .llms import without_front_matter
-from .render import RenderedPage, SiteData, _Pages, docstring_parts, page_file, write_page
+from .render import RenderedPage, SiteData, _Pages, docstring_parts, page_file, source_commit, write_page
 
 PAGES_NAME = "render-pages.json"
-"""{"inputs": site digest, "pages": {page: digest, or "" for a page rendered every time or being written}}."""
+"""{"inputs": site digest, "commit": the source links' commit, "pages": {page: digest, or ""
+for a page rendered every time or being written}}."""
 UNSHOWN_FIELDS = ("embedding", "indexedAt")
 """A document's fields no page shows: its vector, and when it was indexed."""
 
@@ -59,8 +66,10 @@ class RenderedPages:
 class IncrementalRender:
     """One render of the site over the pages `previous` (the stored record) says are on disk."""
 
-    def __init__(self, data: SiteData, docs_dir: Path, site: str, previous: dict[str, str], as_written: set[str]) -> None:
+    def __init__(self, data: SiteData, docs_dir: Path, site: str, previous: dict[str, str], as_written: set[str], linked: str = "") -> None:
         self.pages = _Pages(data)
+        self.relink = (source_commit(linked), source_commit(data.commit)) if linked and data.commit and linked != data.commit else None
+        """The source links' commit on disk and now, when they differ (`linked`: the commit the pages of `previous` name)."""
         self.docs_dir = docs_dir
         self.site = site
         self.previous = previous
@@ -90,6 +99,7 @@ class IncrementalRender:
         prose = []
         for page, title, text in self.pages.prose(skip=self.clean):
             kept = _text_as_written(self.docs_dir / page, title) if page in self.clean and not text else None
+            kept = self.relinked(kept) if kept is not None else None
             if kept is None and page in self.clean:
                 self.clean.discard(page)  # not as written: render it
                 text = next(t for p, _, t in self.pages.prose(only={page}))
@@ -98,6 +108,10 @@ class IncrementalRender:
         self.early = list(self.pages.reference(only=self.always))
         self.rendered += len(self.early)
         return prose
+
+    def relinked(self, text: str) -> str:
+        """A page's text with its source links at this render's commit."""
+        return text.replace(*self.relink) if self.relink else text
 
     def searched(self, prose: list[RenderedPage]) -> list[RenderedPage]:
         """What the search indexes of the pages: the prose pages whole, of the `early` ones
@@ -114,9 +128,15 @@ class IncrementalRender:
         every page that may be written or is still to be deleted.
         """
         self._compare(file_page_digests(self.pages, self.site, self.shown))  # while the search data is written
-        every = {page: "" for page in chain(self.previous, self.digests)} | {page: self.digests[page] for page in self.clean}
-        before_writing(dict(sorted(every.items())))
+        every = {page: "" for page in chain(self.previous, self.digests)} | ({} if self.relink else {page: self.digests[page] for page in self.clean})
+        before_writing(dict(sorted(every.items())))  # relinked pages are being written too
         written = 0
+        for page in sorted(self.clean) if self.relink else ():
+            path = self.docs_dir / page
+            text = path.read_text(encoding="utf-8")
+            if self.relinked(text) != text:
+                path.write_text(self.relinked(text), encoding="utf-8")
+                written += 1
         names = []
         for page, title, text in prose:
             written += page not in self.clean and write_page(self.docs_dir, page, title, text)

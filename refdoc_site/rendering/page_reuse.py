@@ -8,7 +8,8 @@ than the page: the footer's build stamp and the canonical address change on ever
 
 This module keeps, in the store, the pages of the last build as MkDocs wrote them
 (`CACHE_DIR` beside the MkDocs project, hard links to the published files) and a record
-(`CACHE_RECORD`): the SHA-256 of each page's Markdown, what made every page (`key`: the
+(`CACHE_RECORD`): the SHA-256 of each page's Markdown (without the commit its source links
+name), what made every page (`key`: the
 project's `mkdocs.yml` without the values of one build, the theme override, the hook's
 code, the versions of the packages that write a page) and those values of that build (the
 site's address, the build stamp, the commit the "This is wrong" links name). A build with
@@ -39,6 +40,7 @@ from typing import Any
 from ..core.store import read_tagged_json
 from . import page_weight, stamp
 from .page_weight import ENGINE_PROGRESS, SHARED_DIR, SHARED_PARTS
+from .render import source_commit
 
 CACHE_DIR = "built-pages"
 """The last build's pages, relative to the MkDocs project (in the store)."""
@@ -83,7 +85,8 @@ class BuildValues:
 
 def rebased(page: str, old: BuildValues, new: BuildValues) -> str | None:
     """`page`, written by a build with `old` values, as a build with `new` ones writes it;
-    None when an old value is not where the theme writes it (the page is built again)."""
+    None when an old value is not where the theme writes it (the page is built again). The
+    source links are at the new commit too (their Markdown was compared without it)."""
     for before, after in zip(old.marks(), new.marks()):
         if bool(before) != bool(after):
             return None
@@ -92,6 +95,8 @@ def rebased(page: str, old: BuildValues, new: BuildValues) -> str | None:
         if page.count(before) != 1:
             return None
         page = page.replace(before, after)
+    if old.commit and new.commit:
+        page = page.replace(source_commit(old.commit), source_commit(new.commit))
     return page
 
 
@@ -107,7 +112,8 @@ class PageReuse:
     """src_uri → the page's path in the site, for every page of this build."""
 
     def on_files(self, files: Any, config: Any) -> Any:
-        self.digests = {file.src_uri: _digest(Path(file.abs_src_path)) for file in files.documentation_pages()}
+        commit = BuildValues.of(config).commit
+        self.digests = {file.src_uri: _digest(Path(file.abs_src_path), commit) for file in files.documentation_pages()}
         self._pages = {file.src_uri: file.dest_uri for file in files.documentation_pages()}
         record = _read_record(self.project_dir)
         key = build_key(Path(config.config_file_path))
@@ -201,8 +207,10 @@ def build_key(config_path: Path) -> str:
     return digest.hexdigest()
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _digest(path: Path, commit: str) -> str:
+    """A page's Markdown's SHA-256, its source links' commit left out (`rebased` puts it back)."""
+    text = path.read_bytes()
+    return hashlib.sha256(text.replace(source_commit(commit).encode(), b"/blob/-/") if commit else text).hexdigest()
 
 
 def _read_record(project_dir: Path) -> dict | None:

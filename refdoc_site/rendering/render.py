@@ -117,6 +117,12 @@ def render_pages(data: SiteData, docs_dir: Path, prose: list[RenderedPage] | Non
     return sorted(written)
 
 
+def source_commit(commit: str) -> str:
+    """How a source link names its commit (`source_url`): what a page's links change by
+    from one commit to the next (incremental.py, page_reuse.py)."""
+    return f"/blob/{quote(commit)}/"
+
+
 def write_page(docs_dir: Path, page: str, title: str | None, text: str) -> bool:
     """Write a page's file unless it already holds these bytes; returns whether it wrote."""
     target = docs_dir / page
@@ -345,7 +351,7 @@ class _Pages:
             return ""
         base = link_target(self.data.repo_url.rstrip("/"))
         tree_path = self.data.stats.source_prefix + path
-        return f"{base}/blob/{quote(self.data.commit)}/{quote(tree_path)}#L{start}-L{end}"
+        return f"{base}{source_commit(self.data.commit)}{quote(tree_path)}#L{start}-L{end}"
 
     @cached_property
     def maps(self) -> SiteMaps:
