@@ -115,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, help="work folder (default: /tmp/refdoc-previews-NAME); reused")
     parser.add_argument("--previews", type=int, default=10)
     parser.add_argument("--keep", action="store_true", help="keep each pull request's whole built site (pr-K-site) for inspection")
+    parser.add_argument("--origin", help="the repository's `origin` remote (e.g. https://github.com/bench/NAME): with it the pages link their sources at each commit, as a GitHub checkout's do")
     args = parser.parse_args(argv)
     info = fetch_corpus(CORPORA[args.corpus], args.cache)
     work = args.work or Path(f"/tmp/refdoc-previews-{args.corpus}")
@@ -125,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     shutil.copytree(args.cache / f"corpus-{args.corpus}", repo, ignore=shutil.ignore_patterns(".git"))
     (repo / ".gitignore").write_text(".refdoc/\n", encoding="utf-8")
     _git(repo, "init", "-q")
+    if args.origin:
+        _git(repo, "remote", "add", "origin", args.origin)
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", f"{info['name']} {info['version']}")
     base = _git(repo, "rev-parse", "HEAD")
