@@ -14,6 +14,7 @@ from test_incremental_render import SOURCES
 
 from refdoc_site.core.config import Config
 from refdoc_site.pipeline import Workspace, build
+from refdoc_site.pipeline.diff_phase import Base
 from refdoc_site.rendering.page_reuse import CACHE_DIR, CACHE_RECORD, BuildValues, build_key, rebased
 
 CONFIG = Config(repo_url="https://github.com/acme/tiny")
@@ -30,16 +31,16 @@ def _commit(repo: Path, message: str) -> None:
     _git(repo, "commit", "-q", "-m", message)
 
 
-def _built(repo: Path, store: Path, out: Path, site_url: str):
+def _built(repo: Path, store: Path, out: Path, site_url: str, base: str = ""):
     workspace = Workspace.create(repo, replace(CONFIG, site_url=site_url), store, out)
-    return build(workspace)
+    return build(workspace, base=Base(base) if base else None)
 
 
 def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def _from_nothing(tmp_path: Path, repo: Path, store: Path, site_url: str, name: str) -> dict[str, bytes]:
+def _from_nothing(tmp_path: Path, repo: Path, store: Path, site_url: str, name: str, base: str = "") -> dict[str, bytes]:
     """The site a build writes with the same store but no pages of an earlier build."""
     clean = tmp_path / f"{name}-store"
     shutil.copytree(store, clean)
@@ -47,7 +48,7 @@ def _from_nothing(tmp_path: Path, repo: Path, store: Path, site_url: str, name: 
     (clean / "mkdocs" / CACHE_RECORD).unlink()
     for record in clean.glob("published*.json"):
         record.unlink()
-    report = _built(repo, clean, tmp_path / f"{name}-site", site_url)
+    report = _built(repo, clean, tmp_path / f"{name}-site", site_url, base)
     assert report.taken == 0
     return _tree(tmp_path / f"{name}-site")
 
@@ -60,15 +61,18 @@ def test_a_rebuild_takes_the_unchanged_pages_and_writes_the_same_site(tmp_path: 
     first = _built(repo, store, tmp_path / "site", MAIN_URL)
     assert first.taken == 0
 
-    # One function appended, and built as a pull request's preview: another address, commit, stamp.
+    # One function appended, and built as a pull request's preview: another address, commit,
+    # stamp, and a "What changed" page (which no navigation lists, so the pages' is the same).
     with (repo / "pkg/words.py").open("a", encoding="utf-8") as source:
         source.write('\n\ndef whisper(text: str) -> str:\n    """The text in small letters."""\n    return text.lower()\n')
     _commit(repo, "two")
-    second = _built(repo, store, tmp_path / "preview", PREVIEW_URL)
-    # Converted: words.py's page, its module's, the overview (it names the commit) and the two summaries it is in.
-    assert second.taken == second.pages - 5
+    second = _built(repo, store, tmp_path / "preview", PREVIEW_URL, base="HEAD~1")
+    # Converted: words.py's page, its module's, the overview (it names the commit), the two
+    # summaries words.py is in and "What changed".
+    assert second.taken == second.pages - 6
     site = _tree(tmp_path / "preview")
-    assert site == _from_nothing(tmp_path, repo, store, PREVIEW_URL, "clean")
+    assert site == _from_nothing(tmp_path, repo, store, PREVIEW_URL, "clean", base="HEAD~1")
+    assert "changes/index.html" in site
     page = site["files/pkg/numbers.py/index.html"].decode()
     assert f'href="{PREVIEW_URL}files/pkg/numbers.py/"' in page and MAIN_URL + "files" not in page
 
@@ -79,11 +83,12 @@ def test_a_rebuild_takes_the_unchanged_pages_and_writes_the_same_site(tmp_path: 
     assert third.taken > 0
     assert _tree(tmp_path / "site") == _from_nothing(tmp_path, repo, store, MAIN_URL, "added")
 
-    # A file removed: a page taken might link to its page unchecked, so nothing is taken.
+    # A file removed: a page whose Markdown names its page is converted (MkDocs checks its
+    # links), the others are taken; so is the preview's "What changed", gone from this build.
     (repo / "pkg/letters.py").unlink()
     _commit(repo, "four")
     fourth = _built(repo, store, tmp_path / "site", MAIN_URL)
-    assert fourth.taken == 0
+    assert fourth.taken > 0
     assert _tree(tmp_path / "site") == _from_nothing(tmp_path, repo, store, MAIN_URL, "removed")
 
 

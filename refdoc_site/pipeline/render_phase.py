@@ -214,7 +214,6 @@ def render_report(workspace: Workspace) -> RenderReport:
         modules=[(name, module_page(name)) for name in sorted(data.hierarchy.modules)],
         plans=[(plan.query, plan_page(plan.slug)) for plan in data.plans],
         mermaid_script=mermaid,
-        changes_page=CHANGES_PAGE if changes is not None else "",
         build_stamp=build_stamp(page_labels(data.language), data.commit, data.stats.commit_date, data.repo_url),
         commit_date=data.stats.commit_date[:10],
         engine=workspace.config.engine,
@@ -337,6 +336,7 @@ def load_site_data(workspace: Workspace) -> SiteData:
         language=workspace.config.language,
         publish_source=workspace.config.publish_source,
         map_links_to_sources=workspace.config.engine == "zensical",
+        changes=(store.directory / CHANGES_NAME).is_file(),
     ))
     data.orientation = _stored_orientation(workspace, state.files, data)
     return data

@@ -19,8 +19,9 @@ others only (a page taken is marked unmodified, MkDocs' `dirty` build skips it).
 result is the site a full build writes, byte for byte (tests/test_page_reuse.py).
 
 Nothing is taken when the key differs (a module added or removed changes the navigation,
-so every page), when a page of the last build is gone (a page taken may link to it and
-would not be checked again), or when a page's old values are not found in it. The output
+so every page); a page is converted again when its Markdown names a page of the last build
+that is gone (it may link there: MkDocs checks the link) or when its old values are not
+found in it. The output
 folder is a fresh one, as for any build: no file of an earlier site is ever left in it.
 """
 
@@ -30,6 +31,7 @@ import hashlib
 import json
 import logging
 import os
+import posixpath
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -117,8 +119,9 @@ class PageReuse:
         self._pages = {file.src_uri: file.dest_uri for file in files.documentation_pages()}
         record = _read_record(self.project_dir)
         key = build_key(Path(config.config_file_path))
-        if record is None or record.get("key") != key or not set(record["pages"]) <= set(self.digests):
+        if record is None or record.get("key") != key:
             return files
+        gone = [posixpath.basename(page).encode("utf-8") for page in set(record["pages"]) - set(self.digests)]
         old, new = BuildValues(**record["values"]), BuildValues.of(config)
         cached = self.project_dir / CACHE_DIR
         site = Path(config["site_dir"])
@@ -127,6 +130,8 @@ class PageReuse:
             entry = record["pages"].get(file.src_uri)
             if entry is None or entry[0] != self.digests[file.src_uri] or entry[1] != file.dest_uri:
                 continue
+            if gone and _names_any(Path(file.abs_src_path), gone):
+                continue  # it may link to a page that is gone: MkDocs checks that link
             try:
                 page = rebased((cached / file.dest_uri).read_text(encoding="utf-8"), old, new)
             except (OSError, UnicodeDecodeError):
@@ -183,6 +188,12 @@ class PageReuse:
 
 def _unmodified() -> bool:
     return False
+
+
+def _names_any(path: Path, names: list[bytes]) -> bool:
+    """Whether a page's Markdown holds any of these file names (a link to a page holds its name)."""
+    text = path.read_bytes()
+    return any(name in text for name in names)
 
 
 def _parts_known(page: str, parts: dict[str, str]) -> bool:

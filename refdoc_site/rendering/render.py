@@ -80,6 +80,10 @@ class SiteData:
     """False: file pages show no code (refdoc.yml's `publish_source`)."""
     corrections: dict[str, CorrectionView] = field(default_factory=dict)
     """The maintainers' corrections by `kind:target`, as applied (corrected.py)."""
+    changes: bool = False
+    """A build with `--base`: the overview links its "What changed" page (changes.py), which
+    is in no navigation, so that a preview's pages share the main site's navigation and
+    MkDocs takes them from its last build (page_reuse.py)."""
     map_links_to_sources: bool = False
     """True: the maps' SVG links name the pages' Markdown sources, as Markdown links do:
     Zensical rewrites links in raw HTML as it does those (MkDocs leaves them as written,

@@ -134,7 +134,6 @@ def write_project(
     modules: list[tuple[str, str]],
     mermaid_script: MermaidScript | None,
     plans: list[tuple[str, str]] = (),
-    changes_page: str = "",
     build_stamp: str = "",
     commit_date: str = "",
     engine: str = "mkdocs",
@@ -144,7 +143,6 @@ def write_project(
 ) -> Path:
     """Write `mkdocs.yml` (and local assets) next to the rendered `docs/`.
 
-    `changes_page`, when given, is the "What changed" page of a build with `--base`.
     `site_dir` is written relative to the project (MkDocs reads it so), and `build_stamp`
     (stamp.py) is the footer: no path or time of the building machine is in the file.
     The file is the same for both engines; `overrides/` holds the `engine`'s theme override.
@@ -183,7 +181,6 @@ def write_project(
             t=labels,
             module_nav=module_nav_yaml(modules, labels, indent=4, hierarchy=hierarchy),
             plans=plans,
-            changes_page=changes_page,
             mermaid_asset=mermaid_asset,
             hook_file=HOOK_FILE,
             build_stamp=build_stamp,
