@@ -19,7 +19,7 @@ from refdoc_site.core.pages import plan_slug
 from refdoc_site.core.serial import from_json
 from refdoc_site.core.tokens import count_tokens
 from refdoc_site.pipeline import DECISIONS_NAME, PLANS_NAME, Workspace, build
-from refdoc_site.rendering.render import grounded_markdown
+from refdoc_site.rendering.grounded_text import grounded_markdown
 from refdoc_site.search.embed import matching_embedder
 from refdoc_site.search.ranking import SearchIndex
 from refdoc_site.writing.context import (

@@ -38,7 +38,7 @@ from ..understanding.graph import RepoGraph
 from ..understanding.orientation import Orientation
 from ..writing.docstring_links import DocstringNames
 from ..writing.docstrings import Docstring, parse_docstring
-from ..writing.grounding import Citation, Grounded, TextSegment
+from ..writing.grounding import Grounded
 from ..writing.links import Link
 from ..writing.names import NameIndex
 from ..writing.sections import PageSection, page_sections
@@ -48,6 +48,7 @@ from .corrected import CorrectionView, correct_sections, for_definition, maintai
 from .doc_markdown import PROSE_LANGUAGES, DocPage, doc_page, docstring_admonition, rst_labels
 from .markup import _escape_inline, _fenced, code_fence, code_span, escape_text, link_target, one_line  # noqa: F401 (re-exported)
 from .overview import overview_context
+from .grounded_text import grounded_markdown, shown_label
 from .page_meta import page_description
 from .summary_parts import SummaryPart, site_summary_parts
 
@@ -297,7 +298,7 @@ class _Pages:
             return link(target.page, target.anchor) if self.exists(target.page, target.anchor) else None
 
         def cite_link(item: Link | PlanChunk, shown: str = "") -> str:
-            label = code_span(shown) if shown else escape_text(_shown_label(item, self.labels))
+            label = code_span(shown) if shown else escape_text(shown_label(item, self.labels))
             address = url(item)
             return f"[{label}]({address})" if address else label
 
@@ -428,49 +429,6 @@ def plural(forms: dict[str, str], count: int, **values: object) -> str:
     """A count in words, in the form its language uses for it (`{n} file`, `{n} files`;
     Japanese has one form)."""
     return fill(forms["one" if count == 1 else "other"], n=count, **values)
-
-
-def grounded_markdown(segments: Grounded, url: Callable[[Link], str | None] | None, labels: Labels) -> str:
-    """Grounded segments (grounding.py) as Markdown: prose escaped, names as code spans linked
-    to their pages, flagged names marked, a statement's citations in brackets after it.
-
-    `url(target)` makes a page-relative URL of a stored link, or None where it has no page;
-    no `url` renders names and citations unlinked. `labels` are the written pages' headings
-    and notes in the output language.
-    """
-    out: list[str] = []
-    citations: list[str] = []
-
-    def flush() -> None:
-        if citations:
-            out.append(" (" + "; ".join(citations) + ")")
-            citations.clear()
-
-    for segment in segments:
-        if isinstance(segment, Citation):
-            if url is not None:
-                address = url(segment.link)
-                label = escape_text(_shown_label(segment.link, labels))
-                citations.append(f"[{label}]({address})" if address else label)
-            continue
-        flush()
-        if isinstance(segment, TextSegment):
-            out.append(_escape_inline(segment.text))
-            continue
-        address = url(segment.link) if url is not None and segment.link is not None else None
-        if segment.flagged:
-            out.append(f"{code_span(segment.code)} *({labels['flagged']})*")
-        elif address:
-            out.append(f"[{code_span(segment.code)}]({address})")
-        else:
-            out.append(code_span(segment.code))
-    flush()
-    return "".join(out).strip()
-
-
-def _shown_label(target: Link | PlanChunk, labels: Labels) -> str:
-    """A stored link's label; the system summary's in the output language."""
-    return labels["system_summary"] if target.page == SYSTEM_PAGE else target.label
 
 
 def diagram_block(source: str, drawn: bool) -> str:

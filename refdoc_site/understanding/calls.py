@@ -23,8 +23,6 @@ A language server's answer comes first. Without one, the receiver decides
 
 from __future__ import annotations
 
-import functools
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -33,6 +31,7 @@ from ..core.records import Chunk, ChunkKind, Document
 from ..languages.c_family import MACRO_SIGNATURE
 from ..languages.receivers import ReceiverRules, receiver_rules
 from .declared_types import EXTENSION, DeclaredTypes, _definition_id, _folder, _matches, _owner
+from .written_imports import import_owner, is_module_of, module_importing
 
 ResolveImport = Callable[[str, str], list[str]]
 """(file, import as written) → the repository files it names."""
@@ -118,7 +117,6 @@ class CallResolver(DeclaredTypes):
                 return [t for t in defined if t]
         found = self.constructors(self.resolve(chunk, callee, self.local_types(chunk)))
         return [c.id for c in (self.by_arguments(chunk, found, arguments) if arguments else found)]
-
 
     def constructors(self, targets: list[Chunk]) -> list[Chunk]:
         """A class called (`new Foo(…)`, `Foo x(…)`) runs its constructor, where the
@@ -224,7 +222,6 @@ class CallResolver(DeclaredTypes):
         self._local_types[chunk.id] = {name: classes for name, classes in types.items() if classes}
         return self._local_types[chunk.id]
 
-
     def returned_classes(self, chunk: Chunk, call: str) -> list[Chunk]:
         """The classes a call in `chunk` returns: the class it constructs, or the
         annotated return type of the function it calls."""
@@ -322,7 +319,6 @@ class CallResolver(DeclaredTypes):
             found = found if len(found) == 1 else []
         return found
 
-
     def in_package(self, path: str, name: str, rules: ReceiverRules) -> list[Chunk]:
         """A top-level definition of another file of the folder, where the language
         makes a package of it (Go's functions, Java's classes), when only one bears the name."""
@@ -353,7 +349,7 @@ class CallResolver(DeclaredTypes):
     def _imported_visible(self, path: str, name: str, depth: int) -> list[Chunk]:
         found: list[Chunk] = []
         for written in self.imports.get(path, ()):
-            module = _module_importing(written, name)
+            module = module_importing(written, name)
             if module is None:
                 continue
             for target in self.resolve_import(path, module):
@@ -377,9 +373,8 @@ class CallResolver(DeclaredTypes):
     def static_member(self, path: str, module: str, name: str) -> list[Chunk]:
         """`name` as a member of the class an import names (Java's `import static
         pkg.Util.checkArgument` and `pkg.Util.*`: the method `checkArgument` of `Util`)."""
-        member = self.members.get((path, _import_owner(module)), {}).get(name)
+        member = self.members.get((path, import_owner(module)), {}).get(name)
         return [member] if member is not None else []
-
 
     def imports_name(self, path: str, name: str) -> bool:
         """Whether the file imports `name` itself (`var accepts = require('accepts')`,
@@ -395,7 +390,7 @@ class CallResolver(DeclaredTypes):
             files: list[str] = []
             for written in self.imports.get(path, ()):
                 if written == receiver or written.endswith("." + receiver) or written.endswith("/" + receiver):
-                    files.extend(t for t in self.resolve_import(path, written) if t != path and _is_module_of(t, receiver))
+                    files.extend(t for t in self.resolve_import(path, written) if t != path and is_module_of(t, receiver))
             self._modules[key] = list(dict.fromkeys(files))
         return self._modules[key]
 
@@ -490,33 +485,6 @@ def _without_path_prefix(receiver: str, rules: ReceiverRules) -> str:
     """`crate.ErrorImpl` → `ErrorImpl`: a path from the crate's root names the type itself."""
     head, _, rest = receiver.partition(".")
     return rest if rest and head in rules.path_prefixes else receiver
-
-
-@functools.cache
-def _import_owner(module: str) -> str:
-    """The last part of an import as written (`Util` of `pkg.Util.*`)."""
-    return re.split(r"[./]|::", module.rstrip(".*"))[-1]
-
-
-def _module_importing(written: str, name: str) -> str | None:
-    """The module of an import as written that brings in `name` (`.models.User` → `.models`,
-    `..User` → `..`), or None when it brings in another name."""
-    if not written.endswith(name) or written == name:
-        return None
-    module = written[: -len(name)]
-    if module.strip(".") == "":
-        return module
-    return module[:-1] if module.endswith(".") else None
-
-
-def _is_module_of(path: str, receiver: str) -> bool:
-    """Whether the file is the module the receiver names (`pkg/utils.py`,
-    `pkg/utils/__init__.py` for `utils`), not its package reached by a shorter prefix."""
-    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    last = receiver.rsplit(".", 1)[-1]
-    if stem in ("__init__", "index", "mod"):
-        stem = path.rsplit("/", 2)[-2] if path.count("/") else stem
-    return stem == last
 
 
 def _defined_at(by_path: dict[str, list[Chunk]], location: str, name: str) -> str | None:
