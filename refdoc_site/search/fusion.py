@@ -1,8 +1,17 @@
 """How the keyword and the meaning sides' scores become one ranking: each side's scores
 normalised to 0..1 over its top candidates, then summed with the settings' weight (the
-browser's `refdoc-search.js` fuses the same way)."""
+browser's `refdoc-search.js` fuses the same way), and when two scores tie."""
 
 from __future__ import annotations
+
+import math
+
+
+def tie_level(score: float) -> int:
+    """A score to 9 decimals, as the ranking compares it: two chunks whose terms weigh the
+    same tie, though their sums' last bits differ with the order they were added in (here
+    and in the browser, refdoc-search.js `tieLevel`, the same arithmetic)."""
+    return math.floor(score * 1e9 + 0.5)
 
 
 def fuse(sparse: dict[int, float], dense: dict[int, float], weights: dict) -> dict[int, float]:

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..core.records import ChunkKind, Document, vector_rows
 from .asides import asks_for_asides, is_aside
-from .fusion import fuse
+from .fusion import fuse, tie_level
 from .japanese import JAPANESE_RUN, glossary_words, japanese_terms, with_glossary
 from .loanwords import Loanwords
 from .lunr_index import compact_index, serialized_index, term_statistics
@@ -439,10 +439,10 @@ class SearchIndex:
         return self._collapse(order, combined, sparse, dense, top)
 
     def _by_score(self, scores: dict[int, float]) -> list[int]:
-        """Positions best first; on equal scores public definitions before private and
-        dunder ones (a tie often is a method and its `__init__` with the same words)."""
+        """Positions best first; on equal scores (`tie_level`) public definitions before
+        private and dunder ones (a tie often is a method and its `__init__` with the same words)."""
         documents = self.documents
-        return sorted(scores, key=lambda p: (-scores[p], not is_public(documents[p].chunk.symbol), p))
+        return sorted(scores, key=lambda p: (-tie_level(scores[p]), not is_public(documents[p].chunk.symbol), p))
 
     def _names_first(self, query: str, combined: dict[int, float], order: list[int], asides: frozenset[int] = frozenset()) -> list[int]:
         """`order` with the definitions a name query names moved to the front (names.py),

@@ -691,13 +691,19 @@
     return scores;
   };
 
+  /* A score to 9 decimals, as the ranking compares it (search/ranking.py tie_level): the
+     same terms' weights added in another order tie. */
+  function tieLevel(score) {
+    return Math.floor(score * 1e9 + 0.5);
+  }
+
   /* Positions best first; on equal scores public definitions before private and dunder ones. */
   Searcher.prototype.byScore = function (scores) {
     var table = this.table;
     return Object.keys(scores)
       .map(Number)
       .sort(function (a, b) {
-        return scores[b] - scores[a] || !table.isPublic(a) - !table.isPublic(b) || a - b;
+        return tieLevel(scores[b]) - tieLevel(scores[a]) || !table.isPublic(a) - !table.isPublic(b) || a - b;
       });
   };
 
