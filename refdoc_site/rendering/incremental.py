@@ -134,8 +134,9 @@ class IncrementalRender:
         for page in sorted(self.clean) if self.relink else ():
             path = self.docs_dir / page
             text = path.read_text(encoding="utf-8")
-            if self.relinked(text) != text:
-                path.write_text(self.relinked(text), encoding="utf-8")
+            moved = self.relinked(text)
+            if moved != text:
+                path.write_text(moved, encoding="utf-8")
                 written += 1
         names = []
         for page, title, text in prose:

@@ -108,7 +108,6 @@ class PageReuse:
     unchanged pages from the last build's and store this build's for the next."""
 
     project_dir: Path
-    taken: int = 0
     digests: dict[str, str] = field(default_factory=dict)
     _pages: dict[str, str] = field(default_factory=dict)
     """src_uri → the page's path in the site, for every page of this build."""
@@ -144,8 +143,7 @@ class PageReuse:
             for icon, script in SHARED_REFERENCE.findall(page):
                 SHARED_PARTS[icon or script] = parts[icon or script]
             file.is_modified = _unmodified  # MkDocs' dirty build neither converts nor writes it
-            self.taken += 1
-            ENGINE_PROGRESS["taken"] = self.taken
+            ENGINE_PROGRESS["taken"] += 1  # the build's report reads it (render_phase.publish resets it)
         return files
 
     def on_nav(self, nav: Any, config: Any, files: Any) -> Any:

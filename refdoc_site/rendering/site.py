@@ -250,9 +250,9 @@ def mermaid_modules(entry: Path, dist: Path) -> list[Path] | None:
     return sorted(found)
 
 
-def build_site(config_path: Path, site_dir: Path | None = None, engine: str = "mkdocs", *, reuse: bool = False) -> int:
+def build_site(config_path: Path, site_dir: Path | None = None, engine: str = "mkdocs", *, reuse: bool = False) -> None:
     """Run `mkdocs build --strict` in this process (or Zensical's build, zensical_site.py);
-    a warning fails the build. Returns how many pages were taken from the last build.
+    a warning fails the build.
 
     `site_dir` overrides `mkdocs.yml`'s: the publish step builds into a folder it made.
     With `reuse` (only into a new, empty `site_dir`), MkDocs converts only the pages whose
@@ -260,7 +260,7 @@ def build_site(config_path: Path, site_dir: Path | None = None, engine: str = "m
     """
     if engine == ZENSICAL:
         build_with_zensical(config_path, site_dir)
-        return 0
+        return
     # lazy: mkdocs takes ~0.15 s to import; only the site phase runs it
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -286,7 +286,6 @@ def build_site(config_path: Path, site_dir: Path | None = None, engine: str = "m
     finally:
         logger.removeHandler(collector)
         logging.getLogger("mkdocs.commands.build").removeFilter(dirty)
-    return reused.taken if reused is not None else 0
 
 
 class _WarningCollector(logging.Handler):
