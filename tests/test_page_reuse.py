@@ -15,6 +15,7 @@ from test_incremental_render import SOURCES
 from refdoc_site.core.config import Config
 from refdoc_site.pipeline import Workspace, build
 from refdoc_site.pipeline.diff_phase import Base
+from refdoc_site.search.site_search import DATA_DIR
 from refdoc_site.rendering.page_reuse import CACHE_DIR, CACHE_RECORD, BuildValues, build_key, rebased
 
 CONFIG = Config(repo_url="https://github.com/acme/tiny")
@@ -60,6 +61,7 @@ def test_a_rebuild_takes_the_unchanged_pages_and_writes_the_same_site(tmp_path: 
     store = tmp_path / "store"
     first = _built(repo, store, tmp_path / "site", MAIN_URL)
     assert first.taken == 0
+    published = _tree(tmp_path / "site" / DATA_DIR)
 
     # One function appended, and built as a pull request's preview: another address, commit,
     # stamp, and a "What changed" page (which no navigation lists, so the pages' is the same).
@@ -73,6 +75,11 @@ def test_a_rebuild_takes_the_unchanged_pages_and_writes_the_same_site(tmp_path: 
     site = _tree(tmp_path / "preview")
     assert site == _from_nothing(tmp_path, repo, store, PREVIEW_URL, "clean", base="HEAD~1")
     assert "changes/index.html" in site
+    # The search data is linked into the site, not copied; the render wrote a changed piece
+    # as a new file, so the main site published before keeps its bytes.
+    data = tmp_path / "preview" / DATA_DIR
+    assert all(p.stat().st_ino == (store / "mkdocs" / "docs" / DATA_DIR / p.relative_to(data)).stat().st_ino for p in data.rglob("*") if p.is_file())
+    assert _tree(tmp_path / "site" / DATA_DIR) == published != _tree(data)
     page = site["files/pkg/numbers.py/index.html"].decode()
     assert f'href="{PREVIEW_URL}files/pkg/numbers.py/"' in page and MAIN_URL + "files" not in page
 

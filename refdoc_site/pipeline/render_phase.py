@@ -67,6 +67,7 @@ from ..rendering.previews import write_page_manifest
 from ..rendering.project_files import (
     FILES_NAME,
     WHOLLY_WRITTEN,
+    WRITTEN_OVER,
     check_project,
     clear_engine_outputs,
     project_files,
@@ -77,6 +78,7 @@ from ..rendering.site import MermaidScript, build_site, find_mermaid, write_proj
 from ..rendering.stamp import build_stamp, issue_form
 from ..search.embed import StaticEmbedder, embed_documents, matching_embedder
 from ..search.prose import ProsePage, page_documents
+from ..search.kept_terms import KEPT_NAME
 from ..search.site_search import write_search_data
 from ..understanding.graph import RepoGraph
 from ..understanding.orientation import Orientation
@@ -167,7 +169,7 @@ def render_report(workspace: Workspace) -> RenderReport:
     previous = kept["pages"] if kept is not None else None
     if previous is None and docs_dir.exists():
         shutil.rmtree(docs_dir)
-    for whole in WHOLLY_WRITTEN:  # the search data and the assets: nothing else may lie there
+    for whole in [folder for folder in WHOLLY_WRITTEN if folder not in WRITTEN_OVER]:  # nothing else may lie there
         shutil.rmtree(docs_dir / whole, ignore_errors=True)
     query_embedder = matching_embedder(workspace.load_state())
     model_dir = query_embedder.directory if query_embedder else None
@@ -179,7 +181,7 @@ def render_report(workspace: Workspace) -> RenderReport:
     with reading_once(store.directory / DOC_BLOCKS_DIR):  # the reST sections the index read
         prose = job.prose()
         searched = data.documents + searched_sections(job.searched(prose), query_embedder, store)
-        with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source), parallel), heartbeat(
+        with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source, None, store.directory / KEPT_NAME), parallel), heartbeat(
             "render", lambda: f"{job.rendered} pages rendered"
         ):
             result = job.write(prose, lambda record: page_record.save(site, commit=data.commit, pages=record))

@@ -28,7 +28,10 @@ ENGINE_OUTPUTS = ("site", ".cache")
 """What the engine writes into the project for its next build (Zensical builds there and
 keeps a cache): cleared with the rest, since the engine copies its `site/` out whole."""
 WHOLLY_WRITTEN = ("assets/", f"{DATA_DIR}/")
-"""Folders of `docs/` each render clears and writes whole (the site's assets and search data)."""
+"""Folders of `docs/` each render writes whole (the site's assets and search data)."""
+WRITTEN_OVER = (f"{DATA_DIR}/",)
+"""Of those, the ones written over the last render's files rather than cleared first
+(core/kept_files.py: a file with the same bytes stays, the rest is deleted)."""
 
 
 def project_files(project_dir: Path) -> dict[str, str]:

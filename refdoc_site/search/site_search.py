@@ -17,15 +17,15 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from ..core.kept_files import KeptFolder
 from ..core.pages import chunk_anchor, file_page, page_url
 from ..core.records import ChunkKind, Document
-from . import site_shards
+from . import kept_terms, site_shards
 from .embed import MODEL_FILE, VOCAB_FILE
 from .japanese import glossary
 from .loanwords import rules as loanword_rules
 from .prose import page_anchor
 from .ranking import ASSETS, SearchIndex, document_vectors, field_terms, searchable, settings, stop_words
-from .site_terms import count_terms
 
 DATA_DIR = "search/refdoc"
 SCRIPTS_DIR = "assets/refdoc"
@@ -41,6 +41,7 @@ def write_search_data(
     embedder_directory: Path | None = None,
     publish_source: bool = True,
     shard_min_chunks: int | None = None,
+    kept_counts: Path | None = None,
 ) -> dict[str, int]:
     """Write the search data and scripts; returns the bytes written per file.
 
@@ -48,7 +49,9 @@ def write_search_data(
     browser must embed the query with that same model. Without `publish_source`, the
     index has no field of the code's words (the browser ranks with the fields it finds).
     From `shard_min_chunks` chunks (default: settings' `shards.min_chunks`) the data is
-    written in pieces a query fetches one by one (`site_shards.py`).
+    written in pieces a query fetches one by one (`site_shards.py`), their term counts
+    taken from `kept_counts` for the documents unchanged since it was written, and kept
+    there for the next time (kept_terms.py).
     """
     fields = {name: boost for name, boost in settings()["fields"].items() if publish_source or name not in CODE_FIELDS}
     if shard_min_chunks is None:
@@ -56,13 +59,16 @@ def write_search_data(
     searched = searchable(documents)
     sharded = len(searched) >= shard_min_chunks  # a large site: a query fetches only its pieces
     if sharded:  # counted a document at a time (site_terms.py), no whole index built
-        counts = count_terms((field_terms(document, fields) for document in searched), fields)
+        kept = kept_terms.load(kept_counts, fields) if kept_counts is not None else None
+        counts, keys = kept_terms.count_kept(searched, fields, kept, lambda document: field_terms(document, fields))
+        del kept
+        if kept_counts is not None:
+            kept_terms.save(kept_counts, keys, counts)
         rows, scales = document_vectors(searched)
         index = SearchIndex(searched, None, rows, scales, dict(fields), _posting_counts=dict(zip(counts.terms, counts.posting_counts())))
     else:
         index = SearchIndex.build(searched, fields, for_site=True)
-    data_dir = docs_dir / DATA_DIR
-    data_dir.mkdir(parents=True, exist_ok=True)
+    folder = KeptFolder(docs_dir / DATA_DIR)  # the last render's files with the same bytes stay as they are
     config = {
         "settings": settings(),
         "stopWords": sorted(stop_words()),
@@ -75,10 +81,11 @@ def write_search_data(
     }
     model_dir = embedder_directory if index.has_vectors else None
     if sharded:
-        config["shards"], written = site_shards.write_sharded(index, counts, lambda p: _row(index, p), data_dir, model_dir)
+        config["shards"], written = site_shards.write_sharded(index, counts, lambda p: _row(index, p), folder, model_dir)
     else:
-        written = _write_whole(index, [_row(index, p) for p in range(len(index.documents))], data_dir, model_dir, config)
-    written["config.json"] = _write_json(data_dir / "config.json", config)
+        written = _write_whole(index, [_row(index, p) for p in range(len(index.documents))], folder, model_dir, config)
+    written["config.json"] = folder.write("config.json", orjson.dumps(config))
+    folder.finish()
     scripts_dir = docs_dir / SCRIPTS_DIR
     scripts_dir.mkdir(parents=True, exist_ok=True)
     for name in SCRIPTS:
@@ -88,16 +95,15 @@ def write_search_data(
     return written
 
 
-def _write_whole(index: SearchIndex, rows: list[dict], data_dir: Path, model_dir: Path | None, config: dict) -> dict[str, int]:
-    """A small site's search data: one index, one chunk table, one vector file."""
-    written = {"index.json": _write_json(data_dir / "index.json", index.compact), "chunks.json": _write_json(data_dir / "chunks.json", rows)}
+def _write_whole(index: SearchIndex, rows: list[dict], folder: KeptFolder, model_dir: Path | None, config: dict) -> dict[str, int]:
+    """A small site's search data: one index, one chunk table, one vector file (compact
+    UTF-8 JSON: orjson writes the bytes of `json.dumps` with compact separators, about
+    four times faster: django's 28 MB Lunr index 0.79 → 0.18 s)."""
+    written = {"index.json": folder.write("index.json", orjson.dumps(index.compact)), "chunks.json": folder.write("chunks.json", orjson.dumps(rows))}
     if model_dir is not None:
-        written["vectors.bin"] = _write_vectors(data_dir / "vectors.bin", index.rows, index.scales)
-        target = data_dir / "model"
-        target.mkdir(exist_ok=True)
+        written["vectors.bin"] = folder.write("vectors.bin", _vectors_bytes(index.rows, index.scales))
         for name in (MODEL_FILE, VOCAB_FILE):
-            shutil.copyfile(model_dir / name, target / name)
-            written[f"model/{name}"] = (target / name).stat().st_size
+            written[f"model/{name}"] = folder.copy(f"model/{name}", model_dir / name)
         config["model"] = {"file": f"model/{MODEL_FILE}", "vocab": f"model/{VOCAB_FILE}"}
         config["vectors"] = "vectors.bin"
     return written
@@ -147,17 +153,7 @@ def _page_section_row(document: Document) -> dict:
     }
 
 
-def _write_vectors(path: Path, rows, scales) -> int:
+def _vectors_bytes(rows, scales) -> bytes:
     """`RDVEC` file: magic, uint32 count and dim, float32 scales, int8 rows (little-endian)."""
     count, dim = rows.shape
-    data = VECTORS_MAGIC + struct.pack("<II", count, dim) + scales.astype("<f4").tobytes() + rows.astype(np.int8).tobytes()
-    path.write_bytes(data)
-    return len(data)
-
-
-def _write_json(path: Path, data: object) -> int:
-    """Compact UTF-8 JSON (orjson writes the same bytes as `json.dumps` with compact
-    separators, about four times faster: django's 28 MB Lunr index 0.79 → 0.18 s)."""
-    encoded = orjson.dumps(data)
-    path.write_bytes(encoded)
-    return len(encoded)
+    return VECTORS_MAGIC + struct.pack("<II", count, dim) + scales.astype("<f4").tobytes() + rows.astype(np.int8).tobytes()

@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from ..core.kept_files import KeptFolder
 from ..core.records import ChunkKind
 from .embed import read_model
 from .loanwords import rules as loanword_rules
@@ -96,7 +97,7 @@ def name_bucket(key: str, buckets: int) -> int:
 
 
 def write_sharded(
-    index: SearchIndex, counts: TermCounts, row_of: Callable[[int], dict], data_dir: Path, model_dir: Path | None
+    index: SearchIndex, counts: TermCounts, row_of: Callable[[int], dict], folder: KeptFolder, model_dir: Path | None
 ) -> tuple[dict, dict[str, int]]:
     """Write the pieces from `index`'s documents and vectors and their term `counts`, the
     chunk table's rows made one bundle at a time (`row_of` a position); returns the
@@ -108,10 +109,7 @@ def write_sharded(
         put_bytes(name + PACKED, pack(orjson.dumps(data)))
 
     def put_bytes(name: str, data: bytes) -> None:
-        path = data_dir / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        written[name] = len(data)
+        written[name] = folder.write(name, data)
 
     groups = row_groups([d.chunk.path for d in index.documents], options["groups_per_file"])
     ids, stride = stable_ids(groups)

@@ -1,0 +1,76 @@
+"""A folder written over the last render's files (core/kept_files.py): the same bytes stay
+as they were, a changed file is a new one (a link to the old keeps the old bytes), and
+what was not written is gone, so the folder holds what a clear-and-write would."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from helpers import stored_document
+
+from refdoc_site.core.kept_files import KeptFolder
+from refdoc_site.search.site_search import write_search_data
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_the_same_bytes_stay_a_change_is_a_new_file_and_the_rest_goes(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    first = KeptFolder(root)
+    for name, data in {"a.bin": b"one", "deep/b.bin": b"two", "deep/er/c.bin": b"three"}.items():
+        first.write(name, data)
+    first.finish()
+    before = {name: (root / name).stat() for name in ("a.bin", "deep/b.bin")}
+    os.link(root / "deep/b.bin", tmp_path / "published-b.bin")  # as the site links it
+
+    second = KeptFolder(root)
+    second.write("a.bin", b"one")
+    second.write("deep/b.bin", b"TWO")
+    second.write("new.bin", b"four")
+    assert second.finish() == 1  # deep/er/c.bin, and its folder with it
+    assert _tree(root) == {"a.bin": b"one", "deep/b.bin": b"TWO", "new.bin": b"four"}
+    assert not (root / "deep/er").exists()
+    assert second.kept == 1
+    kept = (root / "a.bin").stat()
+    assert (kept.st_ino, kept.st_mtime_ns) == (before["a.bin"].st_ino, before["a.bin"].st_mtime_ns)
+    assert (root / "deep/b.bin").stat().st_ino != before["deep/b.bin"].st_ino
+    assert (tmp_path / "published-b.bin").read_bytes() == b"two"
+
+
+def test_a_folder_holding_a_link_is_cleared_first(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_bytes(b"keep me")
+    root = tmp_path / "data"
+    root.mkdir()
+    (root / "terms").symlink_to(outside, target_is_directory=True)
+    (root / "a.bin").write_bytes(b"one")
+    folder = KeptFolder(root)
+    folder.write("terms/secret.txt", b"keep me")  # the same bytes as the file the link reaches
+    folder.finish()
+    assert not (root / "terms").is_symlink() and not (root / "a.bin").exists()
+    assert folder.kept == 0
+    assert (outside / "secret.txt").read_bytes() == b"keep me"
+
+
+def _document(number: int, text: str):
+    content = f'def f{number}():\n    """{text}"""\n    return {number}\n'
+    return stored_document(f"pkg/m{number % 7}.py", f"f{number}", 1, 3, content=content, responsibility=text)
+
+
+def test_search_data_written_over_the_last_equals_a_fresh_write(tmp_path: Path) -> None:
+    words = ["parse", "render", "token", "cache", "route", "queue", "retry", "socket"]
+    documents = [_document(n, f"{words[n % 8]} the {words[(n * 3) % 8]} of item {n}") for n in range(120)]
+    written = tmp_path / "over"
+    write_search_data(documents, written, shard_min_chunks=0)
+    inodes = {p: p.stat().st_ino for p in written.rglob("*") if p.is_file()}
+    changed = documents[:5] + [_document(500, "a new socket retry")] + documents[6:110]
+    write_search_data(changed, written, shard_min_chunks=0)
+    fresh = tmp_path / "fresh"
+    write_search_data(changed, fresh, shard_min_chunks=0)
+    assert _tree(written) == _tree(fresh)
+    same = sum(1 for p, inode in inodes.items() if p.exists() and p.stat().st_ino == inode)
+    assert 0 < same < len(inodes)
