@@ -117,7 +117,8 @@ def can_fork() -> bool:
 
 
 def forked_map(
-    function: Callable[[T], R], items: Sequence[T], label: str, *, parallel: bool = True, each: Callable[[R], None] | None = None
+    function: Callable[[T], R], items: Sequence[T], label: str, *, parallel: bool = True, each: Callable[[R], None] | None = None,
+    unit: str = "files",
 ) -> list[R]:
     """`[function(item) for item in items]` with a progress bar; when `parallel` and
     processes can be forked, in a pool of forked workers. `each`, if given, sees every
@@ -129,13 +130,13 @@ def forked_map(
     """
     if not parallel or not can_fork():
         with threadpool_limits(NATIVE_THREADS_PER_CHILD):  # as in a worker: see the module's docstring
-            return _seen((function(item) for item in progress(items, len(items), label)), each)
+            return _seen((function(item) for item in progress(items, len(items), label, unit)), each)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     pool = ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(os.getpid(), function)
     )
     try:
-        return _seen(progress(pool.map(_in_worker, items, chunksize=8), len(items), label), each)
+        return _seen(progress(pool.map(_in_worker, items, chunksize=8), len(items), label, unit), each)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # interrupted: the queued items are dropped
 

@@ -88,6 +88,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         workspace.config.module_depth or None,
         module_roots(manifest_texts(workspace, state.files, MANIFESTS)),
         {path: entry.namespaces for path, entry in state.files.items() if entry.namespaces},
+        parallel=True,
     )
     if store_call_graph(state.documents, graph):
         store.save(state)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 
 from ..core.records import Chunk, ChunkKind, Document
 from ..languages.c_family import MACRO_SIGNATURE
@@ -433,41 +432,6 @@ class CallResolver(DeclaredTypes):
                 continue
             found.extend(c for path in self.modules(cls.path, module) for c in self.visible(path, name) if c.kind is ChunkKind.CLASS)
         return found
-
-
-@dataclass
-class CallGraph:
-    """Who calls whom, by chunk id, and what each chunk calls that means no chunk."""
-
-    calls: dict[str, list[str]] = field(default_factory=dict)
-    """Chunk id → chunk ids it calls."""
-    callers: dict[str, list[str]] = field(default_factory=dict)
-    """Chunk id → chunk ids calling it."""
-    unresolved: dict[str, list[str]] = field(default_factory=dict)
-    """Chunk id → its calls as written that resolved to no repository chunk (only chunks with any)."""
-
-
-def call_graph(documents: list[Document], imports: dict[str, list[str]], resolve_import: ResolveImport) -> CallGraph:
-    """Every chunk's calls as written (`Metadata.calls`), resolved across the repository."""
-    resolver = CallResolver(documents, imports, resolve_import)
-    graph = CallGraph()
-    callers: dict[str, list[str]] = defaultdict(list)
-    for document in documents:
-        chunk = document.chunk
-        targets: list[str] = []
-        unresolved: list[str] = []
-        for callee in document.metadata.calls:
-            found = resolver.resolve_call(chunk, callee, document.metadata.definitions, document.metadata.arguments.get(callee))
-            if not found:
-                unresolved.append(callee.removeprefix(RESULT + "."))
-            targets.extend(t for t in found if t != chunk.id)
-        graph.calls[chunk.id] = list(dict.fromkeys(targets))
-        if unresolved:
-            graph.unresolved[chunk.id] = unresolved
-        for target in graph.calls[chunk.id]:
-            callers[target].append(chunk.id)
-    graph.callers = {k: list(dict.fromkeys(v)) for k, v in callers.items()}
-    return graph
 
 
 def _self_names(chunk: Chunk, rules: ReceiverRules) -> frozenset[str]:
