@@ -74,3 +74,55 @@ def test_search_data_written_over_the_last_equals_a_fresh_write(tmp_path: Path) 
     assert _tree(written) == _tree(fresh)
     same = sum(1 for p, inode in inodes.items() if p.exists() and p.stat().st_ino == inode)
     assert 0 < same < len(inodes)
+
+
+def test_a_file_made_from_the_same_bytes_is_not_made_again(tmp_path: Path) -> None:
+    root, record = tmp_path / "data", tmp_path / "made.json"
+    made = []
+
+    def make(source: bytes) -> bytes:
+        made.append(source)
+        return source.upper()
+
+    first = KeptFolder(root, record)
+    first.write_made("a.json.gz", b"one", make)
+    first.write_made("b.json.gz", b"two", make)
+    first.finish()
+    assert record.is_file() and made == [b"one", b"two"]
+
+    second = KeptFolder(root, record)
+    assert not record.exists()  # read and let go: a render stopped half way leaves none
+    second.write_made("a.json.gz", b"one", make)
+    second.write_made("b.json.gz", b"TWO!", make)
+    second.finish()
+    assert made == [b"one", b"two", b"TWO!"] and second.kept == 1
+    assert _tree(root) == {"a.json.gz": b"ONE", "b.json.gz": b"TWO!"}
+
+    # without the record, the bytes are compared: made again, kept as they are
+    record.unlink()
+    third = KeptFolder(root, record)
+    third.write_made("a.json.gz", b"one", make)
+    assert made[-1] == b"one" and third.kept == 1
+
+
+def test_a_piece_changed_in_the_store_is_made_again_though_its_record_matches(tmp_path: Path, monkeypatch) -> None:
+    """The record of what the pieces were made from is trusted only while the project is as
+    the last render wrote it (render_phase.py clears the search data otherwise)."""
+    from helpers import write_repo
+
+    from refdoc_site.cli import main
+    from refdoc_site.search.ranking import settings
+    from refdoc_site.search.site_search import DATA_DIR
+
+    monkeypatch.setitem(settings()["shards"], "min_chunks", 0)  # this small site in pieces
+    repo = write_repo(tmp_path / "repo", {"app.py": 'def run():\n    """Run the app."""\n    return 1\n', "README.md": "# App\n"})
+    out = tmp_path / "out"
+    assert main(["build", str(repo), "--out", str(out)]) == 0
+    pieces = repo / ".refdoc" / "mkdocs" / "docs" / DATA_DIR
+    piece = next(p for p in sorted(pieces.glob("terms/*.gz")))
+    good = piece.read_bytes()
+    piece.write_bytes(bytes(len(good)))  # the same size, other bytes
+    assert main(["build", str(repo), "--out", str(out)]) == 0
+    import gzip
+    assert gzip.decompress(piece.read_bytes()) == gzip.decompress(good)
+    assert piece.read_bytes() == good and (out / DATA_DIR / piece.relative_to(pieces)).read_bytes() == good

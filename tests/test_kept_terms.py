@@ -13,7 +13,7 @@ import numpy as np
 import refdoc_site.search.kept_terms as kept_terms
 from helpers import stored_document
 from refdoc_site.search.ranking import field_terms, settings
-from refdoc_site.search.site_search import write_search_data
+from refdoc_site.search.site_search import PIECES_MADE, write_search_data
 from refdoc_site.search.site_terms import count_terms
 
 WORDS = ["parse", "render", "token", "cache", "route", "queue", "retry", "socket", "設定ファイル", "HTTPResponse2", "a"]
@@ -63,9 +63,11 @@ def test_counts_with_the_kept_ones_are_those_counted_from_nothing(tmp_path: Path
 
 def test_search_data_from_kept_counts_is_the_same_bytes(tmp_path: Path) -> None:
     first, second = _documents(90, 4), _documents(60, 4) + _documents(20, 5, start=300)
-    kept = tmp_path / kept_terms.KEPT_NAME
-    write_search_data(first, tmp_path / "over", shard_min_chunks=0, kept_counts=kept)
-    write_search_data(second, tmp_path / "over", shard_min_chunks=0, kept_counts=kept)
+    kept = tmp_path / "store"
+    kept.mkdir()
+    write_search_data(first, tmp_path / "over", shard_min_chunks=0, kept_in=kept)
+    write_search_data(second, tmp_path / "over", shard_min_chunks=0, kept_in=kept)
+    assert (kept / kept_terms.KEPT_NAME).is_file() and (kept / PIECES_MADE).is_file()
     write_search_data(second, tmp_path / "fresh", shard_min_chunks=0)
     tree = lambda root: {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}  # noqa: E731
     assert tree(tmp_path / "over") == tree(tmp_path / "fresh")

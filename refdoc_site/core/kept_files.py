@@ -9,20 +9,32 @@ one, which must keep its bytes until the new site replaces it), and on `finish` 
 whatever this render did not write, so the folder holds exactly what a clear-and-write
 would have. Only regular files in real folders are kept: when the folder holds anything
 else (a link, a device), it is cleared first.
+
+A file made from other bytes (`write_made`: the search pieces are gzipped JSON) is kept
+without making it when a record beside the folder (`made`, outside the published folder)
+says it was made from the same bytes and has the size it has. The record is read and
+deleted when the folder is opened and written again by `finish` only: a render that stops
+half way leaves none, and the next compares every file's bytes. The render clears the
+folder when any file of it differs from what the last render recorded having written
+(render_phase.py, project_files.py), so the record is never taken for a file changed since.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import stat
+from collections.abc import Callable
 from pathlib import Path
+
+import orjson
 
 
 class KeptFolder:
     """Writes the files of `root` by name (POSIX paths inside it)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, made: Path | None = None) -> None:
         self.root = root
         self.existing = _regular_files(root)
         if self.existing is None:  # something there is no plain file or folder
@@ -32,6 +44,10 @@ class KeptFolder:
         self.written: set[str] = set()
         self.kept = 0
         """Files whose bytes were already there."""
+        self.made_path = made
+        self.was_made: dict[str, list] = _read_made(made) if made is not None else {}
+        self.made: dict[str, list] = {}
+        """name → [SHA-1 of the bytes it was made from, its size], for the next render."""
 
     def write(self, name: str, data: bytes) -> int:
         """Put `data` at `name`; returns its size."""
@@ -47,6 +63,19 @@ class KeptFolder:
         self.written.add(name)
         return len(data)
 
+    def write_made(self, name: str, source: bytes, make: Callable[[bytes], bytes]) -> int:
+        """Put `make(source)` at `name`, without making it when the file there was made
+        from the same bytes; returns its size."""
+        made_from = hashlib.sha1(source, usedforsecurity=False).hexdigest()
+        size = self.existing.get(name)
+        if size is not None and self.was_made.get(name) == [made_from, size]:
+            self.kept += 1
+            self.written.add(name)
+        else:
+            size = self.write(name, make(source))
+        self.made[name] = [made_from, size]
+        return size
+
     def copy(self, name: str, source: Path) -> int:
         return self.write(name, source.read_bytes())
 
@@ -58,6 +87,8 @@ class KeptFolder:
         for directory, _, _ in os.walk(self.root, topdown=False):  # the deepest first
             if Path(directory) != self.root and not os.listdir(directory):
                 os.rmdir(directory)
+        if self.made_path is not None and self.made:
+            self.made_path.write_bytes(orjson.dumps(dict(sorted(self.made.items()))))
         return len(gone)
 
 
@@ -80,6 +111,16 @@ def _regular_files(root: Path) -> dict[str, int] | None:
                 return None
             found[(folder / name).relative_to(root).as_posix()] = status.st_size
     return found
+
+
+def _read_made(path: Path) -> dict[str, list]:
+    """The record of what the files were made from, deleted once read; {} when there is none."""
+    try:
+        record = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        record = {}
+    path.unlink(missing_ok=True)
+    return record if isinstance(record, dict) else {}
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:

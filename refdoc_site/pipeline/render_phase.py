@@ -78,8 +78,7 @@ from ..rendering.site import MermaidScript, build_site, find_mermaid, write_proj
 from ..rendering.stamp import build_stamp, issue_form
 from ..search.embed import StaticEmbedder, embed_documents, matching_embedder
 from ..search.prose import ProsePage, page_documents
-from ..search.kept_terms import KEPT_NAME
-from ..search.site_search import write_search_data
+from ..search.site_search import DATA_DIR, write_search_data
 from ..understanding.graph import RepoGraph
 from ..understanding.orientation import Orientation
 from ..writing.sections import page_sections
@@ -158,6 +157,8 @@ def render_report(workspace: Workspace) -> RenderReport:
         )
     if check.differing:
         clear_engine_outputs(workspace.project_dir)
+        shutil.rmtree(docs_dir / DATA_DIR, ignore_errors=True)  # written over the last render's: not when unsure of it
+        workspace.record(PUBLISHED_NAME).forget()  # the site links the search data: a file changed in place changed it too
     data = load_site_data(workspace)
     warnings = apply_corrections(data, corrections, workspace.config.corrections)
     for warning in warnings:
@@ -181,7 +182,7 @@ def render_report(workspace: Workspace) -> RenderReport:
     with reading_once(store.directory / DOC_BLOCKS_DIR):  # the reST sections the index read
         prose = job.prose()
         searched = data.documents + searched_sections(job.searched(prose), query_embedder, store)
-        with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source, None, store.directory / KEPT_NAME), parallel), heartbeat(
+        with alongside(write_search_data, (searched, docs_dir, model_dir, data.publish_source, None, store.directory), parallel), heartbeat(
             "render", lambda: f"{job.rendered} pages rendered"
         ):
             result = job.write(prose, lambda record: page_record.save(site, commit=data.commit, pages=record))

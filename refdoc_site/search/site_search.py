@@ -28,6 +28,8 @@ from .prose import page_anchor
 from .ranking import ASSETS, SearchIndex, document_vectors, field_terms, searchable, settings, stop_words
 
 DATA_DIR = "search/refdoc"
+PIECES_MADE = "search-pieces.json"
+"""In the store: what each search piece was made from (core/kept_files.py `made`)."""
 SCRIPTS_DIR = "assets/refdoc"
 VECTORS_MAGIC = b"RDVEC\x00\x01\x00"
 SCRIPTS = ("search-worker.js", "refdoc-search.js", "refdoc-keyword.js", "refdoc-embed.js", "refdoc-shards.js")
@@ -41,7 +43,7 @@ def write_search_data(
     embedder_directory: Path | None = None,
     publish_source: bool = True,
     shard_min_chunks: int | None = None,
-    kept_counts: Path | None = None,
+    kept_in: Path | None = None,
 ) -> dict[str, int]:
     """Write the search data and scripts; returns the bytes written per file.
 
@@ -49,9 +51,9 @@ def write_search_data(
     browser must embed the query with that same model. Without `publish_source`, the
     index has no field of the code's words (the browser ranks with the fields it finds).
     From `shard_min_chunks` chunks (default: settings' `shards.min_chunks`) the data is
-    written in pieces a query fetches one by one (`site_shards.py`), their term counts
-    taken from `kept_counts` for the documents unchanged since it was written, and kept
-    there for the next time (kept_terms.py).
+    written in pieces a query fetches one by one (`site_shards.py`). With `kept_in` (the
+    store), what a rebuild needs is kept there: the documents' term counts (kept_terms.py)
+    and what each piece was made from (core/kept_files.py), and the unchanged ones taken.
     """
     fields = {name: boost for name, boost in settings()["fields"].items() if publish_source or name not in CODE_FIELDS}
     if shard_min_chunks is None:
@@ -59,16 +61,17 @@ def write_search_data(
     searched = searchable(documents)
     sharded = len(searched) >= shard_min_chunks  # a large site: a query fetches only its pieces
     if sharded:  # counted a document at a time (site_terms.py), no whole index built
-        kept = kept_terms.load(kept_counts, fields) if kept_counts is not None else None
+        kept = kept_terms.load(kept_in / kept_terms.KEPT_NAME, fields) if kept_in is not None else None
         counts, keys = kept_terms.count_kept(searched, fields, kept, lambda document: field_terms(document, fields))
         del kept
-        if kept_counts is not None:
-            kept_terms.save(kept_counts, keys, counts)
+        if kept_in is not None:
+            kept_terms.save(kept_in / kept_terms.KEPT_NAME, keys, counts)
         rows, scales = document_vectors(searched)
         index = SearchIndex(searched, None, rows, scales, dict(fields), _posting_counts=dict(zip(counts.terms, counts.posting_counts())))
     else:
         index = SearchIndex.build(searched, fields, for_site=True)
-    folder = KeptFolder(docs_dir / DATA_DIR)  # the last render's files with the same bytes stay as they are
+    # the last render's files with the same bytes stay as they are
+    folder = KeptFolder(docs_dir / DATA_DIR, kept_in / PIECES_MADE if kept_in is not None else None)
     config = {
         "settings": settings(),
         "stopWords": sorted(stop_words()),

@@ -106,7 +106,7 @@ def write_sharded(
     written: dict[str, int] = {}
 
     def put(name: str, data: object) -> None:
-        put_bytes(name + PACKED, pack(orjson.dumps(data)))
+        written[name + PACKED] = folder.write_made(name + PACKED, orjson.dumps(data), pack)
 
     def put_bytes(name: str, data: bytes) -> None:
         written[name] = folder.write(name, data)
