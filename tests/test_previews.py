@@ -8,6 +8,7 @@ the main site's), and that the worker's data is the data the preview's build wro
 
 from __future__ import annotations
 
+import gzip
 import re
 import shutil
 import subprocess
@@ -23,7 +24,7 @@ from helpers import require_chromium, served_folder
 from test_init import PAGES_URL, _git, _run_step, _step, _workflow
 
 from refdoc_site.cli import main
-from refdoc_site.rendering.previews import PAGE_MANIFEST, PREVIEW_RECORD, make_preview, read_manifest, write_page_manifest
+from refdoc_site.rendering.previews import PAGE_MANIFEST, PREVIEW_RECORD, make_preview, page_manifest, read_manifest, write_page_manifest
 
 GOLDEN = Path(__file__).parent / "fixtures" / "golden_repo"
 SERVED_AT = urlsplit(PAGES_URL).path
@@ -334,3 +335,31 @@ def test_a_preview_searched_in_chromium_finds_its_change_and_the_main_site_pages
     assert any(link.startswith(f"{url}widget/pr-1/files/app/util.py/") and "#chunk-clamp" in link for link in found["clamp"]), found
     assert any(link.startswith(f"{url}widget/files/app/service.py/") and "#chunk-UserService.delete-user" in link for link in found["delete user"]), found
     assert failed == []
+
+
+def test_a_site_s_manifest_keeps_the_hashes_of_the_files_it_links_from_the_last(tmp_path: Path) -> None:
+    """A page the engine took from the last build (a link to the same file) keeps the last
+    manifest's hash; a page written anew, or a last site of another commit, is read again.
+    Either way the manifest is the one reading every file gives."""
+    import os
+
+    last, built = tmp_path / "site", tmp_path / "staging"
+    for folder in (last, built):
+        (folder / "api").mkdir(parents=True)
+    (last / "index.html").write_text("<title>Home</title><article>old home</article>", encoding="utf-8")
+    (last / "api/a.html").write_text("<title>A</title><article>a at abc1234</article>", encoding="utf-8")
+    write_page_manifest(last, "abc1234", "https://acme.github.io/widget/")
+    (built / "index.html").write_text("<title>Home</title><article>new home</article>", encoding="utf-8")
+    os.link(last / "api/a.html", built / "api/a.html")
+    write_page_manifest(built, "abc1234", "https://acme.github.io/widget/", last)
+    kept = read_manifest(built)
+    assert kept == page_manifest(built, "abc1234", "https://acme.github.io/widget/")
+    assert kept["files"]["index.html"] != read_manifest(last)["files"]["index.html"]
+    # the last manifest's hash is what a linked file gets: a last manifest that says
+    # otherwise shows it (only a site edited in place behind the build's back would)
+    forged = read_manifest(last)
+    forged["files"]["api/a.html"] = "f" * 64
+    (last / PAGE_MANIFEST).write_bytes(gzip.compress(orjson.dumps(forged)))
+    assert page_manifest(built, "abc1234", "https://acme.github.io/widget/", last)["files"]["api/a.html"] == "f" * 64
+    other_commit = page_manifest(built, "def5678", "https://acme.github.io/widget/", last)
+    assert other_commit == page_manifest(built, "def5678", "https://acme.github.io/widget/")

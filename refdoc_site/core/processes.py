@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -184,6 +185,23 @@ def alongside(function: Callable[..., object], args: tuple, parallel: bool = Tru
         process.join()
     if process.exitcode != 0:
         raise SiteBuildError(f"{function.__name__} failed (exit code {process.exitcode}); see the error above")
+
+
+@contextmanager
+def computed_alongside(function: Callable[..., R], args: tuple, parallel: bool = True) -> Iterator[Callable[[], R]]:
+    """`function(*args)` computed in a forked process while the body runs; the body calls
+    what this yields for the value (which waits for it, and raises what it raised). Where
+    processes cannot be forked (or not `parallel`), the value is computed here when asked."""
+    if not parallel or not can_fork():
+        yield cache(lambda: function(*args))
+        return
+    pool = ProcessPoolExecutor(
+        1, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(os.getpid(), lambda _: function(*args))
+    )
+    try:
+        yield pool.submit(_in_worker, None).result
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def process_start_time(pid: int) -> str | None:

@@ -23,6 +23,8 @@ from .store import Store, StoreState, store_lock
 DISCOVERY_NAME = "discovery.json"
 """The index phase's record of what discovery skipped and why, and what failed."""
 GRAPH_NAME = "graph.json"
+GRAPH_INPUTS_NAME = "graph-inputs.json"
+"""What each file gave the stored graph's calls (understanding/call_changes.py)."""
 HIERARCHY_NAME = "summaries/hierarchy.json"
 DECISIONS_NAME = "decisions.json"
 PLANS_NAME = "plans.json"

@@ -391,7 +391,8 @@ def publish(workspace: Workspace) -> Path:
         build_site(workspace.project_dir / "mkdocs.yml", staging, workspace.config.engine, reuse=True)
         raise_if_incomplete(staging, pages, out)
         # What the site holds, for a pull request's preview to publish only what differs (previews.py).
-        write_page_manifest(staging, from_json(Facts, workspace.store.read_json(FACTS_NAME)).commit, workspace.config.site_url or "")
+        commit = from_json(Facts, workspace.store.read_json(FACTS_NAME)).commit
+        write_page_manifest(staging, commit, workspace.config.site_url or "", out if is_refdoc_output(out) else None)
         swap_in(staging, out)
     published.save(inputs)
     return out

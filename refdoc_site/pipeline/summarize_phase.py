@@ -12,15 +12,18 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Collection, Iterable
 
+from ..core.errors import StoreError
 from ..core.phrases import localized_documents
+from ..core.processes import computed_alongside
 from ..core.reading import read_text
 from ..core.records import Document, Hierarchy
 from ..core.repository import checkout_prefix, repository_url
-from ..core.reuse import partial
+from ..core.reuse import code_digest, digest, partial
 from ..core.serial import from_json, to_json
 from ..core.workspace import (
     DECISIONS_NAME,
     FACTS_NAME,
+    GRAPH_INPUTS_NAME,
     GRAPH_NAME,
     HIERARCHY_NAME,
     ORIENTATION_NAME,
@@ -29,6 +32,7 @@ from ..core.workspace import (
 )
 from ..indexing.summarize import Summarizer
 from ..languages.imports import MANIFESTS, module_roots
+from ..understanding.call_changes import CallInputs, KnownCalls, call_inputs
 from ..understanding.evidence import collect_decisions
 from ..understanding.evidence.manifests import DECLARATIONS, Declaration, declared_package
 from ..understanding.graph import MODULE_RULE, RepoGraph, build_graph, store_call_graph
@@ -42,6 +46,8 @@ from ..writing.doc_writers import DocWriter
 from .index_phase import skipped_by_reason
 from .write_phase import write_pages
 
+ALONGSIDE_MIN_CHUNKS = 2000
+"""From this many chunks the overview's answers are worked out in a forked process."""
 SUMMARY_NAMES = (GRAPH_NAME, HIERARCHY_NAME, DECISIONS_NAME, PLANS_NAME, ORIENTATION_NAME)
 """What this phase stores for the render: a store missing one is summarized again."""
 
@@ -81,14 +87,17 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
             store.save(state)
         return from_json(Hierarchy, store.read_json(HIERARCHY_NAME))
     mark = summarizer.mark()
+    roots = module_roots(manifest_texts(workspace, state.files, MANIFESTS))
+    current = call_inputs(digest(code_digest(), repr(workspace.config.module_depth), repr(roots), MODULE_RULE), state.files)
     graph = build_graph(
         {path: entry.language for path, entry in state.files.items()},
         {path: entry.imports for path, entry in state.files.items()},
         state.documents,
         workspace.config.module_depth or None,
-        module_roots(manifest_texts(workspace, state.files, MANIFESTS)),
+        roots,
         {path: entry.namespaces for path, entry in state.files.items() if entry.namespaces},
         parallel=True,
+        last=known_calls(workspace, current),
     )
     if store_call_graph(state.documents, graph):
         store.save(state)
@@ -98,11 +107,15 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     offline_system = offline.system.text
     hierarchy = summarizer.summarize_hierarchy(offline, shown)
     own = own_files(roles)
-    decisions = collect_decisions(
-        workspace.repo, {path: entry for path, entry in state.files.items() if path in own}, graph, workspace.redactor
-    )
-    milestones = plan_milestones(shown, hierarchy, graph)
-    orientation = overview_answers(workspace, state.files, shown, hierarchy, graph, declared)
+    # the overview's answers read every chunk (homeassistant: 8 s): worked out in a forked
+    # process while the decisions and milestones are
+    answering = (workspace, state.files, shown, hierarchy, graph, declared)
+    with computed_alongside(overview_answers, answering, len(state.documents) >= ALONGSIDE_MIN_CHUNKS) as answers:
+        decisions = collect_decisions(
+            workspace.repo, {path: entry for path, entry in state.files.items() if path in own}, graph, workspace.redactor
+        )
+        milestones = plan_milestones(shown, hierarchy, graph)
+        orientation = answers()
     if hierarchy.system.text != offline_system:  # the model wrote it: the overview tells it
         orientation.narrative = hierarchy.system.text
     outputs = {
@@ -114,6 +127,7 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     }
     for name, data in outputs.items():
         store.write_json(name, data)
+    store.write_json(GRAPH_INPUTS_NAME, to_json(current))  # after the graph it describes
     write_pages(workspace, hierarchy, orientation, decisions, milestones, writer)
     if summarizer.left_offline_since(mark):  # not done; the pages still change with the text
         inputs = partial(inputs, outputs)
@@ -134,6 +148,21 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
         project_name=project_name,
     )
     return hierarchy
+
+
+def known_calls(workspace: Workspace, current: CallInputs) -> KnownCalls | None:
+    """The stored graph's calls and what they were resolved from, for a rebuild to resolve
+    only what changed (understanding/call_changes.py); None without both. The record is
+    removed: the graph written next is not the one it describes until it is written again."""
+    store = workspace.store
+    try:
+        inputs = from_json(CallInputs, store.read_json(GRAPH_INPUTS_NAME))
+        graph = from_json(RepoGraph, store.read_json(GRAPH_NAME))
+    except (StoreError, KeyError, TypeError, ValueError):  # none yet, or unreadable: every call resolved
+        return None
+    finally:
+        (store.directory / GRAPH_INPUTS_NAME).unlink(missing_ok=True)
+    return KnownCalls(graph.calls, graph.unresolved_calls, graph.file_imports, inputs, current)
 
 
 def overview_answers(

@@ -58,6 +58,7 @@ import numpy as np
 import orjson
 
 from ..core.kept_files import KeptFolder
+from ..core.processes import computed_alongside
 from ..core.records import ChunkKind
 from .embed import read_model
 from .loanwords import rules as loanword_rules
@@ -113,6 +114,25 @@ def write_sharded(
 
     groups = row_groups([d.chunk.path for d in index.documents], options["groups_per_file"])
     ids, stride = stable_ids(groups)
+    with_vectors = index.has_vectors and model_dir is not None
+    clusters = cluster_count(len(index.documents), options["chunks_per_cluster"])
+    learnt = (index.rows, index.scales, clusters, [d.chunk.id for d in index.documents])
+    # the clusters (k-means: most of the vectors' time) are learnt in a forked process while
+    # the other pieces are written
+    with computed_alongside(partition, learnt, with_vectors) as clustered:
+        manifest = _write_keyword_side(index, counts, row_of, groups, ids, stride, options, put, put_bytes)
+        if with_vectors:
+            manifest["vectors"] = _write_vectors(index, clustered(), groups, ids, options, put_bytes)
+            manifest["model"] = _write_model(model_dir, options["model_rows_per_block"], put_bytes)
+    return manifest, written
+
+
+def _write_keyword_side(
+    index: SearchIndex, counts: TermCounts, row_of: Callable[[int], dict], groups: list[int], ids: list[int], stride: int,
+    options: dict, put: Callable[[str, object], None], put_bytes: Callable[[str, bytes], None],
+) -> dict:
+    """The term shards, fuzzy lists, names, rows and vocabulary; returns the manifest
+    without its vectors."""
     keys = _write_terms(counts, ids, options["term_shard_bytes"], put)
     fuzzy = {side: fuzzy_lists(counts.terms, key_of, FUZZY_MIN_TERM) for side, key_of in (("prefix", _first_letters), ("suffix", _last_letters))}
     for side, lists in fuzzy.items():
@@ -128,7 +148,7 @@ def write_sharded(
         put(f"rows/{name}.json", [row_of(p) for p in positions])
     rules = loanword_rules()
     put("vocabulary.json", [t for t in counts.terms if t.isascii() and t.isalpha() and t.islower() and len(t) >= rules["min_term_length"]])
-    manifest = {
+    return {
         "format": FORMAT,
         "fields": counts.fields,
         "pipeline": ["stemmer"],
@@ -146,10 +166,6 @@ def write_sharded(
         "vectors": None,
         "model": None,
     }
-    if index.has_vectors and model_dir is not None:
-        manifest["vectors"] = _write_vectors(index, groups, ids, options, put_bytes)
-        manifest["model"] = _write_model(model_dir, options["model_rows_per_block"], put_bytes)
-    return manifest, written
 
 
 def _write_terms(counts: TermCounts, ids: list[int], limit: int, put: Callable[[str, object], None]) -> list[str]:
@@ -278,9 +294,7 @@ def _runs(groups: list[int]) -> list[int]:
     return runs
 
 
-def _write_vectors(index: SearchIndex, groups: list[int], ids: list[int], options: dict, put_bytes) -> dict:
-    keys = [d.chunk.id for d in index.documents]
-    part = partition(index.rows, index.scales, cluster_count(len(index.documents), options["chunks_per_cluster"]), keys)
+def _write_vectors(index: SearchIndex, part: VectorPartition, groups: list[int], ids: list[int], options: dict, put_bytes) -> dict:
     count, dim = part.centroid_rows.shape
     put_bytes("centroids.bin", centroids_bytes(part.centroid_rows, part.centroid_scales))
     put_bytes("codebook.bin", codebook_bytes(part.codebook))

@@ -1,5 +1,6 @@
 """The call graph: every chunk's calls as written resolved across the repository by the
-`CallResolver` (calls.py), in forked workers a batch at a time on a large repository."""
+`CallResolver` (calls.py), in forked workers a batch at a time on a large repository; on a
+rebuild, only the chunks the change can reach (call_changes.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from itertools import chain
 
 from ..core.processes import forked_map
 from ..core.records import Document
+from .call_changes import KnownCalls
 from .calls import RESULT, CallResolver, ResolveImport
 
 
@@ -25,22 +27,30 @@ class CallGraph:
 
 
 def call_graph(
-    documents: list[Document], imports: dict[str, list[str]], resolve_import: ResolveImport, parallel: bool = False
+    documents: list[Document], imports: dict[str, list[str]], resolve_import: ResolveImport, parallel: bool = False,
+    last: KnownCalls | None = None, only: set[str] | None = None,
 ) -> CallGraph:
     """Every chunk's calls as written (`Metadata.calls`), resolved across the repository;
     when `parallel`, a batch of chunks at a time in forked workers (core/processes.py),
-    each with the resolver built here: the same answers, the lookups' memos one a worker."""
+    each with the resolver built here: the same answers, the lookups' memos one a worker.
+    With the `last` graph's answers, only the chunks whose ids are in `only` are resolved;
+    the others keep theirs."""
     resolver = CallResolver(documents, imports, resolve_import)
+    positions = list(range(len(documents))) if last is None or only is None else [
+        position for position, document in enumerate(documents) if document.chunk.id in only
+    ]
 
-    def resolved(batch: range) -> list[tuple[list[str], list[str]]]:
+    def resolved(batch: list[int]) -> list[tuple[list[str], list[str]]]:
         return [_resolved(resolver, documents[position]) for position in batch]
 
-    batches = [range(start, min(start + CALL_BATCH, len(documents))) for start in range(0, len(documents), CALL_BATCH)]
+    batches = [positions[start : start + CALL_BATCH] for start in range(0, len(positions), CALL_BATCH)]
     graph = CallGraph()
     callers: dict[str, list[str]] = defaultdict(list)
     parallel = parallel and len(batches) >= PARALLEL_BATCHES
-    answers = chain.from_iterable(forked_map(resolved, batches, "summarize: calls", parallel=parallel, unit="batches"))
-    for document, (targets, unresolved) in zip(documents, answers):
+    fresh = dict(zip(positions, chain.from_iterable(forked_map(resolved, batches, "summarize: calls", parallel=parallel, unit="batches"))))
+    for position, document in enumerate(documents):
+        kept = last is not None and position not in fresh
+        targets, unresolved = (last.calls[document.chunk.id], last.unresolved.get(document.chunk.id, [])) if kept else fresh[position]
         chunk_id = document.chunk.id
         graph.calls[chunk_id] = targets
         if unresolved:

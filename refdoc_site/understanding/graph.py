@@ -16,6 +16,7 @@ from ..core.pages import ROOT_MODULE
 from ..core.records import ChunkKind, Document
 from ..languages.imports import RepoFiles, rules_for
 from ..languages.packages import package_folders
+from .call_changes import KnownCalls, chunks_to_resolve
 from .call_graph import call_graph
 from .calls import ResolveImport
 
@@ -57,12 +58,14 @@ def build_graph(
     module_roots: Mapping[str, Mapping[str, str]] | None = None,
     namespaces: Mapping[str, list[str]] | None = None,
     parallel: bool = False,
+    last: KnownCalls | None = None,
 ) -> RepoGraph:
     """`files` maps path → language; `imports` holds each file's imports as written;
     `module_roots` the repository's own module names per language
     (`languages.imports.module_roots`: a Go module path or a crate name → its folder);
     `namespaces` what each file declares (C#), which imports name instead of files;
-    `parallel`: the calls resolved in forked workers (call_graph.py)."""
+    `parallel`: the calls resolved in forked workers (call_graph.py); `last`: the last
+    graph's calls, kept where the change cannot reach them (call_changes.py)."""
     documents = list(documents)
     graph = RepoGraph()
     defined, used = _types_and_words(files, documents)
@@ -74,7 +77,8 @@ def build_graph(
             resolved = list(dict.fromkeys(resolved + [t for t in implicit(repo_files, path) if t != path]))
         graph.file_imports[path] = resolved
         graph.external_imports[path] = external
-    calls = call_graph(documents, imports, _import_resolver(repo_files), parallel)
+    only = chunks_to_resolve(last, documents, graph.file_imports) if last is not None else None
+    calls = call_graph(documents, imports, _import_resolver(repo_files), parallel, last, only)
     graph.calls, graph.callers, graph.unresolved_calls = calls.calls, calls.callers, calls.unresolved
     graph.module_of = assign_modules(sorted(files), module_depth, package_folders(files))
     deps: dict[str, set[str]] = defaultdict(set)
