@@ -105,6 +105,29 @@ def test_a_file_made_from_the_same_bytes_is_not_made_again(tmp_path: Path) -> No
     assert made[-1] == b"one" and third.kept == 1
 
 
+def test_a_file_made_under_the_same_key_is_not_made_again(tmp_path: Path) -> None:
+    root, record = tmp_path / "data", tmp_path / "made.json"
+    made = []
+
+    def maker(data: bytes):
+        return lambda: made.append(data) or data
+
+    first = KeptFolder(root, record)
+    first.write_keyed("terms/ka.json.gz", "k1", maker(b"alpha"))
+    first.write_keyed("terms/kb.json.gz", "k2", maker(b"beta"))
+    first.finish()
+    second = KeptFolder(root, record)
+    second.write_keyed("terms/ka.json.gz", "k1", maker(b"never made"))
+    second.write_keyed("terms/kb.json.gz", "k3", maker(b"BETA"))
+    second.finish()
+    assert made == [b"alpha", b"beta", b"BETA"] and second.kept == 1
+    assert _tree(root) == {"terms/ka.json.gz": b"alpha", "terms/kb.json.gz": b"BETA"}
+    # a key is no digest of bytes: the same name made from bytes is not taken for it
+    third = KeptFolder(root, record)
+    third.write_made("terms/ka.json.gz", b"k1", lambda source: b"made")
+    assert _tree(root)["terms/ka.json.gz"] == b"made"
+
+
 def test_a_piece_changed_in_the_store_is_made_again_though_its_record_matches(tmp_path: Path, monkeypatch) -> None:
     """The record of what the pieces were made from is trusted only while the project is as
     the last render wrote it (render_phase.py clears the search data otherwise)."""

@@ -71,6 +71,37 @@ def test_entries_and_their_sizes_are_those_of_the_term_statistics() -> None:
     assert counts.statistics()["means"] == means
 
 
+def test_a_shard_s_key_changes_exactly_when_its_entries_do() -> None:
+    """Two versions of the documents, one changed function apart: the terms whose entries
+    are the same keep their key (site_shards.py keeps their piece), the others do not."""
+    boosts = settings()["fields"]
+    before = _documents(200, 40)
+    after = list(before)
+    after[57] = _documents(1, 40, seed=99)[0]
+    ids = list(range(len(before)))
+    versions = []
+    for documents in (before, after):
+        counts = count_terms((field_terms(d, boosts) for d in documents), boosts)
+        versions.append((counts.terms, TermPostings(counts, ids)))
+    (terms, old), (new_terms, new) = versions
+    shared = sorted(set(terms) & set(new_terms))
+    same = changed = 0
+    for term in shared:
+        a, b = [terms.index(term)], [new_terms.index(term)]
+        if old.entries(a) == new.entries(b):
+            assert old.key(a) == new.key(b)
+            same += 1
+        else:
+            assert old.key(a) != new.key(b)
+            changed += 1
+    assert same > 100 and changed > 5
+    # a shard of several terms: the same entries, the same key; one term more, another key
+    pair = [terms.index(t) for t in shared[:2]], [new_terms.index(t) for t in shared[:2]]
+    if old.entries(pair[0]) == new.entries(pair[1]):
+        assert old.key(pair[0]) == new.key(pair[1])
+    assert old.key(pair[0]) != old.key(pair[0][:1])
+
+
 def test_the_sharded_writer_builds_no_whole_index(tmp_path, monkeypatch) -> None:
     """Neither term statistics (nested dictionaries of every posting) nor the compact index a
     small site ships are made for a site written in pieces."""

@@ -47,7 +47,8 @@ class KeptFolder:
         self.made_path = made
         self.was_made: dict[str, list] = _read_made(made) if made is not None else {}
         self.made: dict[str, list] = {}
-        """name → [SHA-1 of the bytes it was made from, its size], for the next render."""
+        """name → [SHA-1 of the bytes it was made from (or `key:` and the key it was made
+        under), its size], for the next render."""
 
     def write(self, name: str, data: bytes) -> int:
         """Put `data` at `name`; returns its size."""
@@ -73,6 +74,19 @@ class KeptFolder:
             self.written.add(name)
         else:
             size = self.write(name, make(source))
+        self.made[name] = [made_from, size]
+        return size
+
+    def write_keyed(self, name: str, key: str, make: Callable[[], bytes]) -> int:
+        """Put `make()` at `name`, without making it when the file there was made under the
+        same `key` (a digest of everything its bytes are made from); returns its size."""
+        size = self.existing.get(name)
+        made_from = f"key:{key}"
+        if size is not None and self.was_made.get(name) == [made_from, size]:
+            self.kept += 1
+            self.written.add(name)
+        else:
+            size = self.write(name, make())
         self.made[name] = [made_from, size]
         return size
 

@@ -14,7 +14,6 @@ from collections.abc import Collection, Iterable
 
 from ..core.errors import StoreError
 from ..core.phrases import localized_documents
-from ..core.processes import computed_alongside
 from ..core.reading import read_text
 from ..core.records import Document, Hierarchy
 from ..core.repository import checkout_prefix, repository_url
@@ -46,8 +45,6 @@ from ..writing.doc_writers import DocWriter
 from .index_phase import skipped_by_reason
 from .write_phase import write_pages
 
-ALONGSIDE_MIN_CHUNKS = 2000
-"""From this many chunks the overview's answers are worked out in a forked process."""
 SUMMARY_NAMES = (GRAPH_NAME, HIERARCHY_NAME, DECISIONS_NAME, PLANS_NAME, ORIENTATION_NAME)
 """What this phase stores for the render: a store missing one is summarized again."""
 
@@ -107,15 +104,11 @@ def summarize(workspace: Workspace, summarizer: Summarizer, writer: DocWriter) -
     offline_system = offline.system.text
     hierarchy = summarizer.summarize_hierarchy(offline, shown)
     own = own_files(roles)
-    # the overview's answers read every chunk (homeassistant: 8 s): worked out in a forked
-    # process while the decisions and milestones are
-    answering = (workspace, state.files, shown, hierarchy, graph, declared)
-    with computed_alongside(overview_answers, answering, len(state.documents) >= ALONGSIDE_MIN_CHUNKS) as answers:
-        decisions = collect_decisions(
-            workspace.repo, {path: entry for path, entry in state.files.items() if path in own}, graph, workspace.redactor
-        )
-        milestones = plan_milestones(shown, hierarchy, graph)
-        orientation = answers()
+    decisions = collect_decisions(
+        workspace.repo, {path: entry for path, entry in state.files.items() if path in own}, graph, workspace.redactor
+    )
+    milestones = plan_milestones(shown, hierarchy, graph)
+    orientation = overview_answers(workspace, state.files, shown, hierarchy, graph, declared)
     if hierarchy.system.text != offline_system:  # the model wrote it: the overview tells it
         orientation.narrative = hierarchy.system.text
     outputs = {

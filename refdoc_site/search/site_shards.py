@@ -112,6 +112,9 @@ def write_sharded(
     def put_bytes(name: str, data: bytes) -> None:
         written[name] = folder.write(name, data)
 
+    def put_keyed(name: str, key: str, make: Callable[[], object]) -> None:
+        written[name + PACKED] = folder.write_keyed(name + PACKED, key, lambda: pack(orjson.dumps(make())))
+
     groups = row_groups([d.chunk.path for d in index.documents], options["groups_per_file"])
     ids, stride = stable_ids(groups)
     with_vectors = index.has_vectors and model_dir is not None
@@ -120,7 +123,7 @@ def write_sharded(
     # the clusters (k-means: most of the vectors' time) are learnt in a forked process while
     # the other pieces are written
     with computed_alongside(partition, learnt, with_vectors) as clustered:
-        manifest = _write_keyword_side(index, counts, row_of, groups, ids, stride, options, put, put_bytes)
+        manifest = _write_keyword_side(index, counts, row_of, groups, ids, stride, options, put, put_bytes, put_keyed)
         if with_vectors:
             manifest["vectors"] = _write_vectors(index, clustered(), groups, ids, options, put_bytes)
             manifest["model"] = _write_model(model_dir, options["model_rows_per_block"], put_bytes)
@@ -130,10 +133,11 @@ def write_sharded(
 def _write_keyword_side(
     index: SearchIndex, counts: TermCounts, row_of: Callable[[int], dict], groups: list[int], ids: list[int], stride: int,
     options: dict, put: Callable[[str, object], None], put_bytes: Callable[[str, bytes], None],
+    put_keyed: Callable[[str, str, Callable[[], object]], None],
 ) -> dict:
     """The term shards, fuzzy lists, names, rows and vocabulary; returns the manifest
     without its vectors."""
-    keys = _write_terms(counts, ids, options["term_shard_bytes"], put)
+    keys = _write_terms(counts, ids, options["term_shard_bytes"], put_keyed)
     fuzzy = {side: fuzzy_lists(counts.terms, key_of, FUZZY_MIN_TERM) for side, key_of in (("prefix", _first_letters), ("suffix", _last_letters))}
     for side, lists in fuzzy.items():
         for key, terms in lists.items():
@@ -168,13 +172,15 @@ def _write_keyword_side(
     }
 
 
-def _write_terms(counts: TermCounts, ids: list[int], limit: int, put: Callable[[str, object], None]) -> list[str]:
-    """`terms/kH.json`, each shard's entries made while it is written (site_terms.py);
-    returns the shards' keys in order. The postings sorted for the entries go on return."""
+def _write_terms(counts: TermCounts, ids: list[int], limit: int, put_keyed: Callable[[str, str, Callable[[], object]], None]) -> list[str]:
+    """`terms/kH.json`, each shard's entries made while it is written (site_terms.py), or
+    kept from the last render when what they are made from is the same (a one-file change
+    touches a few of homeassistant's shards); returns the shards' keys in order. The
+    postings sorted for the entries go on return."""
     postings = TermPostings(counts, ids)
     shards = term_shards(counts.terms, postings.sizes, limit)
     for key, numbers in shards:
-        put(f"terms/k{key_name(key)}.json", postings.entries(numbers))
+        put_keyed(f"terms/k{key_name(key)}.json", postings.key(numbers), lambda numbers=numbers: postings.entries(numbers))
     return [key for key, _ in shards]
 
 

@@ -15,6 +15,7 @@ the loaded documents, 80 MB since, and its CPU 18.9 → 10.6 s (the same bytes w
 
 from __future__ import annotations
 
+import hashlib
 import math
 from array import array
 from collections import Counter
@@ -155,6 +156,19 @@ class TermPostings:
         del key
         fields_with_term = np.bincount(term[starts], minlength=last - first)
         self.sizes += _entry_sizes(self.terms[first:last], gap, self.frequency[begin:end], self.length[begin:end], term, fields_with_term, self.fields)
+
+    def key(self, numbers: list[int]) -> str:
+        """A digest of everything the entries of the terms numbered `numbers` are made
+        from: two calls give the same key only when `entries` would give the same lists."""
+        chosen = np.asarray(numbers, dtype=np.int64)
+        counts = self.start[chosen + 1] - self.start[chosen]
+        # the postings of each chosen term, in order: its start, then one more each
+        offsets = np.repeat(self.start[chosen] - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+        at = offsets + np.arange(int(counts.sum()))
+        hashed = hashlib.sha1(orjson.dumps([self.fields, [self.terms[n] for n in numbers]]), usedforsecurity=False)
+        for column in (counts, self.field[at], self.gap[at], self.frequency[at], self.length[at]):
+            hashed.update(np.ascontiguousarray(column).tobytes())
+        return hashed.hexdigest()
 
     def entries(self, numbers: list[int]) -> list[list]:
         """The entries of the terms numbered `numbers`, in that order."""

@@ -45,8 +45,6 @@ LARGEST_MEMBERS = 5
 """A plug-in layer's entry names this many of its largest packages."""
 MOSTLY_SHARE = 0.5
 """A language is what a system is "mostly" written in when it has this share of its own code's lines."""
-IDENTIFIER = re.compile(r"(?<![.\w$])[A-Za-z_$][\w$]*")
-"""A name as code writes it, not after a dot: `t.Tuple` is typing's, not the project's `Tuple`."""
 IMPORT_STATEMENT = re.compile(
     r"^[ \t]*(?:from[ \t]+\S+[ \t]+import[ \t]*\([^)]*\)|from[ \t]+\S+[ \t]+import\b.*|import\b.*|.*\brequire\(.*)$", re.MULTILINE
 )
@@ -54,8 +52,10 @@ IMPORT_STATEMENT = re.compile(
 naming a class there is no use of it; the rest of the top-level code (`type X = ConfigEntry[D]`) is."""
 FRONT_FILES = ("__init__.py", "doc.go", "lib.rs", "mod.rs", "index.js", "index.ts")
 """A package's front file: its docstring is the package's, and what it imports it may re-export."""
-QUALIFIED = re.compile(r"(?<![.\w$])([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]*)")
-"""A name through a module (`sessions.Session`): the project's class where the module is its file."""
+NAME_AND_MEMBER = re.compile(r"(?<![.\w$])([A-Za-z_$][\w$]*)(?:\.([A-Za-z_$][\w$]*))?")
+"""A name as code writes it, not after a dot (`t.Tuple` is typing's, not the project's
+`Tuple`), with the name after its own dot if one follows ("" if none): a name through a
+module (`sessions.Session`) is the project's class where the module is its file."""
 MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
@@ -335,8 +335,9 @@ def central_abstractions(calls: CallGraph, code: set[str]) -> list[Abstraction]:
         if key[0] not in code:
             continue
         text = IMPORT_STATEMENT.sub("", definition.content) if definition.kind is ChunkKind.MODULE else definition.content
-        names = set(IDENTIFIER.findall(text)) & candidates.keys()
-        qualified = {(qualifier, name) for qualifier, name in QUALIFIED.findall(text) if name in candidates}
+        written = NAME_AND_MEMBER.findall(text)  # each name, with what follows its dot (`sessions.Session`)
+        names = {name for name, _ in written} & candidates.keys()
+        qualified = {(qualifier, name) for qualifier, name in written if name in candidates}
         if not names and not qualified:
             continue
         seen = visible(key[0])

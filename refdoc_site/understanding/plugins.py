@@ -73,13 +73,17 @@ def plugin_hooks(calls: CallGraph, layers: dict[str, dict[str, str]]) -> list[Pl
     """The names many packages of a layer define (most implementers first), each with one
     implementation and its caller outside the layer."""
     hooks = []
+    public = [  # each layer looks at the same top-level public functions, in key order
+        (key, definition.name) for key, definition in sorted(calls.definitions.items())
+        if definition.kind is ChunkKind.FUNCTION and not definition.parent and not definition.name.startswith("_")
+    ]
     for layer, member_of in sorted(layers.items()):
         packages = len(set(member_of.values()))
         implementations: dict[str, dict[str, list[tuple[str, str]]]] = defaultdict(lambda: defaultdict(list))
-        for key, definition in sorted(calls.definitions.items()):
+        for key, name in public:
             member = member_of.get(key[0])
-            if member and definition.kind is ChunkKind.FUNCTION and not definition.parent and not definition.name.startswith("_"):
-                implementations[definition.name][member].append(key)
+            if member:
+                implementations[name][member].append(key)
         size = {member: sum(1 for m in member_of.values() if m == member) for member in set(member_of.values())}
         for name, by_member in implementations.items():
             if len(by_member) >= max(MIN_IMPLEMENTERS, IMPLEMENTER_SHARE * packages):
