@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 import struct
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ import orjson
 
 from ..core.kept_files import KeptFolder
 from ..core.pages import chunk_anchor, file_page, page_url
+from ..core.processes import computed_alongside
 from ..core.records import ChunkKind, Document
 from . import kept_terms, site_shards
 from .embed import MODEL_FILE, VOCAB_FILE
@@ -26,6 +28,7 @@ from .japanese import glossary
 from .loanwords import rules as loanword_rules
 from .prose import page_anchor
 from .ranking import ASSETS, SearchIndex, document_vectors, field_terms, searchable, settings, stop_words
+from .vector_partition import partition
 
 DATA_DIR = "search/refdoc"
 PIECES_MADE = "search-pieces.json"
@@ -60,33 +63,37 @@ def write_search_data(
         shard_min_chunks = settings()["shards"]["min_chunks"]
     searched = searchable(documents)
     sharded = len(searched) >= shard_min_chunks  # a large site: a query fetches only its pieces
-    if sharded:  # counted a document at a time (site_terms.py), no whole index built
-        kept = kept_terms.load(kept_in / kept_terms.KEPT_NAME, fields) if kept_in is not None else None
-        counts, keys = kept_terms.count_kept(searched, fields, kept, lambda document: field_terms(document, fields))
-        del kept
-        if kept_in is not None:
-            kept_terms.save(kept_in / kept_terms.KEPT_NAME, keys, counts)
-        rows, scales = document_vectors(searched)
-        index = SearchIndex(searched, None, rows, scales, dict(fields), _posting_counts=dict(zip(counts.terms, counts.posting_counts())))
-    else:
-        index = SearchIndex.build(searched, fields, for_site=True)
-    # the last render's files with the same bytes stay as they are
-    folder = KeptFolder(docs_dir / DATA_DIR, kept_in / PIECES_MADE if kept_in is not None else None)
-    config = {
-        "settings": settings(),
-        "stopWords": sorted(stop_words()),
-        "commonTerms": sorted(index.common_terms),
-        "glossary": glossary(),
-        "loanwords": loanword_rules(),
-        "model": None,
-        "vectors": None,
-        "shards": None,
-    }
-    model_dir = embedder_directory if index.has_vectors else None
-    if sharded:
-        config["shards"], written = site_shards.write_sharded(index, counts, lambda p: _row(index, p), folder, model_dir)
-    else:
-        written = _write_whole(index, [_row(index, p) for p in range(len(index.documents))], folder, model_dir, config)
+    with ExitStack() as stack:
+        if sharded:  # counted a document at a time (site_terms.py), no whole index built
+            rows, scales = document_vectors(searched)
+            # the clusters (k-means: the longest step) are learnt in a forked process meanwhile
+            learnt = (rows, scales, site_shards.clusters_for(len(searched)), [d.chunk.id for d in searched])
+            clustered = stack.enter_context(computed_alongside(partition, learnt, rows is not None and embedder_directory is not None))
+            kept = kept_terms.load(kept_in / kept_terms.KEPT_NAME, fields) if kept_in is not None else None
+            counts, keys = kept_terms.count_kept(searched, fields, kept, lambda document: field_terms(document, fields))
+            del kept
+            if kept_in is not None:
+                kept_terms.save(kept_in / kept_terms.KEPT_NAME, keys, counts)
+            index = SearchIndex(searched, None, rows, scales, dict(fields), _posting_counts=dict(zip(counts.terms, counts.posting_counts())))
+        else:
+            index = SearchIndex.build(searched, fields, for_site=True)
+        # the last render's files with the same bytes stay as they are
+        folder = KeptFolder(docs_dir / DATA_DIR, kept_in / PIECES_MADE if kept_in is not None else None)
+        config = {
+            "settings": settings(),
+            "stopWords": sorted(stop_words()),
+            "commonTerms": sorted(index.common_terms),
+            "glossary": glossary(),
+            "loanwords": loanword_rules(),
+            "model": None,
+            "vectors": None,
+            "shards": None,
+        }
+        model_dir = embedder_directory if index.has_vectors else None
+        if sharded:
+            config["shards"], written = site_shards.write_sharded(index, counts, lambda p: _row(index, p), folder, model_dir, clustered)
+        else:
+            written = _write_whole(index, [_row(index, p) for p in range(len(index.documents))], folder, model_dir, config)
     written["config.json"] = folder.write("config.json", orjson.dumps(config))
     folder.finish()
     scripts_dir = docs_dir / SCRIPTS_DIR

@@ -58,14 +58,13 @@ import numpy as np
 import orjson
 
 from ..core.kept_files import KeptFolder
-from ..core.processes import computed_alongside
 from ..core.records import ChunkKind
 from .embed import read_model
 from .loanwords import rules as loanword_rules
 from .names import is_public, name_key
 from .ranking import SCORE_DECIMALS, SearchIndex, settings
 from .site_terms import TermCounts, TermPostings, fuzzy_lists, term_shards
-from .vector_partition import VectorPartition, approximate_dense_scores, cluster_count, partition
+from .vector_partition import VectorPartition, approximate_dense_scores, cluster_count
 from .vector_pieces import centroids_bytes, cluster_pieces, codebook_bytes, read_centroids, read_codebook
 
 FORMAT = "refdoc-shards/4"
@@ -98,9 +97,11 @@ def name_bucket(key: str, buckets: int) -> int:
 
 
 def write_sharded(
-    index: SearchIndex, counts: TermCounts, row_of: Callable[[int], dict], folder: KeptFolder, model_dir: Path | None
+    index: SearchIndex, counts: TermCounts, row_of: Callable[[int], dict], folder: KeptFolder, model_dir: Path | None,
+    clustered: Callable[[], VectorPartition],
 ) -> tuple[dict, dict[str, int]]:
-    """Write the pieces from `index`'s documents and vectors and their term `counts`, the
+    """Write the pieces from `index`'s documents and vectors (`clustered`: their partition,
+    asked for when the vectors ship, after the other pieces) and their term `counts`, the
     chunk table's rows made one bundle at a time (`row_of` a position); returns the
     `shards` entry of config.json and the bytes per file."""
     options = settings()["shards"]
@@ -117,17 +118,16 @@ def write_sharded(
 
     groups = row_groups([d.chunk.path for d in index.documents], options["groups_per_file"])
     ids, stride = stable_ids(groups)
-    with_vectors = index.has_vectors and model_dir is not None
-    clusters = cluster_count(len(index.documents), options["chunks_per_cluster"])
-    learnt = (index.rows, index.scales, clusters, [d.chunk.id for d in index.documents])
-    # the clusters (k-means: most of the vectors' time) are learnt in a forked process while
-    # the other pieces are written
-    with computed_alongside(partition, learnt, with_vectors) as clustered:
-        manifest = _write_keyword_side(index, counts, row_of, groups, ids, stride, options, put, put_bytes, put_keyed)
-        if with_vectors:
-            manifest["vectors"] = _write_vectors(index, clustered(), groups, ids, options, put_bytes)
-            manifest["model"] = _write_model(model_dir, options["model_rows_per_block"], put_bytes)
+    manifest = _write_keyword_side(index, counts, row_of, groups, ids, stride, options, put, put_bytes, put_keyed)
+    if index.has_vectors and model_dir is not None:
+        manifest["vectors"] = _write_vectors(index, clustered(), groups, ids, options, put_bytes)
+        manifest["model"] = _write_model(model_dir, options["model_rows_per_block"], put_bytes)
     return manifest, written
+
+
+def clusters_for(chunks: int) -> int:
+    """How many clusters the vectors of `chunks` chunks are cut into (settings' `chunks_per_cluster`)."""
+    return cluster_count(chunks, settings()["shards"]["chunks_per_cluster"])
 
 
 def _write_keyword_side(
