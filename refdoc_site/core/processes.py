@@ -22,6 +22,7 @@ threads, 20.5 s (61 s wall) with one.
 from __future__ import annotations
 
 import ctypes
+import gc
 import multiprocessing
 import os
 import signal
@@ -59,11 +60,15 @@ def die_with_parent(parent_pid: int) -> None:
     by looking at the parent pid once more. The child also drops the CLI's SIGTERM
     handler (a terminated child simply ends; only the parent releases the store lock) and
     leaves Ctrl-C to the parent, which stops handing out work and waits for it. Its native
-    thread pools run one thread each (the module's docstring says why).
+    thread pools run one thread each (the module's docstring says why). What it inherited
+    is frozen out of its garbage collections: a collection would walk homeassistant's
+    millions of objects, and writing their counts would copy the pages they share with
+    the parent.
     """
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threadpool_limits(NATIVE_THREADS_PER_CHILD)
+    gc.freeze()
     if not _kernel_kills_orphan():
         threading.Thread(target=_watch_parent, args=(parent_pid,), name="refdoc-parent-watch", daemon=True).start()
     if os.getppid() != parent_pid:

@@ -227,7 +227,7 @@ def render_report(workspace: Workspace) -> RenderReport:
     written = {*pages, LLMS_TXT, LLMS_FULL_TXT, HIERARCHY_JSON}
     for removed in remove_unwritten(docs_dir, written):
         log.info("render: removed %s, which this render did not write", removed)
-    store.write_json(FILES_NAME, {"files": project_files(workspace.project_dir)})
+    store.write_json(FILES_NAME, {"files": project_files(workspace.project_dir, check.scan)})
     page_record.save(site, commit=data.commit, pages=result.digests)
     rendered.save(inputs, pages=pages)
     log.info("render: %d of %d pages rendered, %d written", result.rendered, len(pages), result.written)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,25 +35,46 @@ WRITTEN_OVER = (f"{DATA_DIR}/",)
 (core/kept_files.py: a file with the same bytes stays, the rest is deleted)."""
 
 
-def project_files(project_dir: Path) -> dict[str, str]:
+Scan = dict[str, tuple[tuple[int, ...], str]]
+"""Path in the project → (what its status says of its bytes, its SHA-256)."""
+
+
+def project_files(project_dir: Path, known: Scan | None = None) -> dict[str, str]:
     """Each file of the project's parts by path, with its SHA-256; a link or any other entry
-    that is no regular file maps to "" (no record ever matches it)."""
-    found: dict[str, str] = {}
+    that is no regular file maps to "" (no record ever matches it). `known`: an earlier scan
+    of this run (`scan_project`), whose digest a file keeps while its status is the same."""
+    return {path: sha for path, (_, sha) in scan_project(project_dir, known).items()}
+
+
+def scan_project(project_dir: Path, known: Scan | None = None) -> Scan:
+    """`project_files` with each file's status: its inode, size and change times. A file
+    keeps its digest in `known` only while none of them moved; no program sets a file's
+    change time (`st_ctime_ns`) back, so a write since is always seen."""
+    known = known or {}
+    found: Scan = {}
+
+    def add(path: Path, relative: str) -> None:
+        status = path.lstat()
+        if not stat.S_ISREG(status.st_mode):
+            found[relative] = ((), "")
+            return
+        key = (status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+        kept = known.get(relative)
+        found[relative] = (key, kept[1]) if kept is not None and kept[0] == key else (key, _file_digest(path))
+
     for part in PROJECT_PARTS:
         path = project_dir / part
         if path.is_symlink() or (path.exists() and not path.is_dir()):
-            found[part] = _file_digest(path)
+            add(path, part)
             continue
         for directory, dirnames, filenames in os.walk(path, followlinks=False):
             folder = Path(directory)
             for name in filenames + [d for d in dirnames if (folder / d).is_symlink()]:
-                found[(folder / name).relative_to(project_dir).as_posix()] = _file_digest(folder / name)
+                add(folder / name, (folder / name).relative_to(project_dir).as_posix())
     return found
 
 
 def _file_digest(path: Path) -> str:
-    if path.is_symlink() or not path.is_file():
-        return ""
     sha = hashlib.sha256()
     with path.open("rb") as file:
         while block := file.read(1 << 20):
@@ -70,13 +92,15 @@ class ProjectCheck:
     as_written: set[str]
     """The pages of `docs/` (paths in it) whose bytes are as the last whole render wrote
     them: the only ones a render may keep without writing them again."""
+    scan: Scan
+    """What was read: the render's record of what it wrote reads again only what changed since."""
 
 
 def check_project(project_dir: Path, recorded: dict[str, str]) -> ProjectCheck:
-    found = project_files(project_dir)
-    same = {path for path, sha in found.items() if sha and recorded.get(path) == sha}
-    differing = sorted((set(found) | set(recorded)) - same) or ([] if recorded else ["(no record of the last render)"])
-    return ProjectCheck(differing, {path.removeprefix("docs/") for path in same if path.startswith("docs/")})
+    scan = scan_project(project_dir)
+    same = {path for path, (_, sha) in scan.items() if sha and recorded.get(path) == sha}
+    differing = sorted((set(scan) | set(recorded)) - same) or ([] if recorded else ["(no record of the last render)"])
+    return ProjectCheck(differing, {path.removeprefix("docs/") for path in same if path.startswith("docs/")}, scan)
 
 
 def clear_engine_outputs(project_dir: Path) -> None:
