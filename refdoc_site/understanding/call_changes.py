@@ -93,6 +93,7 @@ def chunks_to_resolve(last: KnownCalls, documents: list[Document], file_imports:
     located = re.compile("|".join(re.escape(path + ":") for path in sorted(changed)))
     mentions = _finder(names)
     chosen = set()
+    most = ALL_OVER * len(documents)
     for document in documents:
         chunk = document.chunk
         before = known_calls.get(chunk.id)
@@ -102,7 +103,9 @@ def chunks_to_resolve(last: KnownCalls, documents: list[Document], file_imports:
             or any(located.match(place) for places in document.metadata.definitions.values() for place in places)
         ):
             chosen.add(chunk.id)
-    return None if len(chosen) > ALL_OVER * len(documents) else chosen
+            if len(chosen) > most:  # every chunk then: the rest need not be looked at
+                return None
+    return chosen
 
 
 def _imports_part(inputs: str | None) -> str:
