@@ -67,21 +67,17 @@ class KeptFolder:
     def write_made(self, name: str, source: bytes, make: Callable[[bytes], bytes]) -> int:
         """Put `make(source)` at `name`, without making it when the file there was made
         from the same bytes; returns its size."""
-        made_from = hashlib.sha1(source, usedforsecurity=False).hexdigest()
-        size = self.existing.get(name)
-        if size is not None and self.was_made.get(name) == [made_from, size]:
-            self.kept += 1
-            self.written.add(name)
-        else:
-            size = self.write(name, make(source))
-        self.made[name] = [made_from, size]
-        return size
+        return self._write_recorded(name, hashlib.sha1(source, usedforsecurity=False).hexdigest(), lambda: make(source))
 
     def write_keyed(self, name: str, key: str, make: Callable[[], bytes]) -> int:
         """Put `make()` at `name`, without making it when the file there was made under the
         same `key` (a digest of everything its bytes are made from); returns its size."""
+        return self._write_recorded(name, f"key:{key}", make)
+
+    def _write_recorded(self, name: str, made_from: str, make: Callable[[], bytes]) -> int:
+        """Put `make()` at `name` unless the record says the file there, of its size, was
+        made from `made_from`; records it for the next render either way."""
         size = self.existing.get(name)
-        made_from = f"key:{key}"
         if size is not None and self.was_made.get(name) == [made_from, size]:
             self.kept += 1
             self.written.add(name)

@@ -213,10 +213,9 @@ class Folders:
             self.made.add(folder)
 
 
-def linked_copy(file: Any, folders: Folders | None = None) -> Any:
+def linked_copy(file: Any, folders: Folders) -> Any:
     """MkDocs' `File.copy_file` for `file`, linking its source into the site (a copy where
     the file system cannot link, as across devices); `folders`: those this build made."""
-    folders = folders if folders is not None else Folders()
 
     def copy_file(dirty: bool = False) -> None:
         target = file.abs_dest_path

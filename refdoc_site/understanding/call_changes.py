@@ -28,8 +28,7 @@ from dataclasses import dataclass, field
 from ..core.records import ChunkKind, Document
 from ..core.reuse import digest
 from ..core.store import FileEntry
-
-DEFINITIONS = (ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS)
+from .calls import DEFINITIONS
 REEXPORT_HOPS = 4
 """How far a changed file's imports reach: `CallResolver` follows re-exports as far."""
 ALL_OVER = 0.5
