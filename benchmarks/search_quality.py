@@ -46,7 +46,7 @@ from refdoc_site.search.evaluate import Scores, evaluate, load_queries
 from refdoc_site.search.ranking import SearchIndex, settings
 
 EVAL_DIR = HERE / "eval"
-KINDS = ("paraphrase", "keyword", "concept", "japanese")
+KINDS = ("paraphrase", "keyword", "concept", "japanese", "question")
 MODES = {"fused": "fused", "bm25": "sparse"}
 """Column name → ranking mode of `SearchIndex.search`."""
 
@@ -89,6 +89,7 @@ PACKAGES = {
     "cobra": Package("cobra", "git", "spf13/cobra", "adbc8813901bba65827259daa8e22ff94ec1f30e"),
     "ky": Package("ky", "git", "sindresorhus/ky", "3419113b48e034fdcf8fa6bd3be3da7b3d0d758f"),
     "semver": Package("semver", "git", "dtolnay/semver", "8591f2344b52b31d85b538de58b76a676fe9ff90"),
+    "chi": Package("chi", "git", "go-chi/chi", "735ae2b87f8c733d616e809ae86e0985c1bc3350"),
 }
 MIRRORS = Path("/work/.mirror")
 """Bare clones named `owner+name/repo` (the search tool's mirrors); a repository missing
@@ -112,6 +113,9 @@ SETS = [
     LabelledSet("cobra", "cobra.jsonl", "cobra", "Go", tuned=False),
     LabelledSet("ky", "ky.jsonl", "ky", "TypeScript", tuned=False),
     LabelledSet("semver", "semver.jsonl", "semver", "Rust", tuned=False),
+    # Questions as a newcomer asks them (how…, where…, what happens when…), written for
+    # issue 23 before any ranking ran on them; every other set describes the code instead.
+    LabelledSet("chi-questions", "chi-questions.jsonl", "chi", "Go", tuned=False),
 ]
 
 

@@ -26,6 +26,7 @@ from .asking.library import Library, apply_repository_corrections
 from .asking.mcp_server import LibraryTools, check_sdk, serve_stdio
 from .core.config import ENGINES, Config, with_embedder, with_overrides
 from .core.errors import RefdocError
+from .core.records import ChunkKind
 from .core.processes import Terminated, terminated_on_sigterm
 from .core.serial import to_json
 from .core.shards import Shard
@@ -38,6 +39,7 @@ from .indexing.stats import chunk_stats, format_stats, see_stats
 from .llm import HOW_TO_TURN_ON, open_session
 from .pipeline import FACTS_NAME, Base, Workspace, build, changes, index, plan, publish, render, skipped_by_reason, summarize
 from .pipeline.correct_phase import correct, correction_states
+from .pipeline.render_phase import stored_sections
 from .rendering.changes import comment_markdown, summary_line
 from .rendering.init_files import add_init_command
 from .rendering.outputs import check_out_dir, check_store_dir
@@ -371,7 +373,7 @@ def _query(args: argparse.Namespace) -> int:
     apply_repository_corrections(workspace, state.documents)  # searched as the site's search data holds them
     if args.expand:
         text = _expanded(args, workspace, text)
-    search_index, embedder = _dense_side(args.embedder, SearchIndex.build(state.documents), workspace, state, args.mode)
+    search_index, embedder = _dense_side(args.embedder, workspace, state, args.mode)
     hits = search_index.search(text, args.top, args.mode, embedder)
     if args.json:
         say(json.dumps([hit.to_dict() for hit in hits], ensure_ascii=False, indent=1))
@@ -381,7 +383,8 @@ def _query(args: argparse.Namespace) -> int:
         if not any(hit.sparse for hit in hits) and args.mode != "dense":
             say(f"no keyword matches for {text!r}; nearest by meaning:")
         for rank, hit in enumerate(hits, start=1):
-            say(f"{rank:>3}. {hit.score:.3f}  {hit.path}:{hit.start_line}-{hit.end_line}  {hit.symbol}  ({hit.kind})")
+            place = hit.chunk_id if hit.kind == ChunkKind.PAGE.value else f"{hit.path}:{hit.start_line}-{hit.end_line}"
+            say(f"{rank:>3}. {hit.score:.3f}  {place}  {hit.symbol}  ({hit.kind})")
     return 0
 
 
@@ -435,12 +438,16 @@ def _expanded(args: argparse.Namespace, workspace: Workspace, text: str) -> str:
     return " ".join([text, *terms])
 
 
-def _dense_side(choice: str, search_index, workspace: Workspace, state, mode: str = "fused"):
-    """The index and the query embedder for the dense side: the static model's vectors,
-    or with `--embedder api` the store's API vectors and the API for the query."""
+def _dense_side(choice: str, workspace: Workspace, state, mode: str = "fused", sections: bool = True):
+    """The index and the query embedder for the dense side: the static model's vectors
+    over what the site's search holds (the chunks and the prose pages' sections the last
+    render gave it), or with `--embedder api` the store's API vectors of the chunks and the
+    API for the query. `eval` ranks the chunks alone (`sections` False): its labels are definitions."""
     if choice == "api" and mode != "sparse":
-        return api_search_index(search_index, workspace.store_dir, workspace.config.embedding)
-    return search_index, matching_embedder(state)
+        return api_search_index(SearchIndex.build(state.documents), workspace.store_dir, workspace.config.embedding)
+    embedder = matching_embedder(state)
+    pages = stored_sections(workspace.store, with_vectors=embedder is not None) if sections else []
+    return SearchIndex.build(state.documents + pages), embedder
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -463,7 +470,7 @@ def _eval(args: argparse.Namespace) -> int:
         workspace = Workspace.create(args.corpus, with_embedder(Config(), args.embedder), store, Path(temporary) / "site")
         index(workspace)
         state = workspace.store.load()
-        search_index, embedder = _dense_side(args.embedder, SearchIndex.build(state.documents), workspace, state)
+        search_index, embedder = _dense_side(args.embedder, workspace, state, sections=False)
     results = {mode: evaluate(search_index, queries, mode, embedder) for mode in modes if mode == "sparse" or embedder}
     say(f"{args.queries.name}: {len(queries)} queries over {len(state.files)} files, {len(state.documents)} chunks")
     say(format_table(results))

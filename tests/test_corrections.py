@@ -247,7 +247,8 @@ def test_ask_query_and_the_mcp_tools_answer_with_the_corrections(tmp_path, capsy
     assert sources["spin"]["summary"] == REPLACED
 
     assert main(["query", "Doubles", str(repo), *store, "--json", "--mode", "sparse"]) == 0
-    assert [hit["symbol"] for hit in json.loads(capsys.readouterr().out)] == ["spin"], "found by the maintainer's words"
+    hits = json.loads(capsys.readouterr().out)  # the site's pages quote the summary too
+    assert [hit["symbol"] for hit in hits if hit["kind"] != "page"] == ["spin"], "found by the maintainer's words"
 
     tools = LibraryTools(Library.open(workspace))
     spin = tools.definition("app/core.py#spin")

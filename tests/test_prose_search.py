@@ -13,6 +13,7 @@ from helpers import write_repo
 from test_japanese_search import JAPANESE_REPO
 from test_js_parity import node_available, rank_in_node
 
+from refdoc_site.cli import main
 from refdoc_site.core.config import Config
 from refdoc_site.core.records import ChunkKind
 from refdoc_site.pipeline import Workspace, build
@@ -42,6 +43,28 @@ def built(tmp_path_factory) -> tuple[Path, SearchIndex]:
     state = workspace.store.load()
     sections = searched_sections(prose_pages(load_site_data(workspace)), matching_embedder(state))
     return workspace.out_dir, SearchIndex.build(state.documents + sections)
+
+
+@pytest.mark.parametrize("mode", ["sparse", "fused"])
+def test_query_ranks_what_the_site_searches_pages_included(built, mode, capsys) -> None:
+    """`refdoc-site query` over a built store ranks the chunks and the prose pages' sections
+    the site's search holds, in the same order, with the same scores."""
+    site, python_index = built
+    work = site.parent
+    embedder = default_embedder() if mode == "fused" else None
+    kinds = set()
+    for query in QUERIES:
+        capsys.readouterr()
+        assert main(["query", query, str(work / "shop"), "--store", str(work / "store"), "--json", "--mode", mode]) == 0
+        cli = json.loads(capsys.readouterr().out)
+        site_hits = python_index.search(query, 10, mode, embedder)
+        assert [(h["path"], h["symbol"], h["kind"]) for h in cli] == [(h.path, h.symbol, h.kind) for h in site_hits], query
+        assert [h["score"] for h in cli] == pytest.approx([h.score for h in site_hits], abs=1e-6), query  # --json rounds to 6 places
+        kinds.update(hit["kind"] for hit in cli)
+    assert "page" in kinds
+    capsys.readouterr()
+    assert main(["query", "module map", str(work / "shop"), "--store", str(work / "store"), "--mode", mode]) == 0
+    assert "index.md#" in capsys.readouterr().out  # a page's result is named by its page and heading
 
 
 @pytest.fixture(scope="module")

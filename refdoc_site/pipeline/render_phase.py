@@ -286,12 +286,24 @@ def searched_sections(prose: list[RenderedPage], embedder: StaticEmbedder | None
     by_page: dict[str, list[Document]] = {}
     for section in fresh:
         by_page.setdefault(section.chunk.path, []).append(section)
-    kept = {key: cached[key] for key in keys if key in cached}
-    kept |= {key: to_json(by_page.get(page.page, [])) for key, page in missing}
-    if store is not None and (missing or len(kept) != len(cached)):
-        store.write_json(SECTIONS_NAME, dict(sorted(kept.items())))
-    sections = [section for key in keys for section in from_json(list[Document], kept[key])]
-    return sections if embedder is None else [section for section in sections if section.embedding]
+    made = {key: to_json(by_page.get(page.page, [])) for key, page in missing}
+    kept = {key: cached[key] if key in cached else made[key] for key in keys}  # in the pages' order
+    if store is not None and list(kept) != list(cached):
+        store.write_json(SECTIONS_NAME, kept)
+    return _searched(kept, embedder is not None)
+
+
+def stored_sections(store: Store, with_vectors: bool) -> list[Document]:
+    """The prose pages' sections the last render gave the site's search, in its order:
+    what `query` ranks beside the chunks, so that it ranks what the browser does."""
+    return _searched(_stored_sections(store), with_vectors)
+
+
+def _searched(kept: dict[str, list], with_vectors: bool) -> list[Document]:
+    """The sections of `kept`, in its order; with vectors, those the model embedded (the
+    site ships vectors for all or none)."""
+    sections = [section for found in kept.values() for section in from_json(list[Document], found)]
+    return [section for section in sections if section.embedding] if with_vectors else sections
 
 
 def _stored_sections(store: Store | None) -> dict[str, list]:
