@@ -39,7 +39,6 @@ from .indexing.stats import chunk_stats, format_stats, see_stats
 from .llm import HOW_TO_TURN_ON, open_session
 from .pipeline import FACTS_NAME, Base, Workspace, build, changes, index, plan, publish, render, skipped_by_reason, summarize
 from .pipeline.correct_phase import correct, correction_states
-from .pipeline.render_phase import stored_sections
 from .rendering.changes import comment_markdown, summary_line
 from .rendering.init_files import add_init_command
 from .rendering.outputs import check_out_dir, check_store_dir
@@ -48,6 +47,7 @@ from .rendering.render import page_labels
 from .search.api_vectors import api_search_index
 from .search.embed import matching_embedder
 from .search.evaluate import evaluate, format_table, load_queries
+from .search.prose import stored_sections
 from .search.ranking import MAX_QUERY_CHARS, SearchIndex
 from .serving.answering import LibraryAnswering
 from .serving.app import Served, ServeOptions, add_serve_arguments, check_host

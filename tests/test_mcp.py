@@ -203,7 +203,7 @@ def test_a_failing_tool_is_a_tool_error_and_the_next_call_is_answered(tmp_path: 
     def broken(text: str, top: int = 10):
         raise RuntimeError("secret detail of a bug")
 
-    monkeypatch.setattr(library, "search", broken)
+    monkeypatch.setattr(library, "site_search", broken)
 
     async def run():
         async with mcp.Client(mcp_server(LibraryTools(library))) as client:

@@ -13,6 +13,9 @@ from helpers import write_repo
 from test_japanese_search import JAPANESE_REPO
 from test_js_parity import node_available, rank_in_node
 
+from refdoc_site.asking.answer import ask
+from refdoc_site.asking.library import Library
+from refdoc_site.asking.mcp_server import LibraryTools
 from refdoc_site.cli import main
 from refdoc_site.core.config import Config
 from refdoc_site.core.records import ChunkKind
@@ -65,6 +68,28 @@ def test_query_ranks_what_the_site_searches_pages_included(built, mode, capsys) 
     capsys.readouterr()
     assert main(["query", "module map", str(work / "shop"), "--store", str(work / "store"), "--mode", mode]) == 0
     assert "index.md#" in capsys.readouterr().out  # a page's result is named by its page and heading
+
+
+def test_the_mcp_search_ranks_the_pages_too_and_links_to_their_headings(built) -> None:
+    """The `mcp` search tool ranks what the site's search does, pages included, and a page
+    section links to a heading of the built page; `ask` answers from the code and the
+    repository's own docs only (`Library.search`)."""
+    site, python_index = built
+    work = site.parent
+    library = Library.open(Workspace.create(work / "shop", Config(), work / "store", site))
+    tools = LibraryTools(library)
+    page_urls = []
+    for query in QUERIES:
+        site_ranking = [(h.path, h.symbol, h.kind) for h in python_index.search(query, 10, "fused", library.embedder)]
+        hits = tools.search(query, 10)["hits"]
+        assert [(h["path"], h["symbol"], h["kind"]) for h in hits] == site_ranking, query
+        page_urls += [hit["url"] for hit in hits if hit["kind"] == "page"]
+        assert all(source.kind != "page" for source in ask(query, library, None).sources), query
+    assert page_urls
+    for url in page_urls:
+        page, _, anchor = url.partition("#")
+        built_page = (site / page.removeprefix("./") / "index.html").read_text(encoding="utf-8")
+        assert anchor and f'id="{anchor}"' in built_page, url
 
 
 @pytest.fixture(scope="module")

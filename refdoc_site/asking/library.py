@@ -24,6 +24,7 @@ from ..core.records import Document, FileSummary, Hierarchy, SystemSummary
 from ..core.serial import from_json, to_json
 from ..core.workspace import HIERARCHY_NAME, Workspace
 from ..search.embed import matching_embedder
+from ..search.prose import page_anchor, stored_sections
 from ..search.ranking import Hit, QueryEmbedder, SearchIndex
 from ..writing.names import NameIndex
 from ..writing.sections import whole_source
@@ -86,6 +87,8 @@ class Library:
         for windows in self._windows.values():
             windows.sort(key=lambda d: (d.chunk.start_line, d.chunk.part))
         self._positions = {d.chunk.id: position for position, d in enumerate(search_index.documents)}
+        self.sections: list[Document] = []
+        """The prose pages' sections the last render gave the site's search (`site_search`)."""
         self._by_symbol: dict[str, list[str]] = {}
         self._by_name: dict[str, list[str]] = {}
         for key, windows in self._windows.items():
@@ -104,7 +107,10 @@ class Library:
         hierarchy = None
         if (workspace.store_dir / HIERARCHY_NAME).exists():
             hierarchy = from_json(Hierarchy, workspace.store.read_json(HIERARCHY_NAME))
-        return cls(workspace, documents, hierarchy, SearchIndex.build(documents), matching_embedder(state))
+        embedder = matching_embedder(state)
+        library = cls(workspace, documents, hierarchy, SearchIndex.build(documents), embedder)
+        library.sections = stored_sections(workspace.store, with_vectors=embedder is not None)
+        return library
 
     @cached_property
     def names(self) -> NameIndex:
@@ -115,8 +121,19 @@ class Library:
     # --- search ---------------------------------------------------------------------------
 
     def search(self, text: str, top: int = 10) -> list[Hit]:
-        """The fused ranking of `refdoc-site query`, over code chunks and Markdown sections."""
+        """The fused ranking over code chunks and Markdown sections: what an answer is made
+        from (the rendered pages are made from these, and their generic sentences, "depends
+        on no other module", matched questions about nothing in the repository)."""
         return self.search_index.search(text, top, "fused", self.embedder)
+
+    @cached_property
+    def site_search_index(self) -> SearchIndex:
+        """The site's search: the chunks and the prose pages' sections, as `query` ranks them."""
+        return SearchIndex.build(self.documents + self.sections)
+
+    def site_search(self, text: str, top: int = 10) -> list[Hit]:
+        """The site's ranking of `text` (its pages included): the `mcp` search tool's."""
+        return self.site_search_index.search(text, top, "fused", self.embedder)
 
     def position(self, chunk_id: str) -> int | None:
         """Where a chunk sits in the search index (its row of vectors)."""
@@ -209,8 +226,17 @@ class Library:
 
     # --- addresses --------------------------------------------------------------------------
 
+    @cached_property
+    def _sections_by_id(self) -> dict[str, Document]:
+        return {section.chunk.id: section for section in self.sections}
+
     def page_url(self, chunk_id: str) -> str:
-        """The site-relative URL of the definition's anchor, as the site's search links to it."""
+        """The site-relative URL of the definition's anchor (of a prose page's section: its
+        page and heading), as the site's search links to it."""
+        section = self._sections_by_id.get(chunk_id)
+        if section is not None:
+            anchor = page_anchor(section)
+            return page_url(section.chunk.path) + (f"#{anchor}" if anchor else "")
         document = self.document(chunk_id)
         if document is None:
             path, _, symbol = definition_key(chunk_id).partition("#")

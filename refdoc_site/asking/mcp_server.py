@@ -60,7 +60,7 @@ class LibraryTools:
         if not 1 <= top <= MAX_TOP:
             raise ToolInputError(f"top: expected 1 to {MAX_TOP}, got {top}")
         with self._lock:
-            results = [self._hit(hit) for hit in self.library.search(query, top)]
+            results = [self._hit(hit) for hit in self.library.site_search(query, top)]
         return bounded({"query": query, "hits": results})
 
     def _hit(self, hit: Hit) -> dict:
@@ -124,7 +124,9 @@ class LibraryTools:
 TOOL_DESCRIPTIONS = {
     "search": "Find code and documentation in this repository by keywords or meaning (the ranking "
     "of the site's search box). Returns ranked definitions with path, lines, kind, summary and "
-    "the URL of their documentation. Use it first to locate where something is implemented.",
+    "the URL of their documentation, and the site's own pages' sections (kind page: the "
+    "overview's flows, module pages, decisions) with their URL. Use it first to locate where "
+    "something is implemented.",
     "ask": "Ask a question about this repository; the answer cites its sources as "
     "[path:start-end](url) links, built from retrieved definitions widened by their callers, "
     "callees and summaries. Pass the earlier turns as history to continue a conversation. Says "

@@ -77,7 +77,7 @@ from ..rendering.render import HIERARCHY_JSON, RenderedPage, SiteData, page_labe
 from ..rendering.site import MermaidScript, build_site, find_mermaid, write_project
 from ..rendering.stamp import build_stamp, issue_form
 from ..search.embed import StaticEmbedder, embed_documents, matching_embedder
-from ..search.prose import ProsePage, page_documents
+from ..search.prose import SECTIONS_NAME, ProsePage, page_documents, sections_of, stored_by_digest
 from ..search.site_search import DATA_DIR, write_search_data
 from ..understanding.graph import RepoGraph
 from ..understanding.orientation import Orientation
@@ -92,8 +92,6 @@ log = logging.getLogger("refdoc_site")
 CORRECTIONS_STATE = "corrections.json"
 """The last render's corrections with their state (`stats` lists those to review), and the
 warnings of those whose target is gone."""
-SECTIONS_NAME = "render-sections.json"
-"""The prose pages' search sections, embedded, by the digest of each page's text and the model."""
 PARALLEL_MIN_CHUNKS = 200
 """Below this many chunks the search data is written in this process: a fork would cost more."""
 
@@ -278,7 +276,7 @@ def searched_sections(prose: list[RenderedPage], embedder: StaticEmbedder | None
     """
     model = embedder.name if embedder is not None else ""
     keys = [digest("sections", code_digest(), model, page, title or "", text) for page, title, text in prose]
-    cached = _stored_sections(store)
+    cached = stored_by_digest(store)
     missing = [(key, ProsePage(page, title or "", text)) for key, (page, title, text) in zip(keys, prose) if key not in cached]
     fresh = page_documents([page for _, page in missing])
     if embedder is not None:
@@ -290,30 +288,7 @@ def searched_sections(prose: list[RenderedPage], embedder: StaticEmbedder | None
     kept = {key: cached[key] if key in cached else made[key] for key in keys}  # in the pages' order
     if store is not None and list(kept) != list(cached):
         store.write_json(SECTIONS_NAME, kept)
-    return _searched(kept, embedder is not None)
-
-
-def stored_sections(store: Store, with_vectors: bool) -> list[Document]:
-    """The prose pages' sections the last render gave the site's search, in its order:
-    what `query` ranks beside the chunks, so that it ranks what the browser does."""
-    return _searched(_stored_sections(store), with_vectors)
-
-
-def _searched(kept: dict[str, list], with_vectors: bool) -> list[Document]:
-    """The sections of `kept`, in its order; with vectors, those the model embedded (the
-    site ships vectors for all or none)."""
-    sections = [section for found in kept.values() for section in from_json(list[Document], found)]
-    return [section for section in sections if section.embedding] if with_vectors else sections
-
-
-def _stored_sections(store: Store | None) -> dict[str, list]:
-    if store is None or not (store.directory / SECTIONS_NAME).is_file():
-        return {}
-    try:
-        found = store.read_json(SECTIONS_NAME)
-    except StoreError:
-        return {}
-    return found if isinstance(found, dict) else {}
+    return sections_of(kept, embedder is not None)
 
 
 def templates_digest() -> str:

@@ -16,7 +16,10 @@ from dataclasses import dataclass
 
 import markdown
 
+from ..core.errors import StoreError
 from ..core.records import Chunk, ChunkKind, ChunkSummary, Document, Metadata
+from ..core.serial import from_json
+from ..core.store import Store
 
 EXTENSIONS = ["attr_list", "md_in_html", "admonition", "tables", "toc", "pymdownx.details", "pymdownx.superfences"]
 """The Markdown extensions of `mkdocs.yml.template` that shape headings and their ids."""
@@ -26,6 +29,9 @@ CODE_BLOCK_RE = re.compile(r"<pre\b.*?</pre>|<svg\b.*?</svg>", re.S)
 TAG_RE = re.compile(r"<[^>]+>")
 SUMMARY_CHARS = 200
 """A section's text shown under its heading in a result."""
+SECTIONS_NAME = "render-sections.json"
+"""The prose pages' search sections, embedded, by the digest of each page's text and the
+model, in the pages' order (the render writes it: `pipeline/render_phase.searched_sections`)."""
 
 
 @dataclass(frozen=True)
@@ -94,3 +100,31 @@ def _shortened(text: str) -> str:
     if len(text) <= SUMMARY_CHARS:
         return text
     return text[:SUMMARY_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+# --- the sections the last render stored -------------------------------------------------
+
+
+def stored_sections(store: Store, with_vectors: bool) -> list[Document]:
+    """The prose pages' sections the last render gave the site's search, in its order: what
+    `query`, `ask` and `mcp` rank beside the chunks, so that they rank what the browser does."""
+    return sections_of(stored_by_digest(store), with_vectors)
+
+
+def sections_of(kept: dict[str, list], with_vectors: bool) -> list[Document]:
+    """The sections of `kept` (page digest → its sections), in its order; with vectors, those
+    the model embedded (the site ships vectors for all or none)."""
+    sections = [section for found in kept.values() for section in from_json(list[Document], found)]
+    return [section for section in sections if section.embedding] if with_vectors else sections
+
+
+def stored_by_digest(store: Store | None) -> dict[str, list]:
+    """`SECTIONS_NAME` as stored; empty when there is none or it cannot be read (the next
+    render writes it again)."""
+    if store is None or not (store.directory / SECTIONS_NAME).is_file():
+        return {}
+    try:
+        found = store.read_json(SECTIONS_NAME)
+    except StoreError:
+        return {}
+    return found if isinstance(found, dict) else {}
