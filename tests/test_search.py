@@ -9,6 +9,8 @@ import pytest
 from helpers import write_repo
 
 from refdoc_site.cli import main
+from refdoc_site.core.config import Config
+from refdoc_site.pipeline import Workspace
 from refdoc_site.search.evaluate import LabelledQuery, Scores, evaluate
 from refdoc_site.search.ranking import (
     SearchIndex,
@@ -49,6 +51,25 @@ def indexed_repo(tmp_path: Path) -> Path:
 def test_identifiers_split_into_words() -> None:
     assert identifier_parts("parse_HTTPResponse2") == ["parse", "http", "response", "2"]
     assert query_terms("Delete the userAccount") == ["delete", "useraccount", "user", "account"]
+
+
+def test_the_words_that_frame_a_question_are_no_terms(tmp_path: Path) -> None:
+    """"How", "what happens when": a question's frame names nothing in the code, so a
+    docstring that says "this happens when…" is no match for it (flask's
+    `FormDataRoutingRedirect` was first for "what happens when a request comes in")."""
+    assert query_terms("what happens when a request comes in") == ["request", "comes"]
+    assert query_terms("How does the router match a path?") == ["router", "match", "path"]
+    repo = write_repo(tmp_path / "repo", {"app.py": '''
+        def redirect_warning(request):
+            """This happens when a redirect would drop the form data."""
+
+
+        def handle_request(request):
+            """Dispatch an incoming request to its view."""
+    '''})
+    assert main(["index", str(repo)]) == 0
+    index = SearchIndex.build(Workspace.create(repo, Config()).store.load().documents)
+    assert index.search("what happens when a request comes in", 2, "sparse")[0].symbol == "handle_request"
 
 
 def test_japanese_terms_gain_their_english_words_longest_entry_first() -> None:
