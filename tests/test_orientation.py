@@ -146,9 +146,34 @@ def test_the_request_flow_follows_the_success_path_and_the_shared_name(tmp_path:
     assert flows["App.__call__"] == ["App.__call__", "App.wsgi_app", "App.full_dispatch_request", "App.dispatch_request"]
     told = re.findall(r"^\d+\. \[`([^`]+)`\]\(files/src/tinyweb/\w+\.py\.md#chunk-[^)]+\)", page, re.MULTILINE)
     assert told[:4] == ["App.__call__", "App.wsgi_app", "App.full_dispatch_request", "App.dispatch_request"]
-    drawn = page.split("### From `App.__call__`", 1)[1].split("1. ", 1)[0]
+    # a request handler's flow is headed by what starts it, in the reader's words
+    drawn = page.split("### When a request comes in: from `App.__call__`", 1)[1].split("1. ", 1)[0]
     assert re.findall(r"<text[^>]*>([^<]+)</text>", drawn) == told[:4]  # an SVG, no script
     assert "```mermaid" not in page
+
+
+def test_a_console_script_s_flow_is_headed_by_the_command(tmp_path: Path) -> None:
+    files = {**WEB_APP, "src/tinyweb/cli.py": '''
+        """The command line."""
+
+
+        def main():
+            """Run the development server."""
+            start_server(8000)
+
+
+        def start_server(port: int):
+            """Listen on the port."""
+            return bind_server_socket(port)
+
+
+        def bind_server_socket(port: int):
+            """Open the socket."""
+            return port
+    '''}
+    orientation, page = built(tmp_path, files)
+    assert [(flow.entry.kind.value, flow.entry.label) for flow in orientation.flows][:1] == [("script", "tinyweb")]
+    assert "\n### When `tinyweb` runs: from `main`\n" in page
 
 
 def test_a_flow_s_drawing_keeps_a_hostile_name_as_text() -> None:
@@ -215,6 +240,7 @@ def test_a_japanese_overview_writes_its_own_sentences_in_japanese(tmp_path: Path
     for english in ("What it is", "Its parts", "How it works", "Where to start", "Entry points", "console script", "files indexed", "mostly", "secret:", "used in"):
         assert english not in page, english
     assert "秘密情報: 1" in page
+    assert "\n### リクエストが届いたとき: `App.__call__` から\n" in page and "When a request" not in page
 
 
 def test_name_words_split_snake_and_camel_case() -> None:
