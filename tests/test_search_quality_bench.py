@@ -30,10 +30,16 @@ REPOSITORY_SETS = {"gin", "cobra", "ky", "semver"}
 """Written for issue 23 (eval/README.md): 20 to 40 queries of all four kinds each."""
 
 
+QUESTION_SETS = {"chi-questions"}
+"""Questions as a newcomer asks them (session 21): mostly `question`, a few Japanese."""
+
+
 def test_the_general_sets_have_the_standard_mix_of_kinds() -> None:
     for labelled in SETS:
         kinds = Counter(query.kind for query in load_queries(EVAL_DIR / labelled.file))
-        if labelled.name in REPOSITORY_SETS:
+        if labelled.name in QUESTION_SETS:
+            assert set(kinds) == {"question", "japanese"} and kinds["question"] >= 30, labelled.name
+        elif labelled.name in REPOSITORY_SETS:
             assert set(kinds) == set(FULL_MIX) and 20 <= sum(kinds.values()) <= 40, labelled.name
         elif labelled.name != "httpx-ja":
             assert kinds == FULL_MIX, labelled.name
