@@ -26,8 +26,8 @@ from .asking.library import Library, apply_repository_corrections
 from .asking.mcp_server import LibraryTools, check_sdk, serve_stdio
 from .core.config import ENGINES, Config, with_embedder, with_overrides
 from .core.errors import RefdocError
-from .core.records import ChunkKind
 from .core.processes import Terminated, terminated_on_sigterm
+from .core.records import ChunkKind
 from .core.serial import to_json
 from .core.shards import Shard
 from .core.store import store_lock

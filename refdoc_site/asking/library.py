@@ -87,8 +87,6 @@ class Library:
         for windows in self._windows.values():
             windows.sort(key=lambda d: (d.chunk.start_line, d.chunk.part))
         self._positions = {d.chunk.id: position for position, d in enumerate(search_index.documents)}
-        self.sections: list[Document] = []
-        """The prose pages' sections the last render gave the site's search (`site_search`)."""
         self._by_symbol: dict[str, list[str]] = {}
         self._by_name: dict[str, list[str]] = {}
         for key, windows in self._windows.items():
@@ -107,10 +105,7 @@ class Library:
         hierarchy = None
         if (workspace.store_dir / HIERARCHY_NAME).exists():
             hierarchy = from_json(Hierarchy, workspace.store.read_json(HIERARCHY_NAME))
-        embedder = matching_embedder(state)
-        library = cls(workspace, documents, hierarchy, SearchIndex.build(documents), embedder)
-        library.sections = stored_sections(workspace.store, with_vectors=embedder is not None)
-        return library
+        return cls(workspace, documents, hierarchy, SearchIndex.build(documents), matching_embedder(state))
 
     @cached_property
     def names(self) -> NameIndex:
@@ -125,6 +120,12 @@ class Library:
         from (the rendered pages are made from these, and their generic sentences, "depends
         on no other module", matched questions about nothing in the repository)."""
         return self.search_index.search(text, top, "fused", self.embedder)
+
+    @cached_property
+    def sections(self) -> list[Document]:
+        """The prose pages' sections the last render gave the site's search, read when first
+        asked for (`site_search`): `ask` and `serve` never need them."""
+        return stored_sections(self.workspace.store, with_vectors=self.embedder is not None)
 
     @cached_property
     def site_search_index(self) -> SearchIndex:
@@ -233,15 +234,15 @@ class Library:
     def page_url(self, chunk_id: str) -> str:
         """The site-relative URL of the definition's anchor (of a prose page's section: its
         page and heading), as the site's search links to it."""
-        section = self._sections_by_id.get(chunk_id)
+        document = self.document(chunk_id)
+        if document is not None:
+            return chunk_url(document.chunk.path, document.chunk.symbol)
+        section = self._sections_by_id.get(chunk_id)  # no chunk's: the pages are read only now
         if section is not None:
             anchor = page_anchor(section)
             return page_url(section.chunk.path) + (f"#{anchor}" if anchor else "")
-        document = self.document(chunk_id)
-        if document is None:
-            path, _, symbol = definition_key(chunk_id).partition("#")
-            return chunk_url(path, symbol)
-        return chunk_url(document.chunk.path, document.chunk.symbol)
+        path, _, symbol = definition_key(chunk_id).partition("#")
+        return chunk_url(path, symbol)
 
 
 def apply_repository_corrections(workspace: Workspace, documents: list[Document]) -> None:
